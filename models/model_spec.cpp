@@ -1,0 +1,102 @@
+#include "models/model_spec.hpp"
+
+namespace trainsim {
+
+std::int64_t ModelSpec::parameters_per_layer() const {
+  const std::int64_t h = hidden;
+  const std::int64_t f = ffn;
+  const std::int64_t qkv = h * 3 * h + 3 * h;
+  const std::int64_t out_proj = h * h + h;
+  const std::int64_t fc1 = h * f + f;
+  const std::int64_t fc2 = f * h + h;
+  const std::int64_t layer_norms = 2 * (2 * h);
+  return qkv + out_proj + fc1 + fc2 + layer_norms;
+}
+
+std::int64_t ModelSpec::embedding_parameters() const { return vocab * hidden + seq_len * hidden; }
+
+std::int64_t ModelSpec::parameters() const {
+  const std::int64_t final_layer_norm = 2 * hidden;
+  return layers * parameters_per_layer() + embedding_parameters() + final_layer_norm;
+}
+
+Flops ModelSpec::attention_core_forward_flops(std::int64_t micro_batch) const {
+  // QK^T and P·V: each 2·b·a·s·s·d_h = 2·b·s²·h multiply-add FLOPs.
+  const double b = static_cast<double>(micro_batch);
+  const double s = static_cast<double>(seq_len);
+  const double dense = 2.0 * (2.0 * b * s * s * static_cast<double>(hidden));
+  return Flops::of(attention_flops == AttentionFlops::causal ? dense / 2.0 : dense);
+}
+
+Flops ModelSpec::layer_forward_flops(std::int64_t micro_batch) const {
+  const double tokens = static_cast<double>(micro_batch * seq_len);
+  const double h = static_cast<double>(hidden);
+  const double f = static_cast<double>(ffn);
+  const double linears = 2.0 * tokens * (3.0 * h * h + h * h + h * f + f * h);
+  return Flops::of(linears) + attention_core_forward_flops(micro_batch);
+}
+
+Flops ModelSpec::logit_forward_flops(std::int64_t micro_batch) const {
+  const double tokens = static_cast<double>(micro_batch * seq_len);
+  return Flops::of(2.0 * tokens * static_cast<double>(hidden) * static_cast<double>(vocab));
+}
+
+Flops ModelSpec::model_flops(std::int64_t global_batch) const {
+  const Flops forward = layer_forward_flops(global_batch) * static_cast<double>(layers) +
+                        logit_forward_flops(global_batch);
+  return forward * 3.0;
+}
+
+Flops ModelSpec::hardware_flops(std::int64_t global_batch, Recompute recompute) const {
+  const double l = static_cast<double>(layers);
+  switch (recompute) {
+    case Recompute::none: return model_flops(global_batch);
+    case Recompute::selective:
+      return model_flops(global_batch) + attention_core_forward_flops(global_batch) * l;
+    case Recompute::full:
+      return model_flops(global_batch) + layer_forward_flops(global_batch) * l;
+  }
+  return model_flops(global_batch);
+}
+
+namespace paper_formulas {
+
+double narayanan_parameters(const ModelSpec& m) {
+  const double l = static_cast<double>(m.layers);
+  const double h = static_cast<double>(m.hidden);
+  const double v = static_cast<double>(m.vocab);
+  const double s = static_cast<double>(m.seq_len);
+  return 12.0 * l * h * h * (1.0 + 13.0 / (12.0 * h) + (v + s) / (12.0 * l * h));
+}
+
+namespace {
+double korthikanti_form(const ModelSpec& m, std::int64_t batch, double attention_divisor) {
+  const double b = static_cast<double>(batch);
+  const double l = static_cast<double>(m.layers);
+  const double h = static_cast<double>(m.hidden);
+  const double v = static_cast<double>(m.vocab);
+  const double s = static_cast<double>(m.seq_len);
+  return 72.0 * b * s * l * h * h *
+         (1.0 + s / (attention_divisor * h) + v / (12.0 * h * l));
+}
+}  // namespace
+
+double korthikanti_model_flops(const ModelSpec& m, std::int64_t global_batch) {
+  return korthikanti_form(m, global_batch, 6.0);
+}
+
+double korthikanti_selective_hardware_flops(const ModelSpec& m, std::int64_t global_batch) {
+  return korthikanti_form(m, global_batch, 3.0);
+}
+
+double narayanan_full_recompute_flops(const ModelSpec& m, std::int64_t global_batch) {
+  const double b = static_cast<double>(global_batch);
+  const double l = static_cast<double>(m.layers);
+  const double h = static_cast<double>(m.hidden);
+  const double v = static_cast<double>(m.vocab);
+  const double s = static_cast<double>(m.seq_len);
+  return 96.0 * b * s * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+}
+
+}  // namespace paper_formulas
+}  // namespace trainsim

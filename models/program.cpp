@@ -1,0 +1,90 @@
+#include "models/program.hpp"
+
+namespace trainsim::program {
+
+std::string_view to_string(Stream s) {
+  switch (s) {
+    case Stream::compute: return "compute";
+    case Stream::tp: return "tp";
+    case Stream::dp: return "dp";
+    case Stream::pp: return "pp";
+  }
+  return "?";
+}
+
+std::string_view to_string(Phase p) {
+  switch (p) {
+    case Phase::forward: return "forward";
+    case Phase::backward: return "backward";
+    case Phase::recompute: return "recompute";
+    case Phase::optimizer: return "optimizer";
+  }
+  return "?";
+}
+
+std::string_view to_string(GroupKind k) {
+  switch (k) {
+    case GroupKind::tp: return "tp";
+    case GroupKind::dp: return "dp";
+    case GroupKind::pp: return "pp";
+    case GroupKind::embedding: return "embedding";
+  }
+  return "?";
+}
+
+std::string_view to_string(CollectiveKind k) {
+  switch (k) {
+    case CollectiveKind::all_reduce: return "all_reduce";
+    case CollectiveKind::all_gather: return "all_gather";
+    case CollectiveKind::reduce_scatter: return "reduce_scatter";
+    case CollectiveKind::broadcast: return "broadcast";
+    case CollectiveKind::reduce: return "reduce";
+    case CollectiveKind::all_to_all: return "all_to_all";
+  }
+  return "?";
+}
+
+std::string_view to_string(MemoryCategory c) {
+  switch (c) {
+    case MemoryCategory::parameters: return "parameters";
+    case MemoryCategory::gradients: return "gradients";
+    case MemoryCategory::optimizer_state: return "optimizer_state";
+    case MemoryCategory::activations: return "activations";
+    case MemoryCategory::comm_buffers: return "comm_buffers";
+    case MemoryCategory::temporaries: return "temporaries";
+  }
+  return "?";
+}
+
+Flops Gemm::flops() const {
+  return Flops::of(2.0 * static_cast<double>(m) * static_cast<double>(n) *
+                   static_cast<double>(k) * static_cast<double>(batch));
+}
+
+Bytes Gemm::min_bytes() const {
+  const std::int64_t e = bytes_per_element(dtype);
+  return Bytes::of(batch * e * (m * k + k * n + m * n));
+}
+
+Flops Op::flops() const {
+  if (const auto* g = std::get_if<Gemm>(&payload)) return g->flops();
+  if (const auto* k = std::get_if<Kernel>(&payload)) return k->flops;
+  return Flops::zero();
+}
+
+NameId NameTable::intern(std::string_view name) {
+  std::string key(name);
+  if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+  const auto id = static_cast<NameId>(names_.size());
+  names_.push_back(key);
+  ids_.emplace(std::move(key), id);
+  return id;
+}
+
+std::size_t Program::op_count() const {
+  std::size_t n = 0;
+  for (const RankProgram& r : ranks) n += r.ops.size();
+  return n;
+}
+
+}  // namespace trainsim::program

@@ -1,0 +1,192 @@
+#pragma once
+// The Program: what the executor asked each rank's GPU to do during one training iteration,
+// recorded by the meta backend and replayed by the simulator. This is the only description
+// of a schedule that the simulator sees, so it carries everything timing and memory need:
+// op kinds with shapes, FLOPs and bytes; streams; cross-stream dependencies; communicator
+// groups as explicit rank lists; allocations and frees.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "models/dtype.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::program {
+
+using Rank = std::int32_t;
+using OpIndex = std::int32_t;  ///< index into one rank's op list
+using GroupId = std::int32_t;
+using BufferId = std::int64_t;
+using NameId = std::int32_t;
+
+/// Where an op is queued on its GPU. Ops of one stream run in program order; NCCL puts
+/// each communicator class on its own stream (parallelism-reference §13).
+enum class Stream : std::uint8_t { compute, tp, dp, pp };
+inline constexpr int kStreamCount = 4;
+
+enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
+
+enum class GroupKind : std::uint8_t { tp, dp, pp, embedding };
+inline constexpr int kGroupKindCount = 4;
+
+enum class CollectiveKind : std::uint8_t {
+  all_reduce,
+  all_gather,
+  reduce_scatter,
+  broadcast,
+  reduce,
+  all_to_all
+};
+
+enum class MemoryCategory : std::uint8_t {
+  parameters,
+  gradients,
+  optimizer_state,
+  activations,    ///< saved for the backward pass
+  comm_buffers,   ///< gradient buckets, send/receive and gather workspaces
+  temporaries     ///< live only inside one op sequence
+};
+inline constexpr int kMemoryCategoryCount = 6;
+
+std::string_view to_string(Stream s);
+std::string_view to_string(Phase p);
+std::string_view to_string(GroupKind k);
+std::string_view to_string(CollectiveKind k);
+std::string_view to_string(MemoryCategory c);
+
+/// C[m,n] = op(A)[m,k] · op(B)[k,n], `batch` independent products (batched GEMM).
+struct Gemm {
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+  std::int64_t batch = 1;
+  DType dtype = DType::bf16;
+  bool transpose_a = false;
+  bool transpose_b = false;
+
+  /// 2·m·n·k·batch.
+  Flops flops() const;
+  /// Minimum HBM traffic: read A and B once, write C once.
+  Bytes min_bytes() const;
+};
+
+/// A memory-bound kernel (LayerNorm, softmax, GeLU, dropout, residual add, Adam, ...).
+struct Kernel {
+  Bytes read;
+  Bytes written;
+  Flops flops;  ///< arithmetic done (not counted in MFU; informs HFU of element-wise work)
+};
+
+/// A collective over a group. `size` follows nccl-tests (parallelism-reference §0.2): the
+/// full logical buffer (all-gather: gathered output; reduce-scatter: unreduced input).
+struct Collective {
+  CollectiveKind kind = CollectiveKind::all_reduce;
+  GroupId group = 0;
+  Bytes size;
+  DType dtype = DType::bf16;
+};
+
+/// One side of a point-to-point transfer; sends and receives between two ranks match in order.
+struct Send {
+  Rank peer = 0;
+  Bytes size;
+};
+struct Recv {
+  Rank peer = 0;
+  Bytes size;
+};
+
+struct Alloc {
+  BufferId buffer = 0;
+  Bytes size;
+  MemoryCategory category = MemoryCategory::temporaries;
+};
+struct Free {
+  BufferId buffer = 0;
+};
+
+using Payload = std::variant<Gemm, Kernel, Collective, Send, Recv, Alloc, Free>;
+
+/// Where an op belongs in the model and the schedule (for reports and traces).
+struct Tag {
+  static constexpr std::int32_t kNoLayer = -1;
+  std::int32_t layer = kNoLayer;  ///< transformer layer index, or kNoLayer (embedding, loss, optimizer)
+  std::int32_t micro_batch = 0;
+  std::int16_t chunk = 0;  ///< model chunk (virtual pipeline stage) on this rank
+  Phase phase = Phase::forward;
+};
+
+struct Op {
+  Payload payload;
+  Stream stream = Stream::compute;
+  Tag tag;
+  NameId name = 0;
+  /// Range [dep_begin, dep_end) into RankProgram::dep_pool: ops of this rank (on other
+  /// streams) that must finish before this one starts. Same-stream order is implicit.
+  std::int32_t dep_begin = 0;
+  std::int32_t dep_end = 0;
+
+  bool is_compute() const {
+    return std::holds_alternative<Gemm>(payload) || std::holds_alternative<Kernel>(payload);
+  }
+  bool is_memory_event() const {
+    return std::holds_alternative<Alloc>(payload) || std::holds_alternative<Free>(payload);
+  }
+  /// FLOPs of a GEMM or kernel, zero otherwise.
+  Flops flops() const;
+};
+
+struct Group {
+  GroupId id = 0;
+  GroupKind kind = GroupKind::tp;
+  std::vector<Rank> ranks;  ///< in ring order
+  /// Groups that are images of each other under the plan's symmetry (all TP groups, all DP
+  /// groups, ...) share a family; a representative replay launches a collective for the
+  /// whole family at once.
+  std::int32_t family = 0;
+};
+
+struct RankProgram {
+  Rank rank = 0;
+  std::vector<Op> ops;
+  std::vector<OpIndex> dep_pool;
+
+  std::span<const OpIndex> deps(const Op& op) const {
+    return {dep_pool.data() + op.dep_begin, dep_pool.data() + op.dep_end};
+  }
+};
+
+/// Interned op names ("layer.fc1", "attn.softmax", ...) so an Op stays small.
+class NameTable {
+ public:
+  NameId intern(std::string_view name);
+  std::string_view name(NameId id) const { return names_[static_cast<std::size_t>(id)]; }
+  std::size_t size() const { return names_.size(); }
+
+ private:
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, NameId> ids_;
+};
+
+/// One training iteration of every recorded rank.
+struct Program {
+  std::int32_t world_size = 0;
+  std::vector<Group> groups;        ///< indexed by GroupId
+  std::vector<RankProgram> ranks;   ///< recorded ranks, ascending rank order
+  /// For every world rank, the index into `ranks` of the recorded rank that stands for it
+  /// (itself when every rank is recorded).
+  std::vector<std::int32_t> representative;
+  NameTable names;
+
+  bool records_every_rank() const {
+    return ranks.size() == static_cast<std::size_t>(world_size);
+  }
+  std::size_t op_count() const;
+};
+
+}  // namespace trainsim::program

@@ -1,0 +1,25 @@
+#pragma once
+// A scenario: model + training + parallel plan + a reference to a hardware profile.
+// Produced only by inputs/scenario_loader, immutable afterwards.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
+
+namespace trainsim {
+
+struct Scenario {
+  std::string name;
+  std::string hardware;                     ///< as written: a profile name or a path
+  std::filesystem::path hardware_file;      ///< resolved path of the profile YAML
+  std::filesystem::path source_file;        ///< the scenario file itself
+  std::int64_t gpus = 0;
+  ModelSpec model;
+  TrainingSpec training;
+  ParallelPlan parallel;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,40 @@
+#include "sim/hardware_profile.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "models/errors.hpp"
+
+namespace trainsim::hw {
+
+EfficiencyCurve::EfficiencyCurve(std::vector<Point> points) : points_(std::move(points)) {}
+
+double EfficiencyCurve::at(double size) const {
+  if (points_.empty()) return 1.0;
+  if (size <= points_.front().size) return points_.front().efficiency;
+  if (size >= points_.back().size) return points_.back().efficiency;
+  const auto upper = std::upper_bound(points_.begin(), points_.end(), size,
+                                      [](double s, const Point& p) { return s < p.size; });
+  const Point& hi = *upper;
+  const Point& lo = *(upper - 1);
+  const double w = (std::log2(size) - std::log2(lo.size)) / (std::log2(hi.size) - std::log2(lo.size));
+  return lo.efficiency + w * (hi.efficiency - lo.efficiency);
+}
+
+std::vector<std::string> HardwareProfile::guessed_fields() const {
+  std::vector<std::string> out;
+  for (const auto& [field, source] : provenance) {
+    if (source.rfind("guess", 0) == 0) out.push_back(field);
+  }
+  return out;
+}
+
+FlopRate HardwareProfile::peak(DType dtype) const {
+  if (auto it = gpu.peak.find(dtype); it != gpu.peak.end()) return it->second;
+  throw Infeasible(fmt::format("hardware profile '{}' has no peak FLOP rate for {}", name,
+                               to_string(dtype)));
+}
+
+}  // namespace trainsim::hw

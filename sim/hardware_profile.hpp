@@ -1,0 +1,104 @@
+#pragma once
+// A modelled GPU system: the GPU, the node, the network and the collective behaviour, as
+// loaded from hwprofiles/*.yaml by inputs/hwprofile_loader. Values only; the cost models in
+// sim/ read it. Every figure has its source (or the word "guess") in `provenance`.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/dtype.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::hw {
+
+/// Efficiency (0, 1] as a function of a positive size (bytes or FLOPs), piecewise linear in
+/// log2(size) between the points and clamped beyond them.
+class EfficiencyCurve {
+ public:
+  struct Point {
+    double size = 0.0;
+    double efficiency = 1.0;
+  };
+  EfficiencyCurve() = default;
+  /// Points must have strictly increasing sizes (the loader checks and sorts).
+  explicit EfficiencyCurve(std::vector<Point> points);
+  static EfficiencyCurve constant(double efficiency) { return EfficiencyCurve({{1.0, efficiency}}); }
+
+  double at(double size) const;
+  const std::vector<Point>& points() const { return points_; }
+  bool empty() const { return points_.empty(); }
+
+ private:
+  std::vector<Point> points_;
+};
+
+/// GEMM time = FLOPs / (peak · efficiency), floored by HBM traffic (parallelism-reference §12).
+struct GemmModel {
+  double max_efficiency = 0.8;  ///< fraction of peak that large, well-shaped GEMMs reach
+  std::int64_t tile_m = 128;    ///< CTA tile for tile and wave quantization
+  std::int64_t tile_n = 128;
+  std::int64_t ctas_per_sm = 1;
+  EfficiencyCurve size_efficiency;  ///< extra ramp for small GEMMs, x = FLOPs of one GEMM
+};
+
+struct GpuSpec {
+  std::string model;
+  std::map<DType, FlopRate> peak;  ///< dense tensor-core (or vector where none) peak per dtype
+  std::int64_t sm_count = 1;
+  Bytes memory;                    ///< HBM capacity
+  Bandwidth memory_bandwidth;      ///< HBM peak
+  double memory_efficiency = 0.8;  ///< fraction of peak reached by streaming kernels
+  Time kernel_launch;              ///< per-kernel overhead on the stream
+  GemmModel gemm;
+};
+
+enum class FabricKind : std::uint8_t { nvswitch, pcie };
+
+struct NodeSpec {
+  std::int64_t gpus = 1;
+  FabricKind fabric = FabricKind::nvswitch;
+  Bandwidth gpu_bandwidth;  ///< per GPU, per direction, into the fabric
+  Time latency;             ///< per hop inside the node
+  /// PCIe only: the host bridge every GPU-to-GPU transfer crosses (shared, per direction).
+  std::optional<Bandwidth> host_bridge_bandwidth;
+};
+
+struct NetworkSpec {
+  std::int64_t nics_per_node = 1;
+  Bandwidth nic_bandwidth;        ///< per NIC, per direction
+  Time latency;                   ///< per hop between nodes
+  double oversubscription = 1.0;  ///< fat-tree core: node uplinks / core capacity (>= 1)
+};
+
+/// Collective behaviour beyond the links: latency per algorithm step and the fraction of
+/// link bandwidth NCCL reaches as a function of message size (bytes), per tier.
+struct CollectiveSpec {
+  Time base_latency;
+  EfficiencyCurve intra_node_efficiency;
+  EfficiencyCurve inter_node_efficiency;
+};
+
+struct HardwareProfile {
+  std::string name;
+  std::string description;
+  std::filesystem::path file;
+  GpuSpec gpu;
+  NodeSpec node;
+  NetworkSpec network;
+  CollectiveSpec collectives;
+  /// Compute kernels run this much slower while a collective shares the SMs (0 = no effect).
+  double compute_slowdown_during_comm = 0.0;
+  /// Field path ("gpu.memory_bandwidth") -> where the figure comes from, or "guess: why".
+  std::map<std::string, std::string> provenance;
+
+  /// Fields whose provenance starts with "guess".
+  std::vector<std::string> guessed_fields() const;
+  /// Peak FLOP rate for `dtype`; throws Infeasible if the GPU has none for it.
+  FlopRate peak(DType dtype) const;
+};
+
+}  // namespace trainsim::hw

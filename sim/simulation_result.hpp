@@ -1,0 +1,69 @@
+#pragma once
+// What one replay of a Program on a modelled cluster produced: when every op ran, memory over
+// time per GPU, and where each GPU's time went. Reporters (reports/) read this; nothing here
+// formats output.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/program.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+struct OpTiming {
+  Time start;
+  Time end;
+};
+
+/// Timings parallel to RankProgram::ops of the same recorded rank.
+struct RankTimeline {
+  program::Rank rank = 0;
+  std::vector<OpTiming> ops;
+};
+
+using MemoryByCategory = std::array<Bytes, program::kMemoryCategoryCount>;
+
+struct MemoryPoint {
+  Time at;
+  MemoryByCategory live{};  ///< bytes live per category just after `at`
+};
+
+struct RankMemory {
+  program::Rank rank = 0;
+  Bytes peak;
+  Time peak_at;
+  MemoryByCategory at_peak{};
+  std::vector<MemoryPoint> timeline;  ///< one point per time the live total changed
+};
+
+/// Where one GPU's iteration went. The fields add up to the iteration time: compute-stream
+/// busy time split by phase, then compute-stream idle time attributed to what it waited on.
+struct TimeBreakdown {
+  Time compute;    ///< forward and backward kernels (not recomputation)
+  Time recompute;  ///< forward kernels re-run during backward
+  Time optimizer;  ///< optimizer-step kernels
+  std::array<Time, program::kGroupKindCount> exposed_comm{};  ///< idle waiting on TP, DP, PP, embedding collectives
+  Time bubble;     ///< idle waiting on another pipeline stage (receive not yet satisfiable)
+  Time other;      ///< idle for any other reason (launch gaps, end of iteration skew)
+};
+
+/// An op that never ran, and why (a deadlock in a schedule is a bug to report, not a hang).
+struct StuckOp {
+  program::Rank rank = 0;
+  program::OpIndex op = 0;
+  std::string reason;
+};
+
+struct SimulationResult {
+  Time iteration_time;                    ///< last op end over all recorded ranks
+  std::vector<RankTimeline> timelines;    ///< parallel to Program::ranks
+  std::vector<RankMemory> memory;         ///< parallel to Program::ranks
+  std::vector<TimeBreakdown> breakdown;   ///< parallel to Program::ranks
+  std::int64_t events_processed = 0;
+  std::vector<StuckOp> stuck;
+};
+
+}  // namespace trainsim::sim

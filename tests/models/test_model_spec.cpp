@@ -1,0 +1,75 @@
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "models/model_spec.hpp"
+
+using namespace trainsim;
+
+namespace {
+ModelSpec gpt(std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.ffn = 4 * hidden;
+  m.seq_len = 2048;
+  m.vocab = 51200;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("parameter counts of the Megatron weak-scaling models (Narayanan et al. 2021, Table 1)") {
+  struct Row {
+    double published_billions;
+    std::int64_t heads, hidden, layers;
+  };
+  const Row rows[] = {{1.7, 24, 2304, 24},     {3.6, 32, 3072, 30},    {7.5, 32, 4096, 36},
+                      {18.4, 48, 6144, 40},    {39.1, 64, 8192, 48},   {76.1, 80, 10240, 60},
+                      {145.6, 96, 12288, 80},  {310.1, 128, 16384, 96}, {529.6, 128, 20480, 105},
+                      {1008.0, 160, 25600, 128}};
+  for (const Row& r : rows) {
+    CAPTURE(r.published_billions);
+    const ModelSpec m = gpt(r.layers, r.hidden, r.heads);
+    const double billions = static_cast<double>(m.parameters()) / 1e9;
+    // The paper prints one decimal.
+    CHECK(std::round(billions * 10.0) / 10.0 == doctest::Approx(r.published_billions));
+    // Our exact count differs from eq. 2 only by the final LayerNorm (2h), which eq. 2 omits.
+    CHECK(static_cast<double>(m.parameters() - 2 * m.hidden) ==
+          doctest::Approx(paper_formulas::narayanan_parameters(m)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("per-layer parameters are 12h^2 + 13h at f = 4h") {
+  const ModelSpec m = gpt(48, 6144, 64);
+  CHECK(m.parameters_per_layer() == 12 * 6144LL * 6144 + 13 * 6144);
+}
+
+TEST_CASE("model and hardware FLOPs match the published closed forms") {
+  const ModelSpec m = gpt(48, 6144, 64);  // Korthikanti 22B
+  const std::int64_t batch = 4;
+  CHECK(m.model_flops(batch).count() ==
+        doctest::Approx(paper_formulas::korthikanti_model_flops(m, batch)).epsilon(1e-12));
+  CHECK(m.hardware_flops(batch, Recompute::full).count() ==
+        doctest::Approx(paper_formulas::narayanan_full_recompute_flops(m, batch)).epsilon(1e-12));
+  CHECK(m.hardware_flops(batch, Recompute::none) == m.model_flops(batch));
+}
+
+TEST_CASE("selective recompute: first-principles count is a third of the paper's increment") {
+  // parallelism-reference §2.6 caveat: re-running QK^T and P·V adds 4·B·s²·h per layer, i.e.
+  // s/(18h) relative, where the printed formula adds s/(6h).
+  const ModelSpec m = gpt(48, 6144, 64);
+  const std::int64_t batch = 4;
+  const double model = m.model_flops(batch).count();
+  const double ours = m.hardware_flops(batch, Recompute::selective).count() - model;
+  const double paper = paper_formulas::korthikanti_selective_hardware_flops(m, batch) - model;
+  CHECK(ours / paper == doctest::Approx(1.0 / 3.0).epsilon(1e-9));
+}
+
+TEST_CASE("causal attention counting halves only the attention core") {
+  ModelSpec dense = gpt(2, 512, 8);
+  ModelSpec causal = dense;
+  causal.attention_flops = AttentionFlops::causal;
+  const double diff = dense.layer_forward_flops(1).count() - causal.layer_forward_flops(1).count();
+  CHECK(diff == doctest::Approx(dense.attention_core_forward_flops(1).count() / 2.0));
+}

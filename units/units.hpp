@@ -1,0 +1,161 @@
+#pragma once
+// Physical quantities with their unit in the type. Only physically meaningful operations
+// compile: Bytes / Bandwidth -> Time, Flops / FlopRate -> Time, Bytes + Time does not
+// (tests/compile_fail proves it). Values are built with named constructors only.
+
+#include <cmath>
+#include <compare>
+#include <cstdint>
+#include <limits>
+
+namespace trainsim {
+
+/// Simulated time: a signed integer count of picoseconds (range ±106 days).
+/// Integer so that event ordering is exact and outputs are byte-identical across runs.
+class Time {
+ public:
+  constexpr Time() = default;
+  static constexpr Time zero() { return Time(0); }
+  static constexpr Time max() { return Time(std::numeric_limits<std::int64_t>::max()); }
+  static constexpr Time from_ps(std::int64_t ps) { return Time(ps); }
+  /// Rounds to the nearest picosecond.
+  static Time from_ns(double ns) { return from_seconds(ns * 1e-9); }
+  static Time from_us(double us) { return from_seconds(us * 1e-6); }
+  static Time from_ms(double ms) { return from_seconds(ms * 1e-3); }
+  static Time from_seconds(double s) { return Time(std::llround(s * 1e12)); }
+
+  constexpr std::int64_t ps() const { return ps_; }
+  constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
+  constexpr double ms() const { return static_cast<double>(ps_) * 1e-9; }
+  constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
+
+  constexpr auto operator<=>(const Time&) const = default;
+  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
+  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
+  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
+  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
+  /// Scaling by a real factor rounds to the nearest picosecond.
+  Time scaled(double factor) const {
+    return Time(std::llround(static_cast<double>(ps_) * factor));
+  }
+  /// Ratio of two durations (dimensionless).
+  constexpr double operator/(Time o) const {
+    return static_cast<double>(ps_) / static_cast<double>(o.ps_);
+  }
+
+ private:
+  constexpr explicit Time(std::int64_t ps) : ps_(ps) {}
+  std::int64_t ps_ = 0;
+};
+
+/// A whole number of bytes (memory sizes, message sizes).
+class Bytes {
+ public:
+  constexpr Bytes() = default;
+  static constexpr Bytes zero() { return Bytes(0); }
+  static constexpr Bytes of(std::int64_t n) { return Bytes(n); }
+  /// Rounds to the nearest byte (used for fractional shares such as 2(n-1)/n of a buffer).
+  static Bytes rounded(double n) { return Bytes(std::llround(n)); }
+
+  constexpr std::int64_t count() const { return n_; }
+  constexpr double as_double() const { return static_cast<double>(n_); }
+
+  constexpr auto operator<=>(const Bytes&) const = default;
+  constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
+  constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
+  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
+  constexpr Bytes& operator-=(Bytes o) { n_ -= o.n_; return *this; }
+  constexpr Bytes operator*(std::int64_t k) const { return Bytes(n_ * k); }
+  /// Exact integer division; callers check divisibility where it matters.
+  constexpr Bytes operator/(std::int64_t k) const { return Bytes(n_ / k); }
+  Bytes scaled(double factor) const { return rounded(static_cast<double>(n_) * factor); }
+  constexpr double operator/(Bytes o) const { return as_double() / o.as_double(); }
+
+ private:
+  constexpr explicit Bytes(std::int64_t n) : n_(n) {}
+  std::int64_t n_ = 0;
+};
+constexpr Bytes operator*(std::int64_t k, Bytes b) { return b * k; }
+
+/// Floating-point operations (a count, not a rate). Double: a 1T-parameter iteration
+/// exceeds 2^63 FLOPs; per-op counts below 2^53 are exact.
+class Flops {
+ public:
+  constexpr Flops() = default;
+  static constexpr Flops zero() { return Flops(0.0); }
+  static constexpr Flops of(double n) { return Flops(n); }
+  constexpr double count() const { return n_; }
+
+  constexpr auto operator<=>(const Flops&) const = default;
+  constexpr Flops operator+(Flops o) const { return Flops(n_ + o.n_); }
+  constexpr Flops operator-(Flops o) const { return Flops(n_ - o.n_); }
+  constexpr Flops& operator+=(Flops o) { n_ += o.n_; return *this; }
+  constexpr Flops operator*(double k) const { return Flops(n_ * k); }
+  constexpr double operator/(Flops o) const { return n_ / o.n_; }
+
+ private:
+  constexpr explicit Flops(double n) : n_(n) {}
+  double n_ = 0.0;
+};
+
+/// Data rate in bytes per second (SI: 1 GB/s = 1e9 B/s).
+class Bandwidth {
+ public:
+  constexpr Bandwidth() = default;
+  static constexpr Bandwidth bytes_per_second(double v) { return Bandwidth(v); }
+  static constexpr Bandwidth gb_per_s(double v) { return Bandwidth(v * 1e9); }
+  constexpr double bytes_per_second() const { return v_; }
+  constexpr double gb_per_s() const { return v_ * 1e-9; }
+
+  constexpr auto operator<=>(const Bandwidth&) const = default;
+  constexpr Bandwidth operator+(Bandwidth o) const { return Bandwidth(v_ + o.v_); }
+  constexpr Bandwidth operator-(Bandwidth o) const { return Bandwidth(v_ - o.v_); }
+  /// Efficiency factors and shares.
+  constexpr Bandwidth operator*(double k) const { return Bandwidth(v_ * k); }
+  constexpr Bandwidth operator/(double k) const { return Bandwidth(v_ / k); }
+  constexpr double operator/(Bandwidth o) const { return v_ / o.v_; }
+
+ private:
+  constexpr explicit Bandwidth(double v) : v_(v) {}
+  double v_ = 0.0;
+};
+
+/// Compute rate in FLOP per second.
+class FlopRate {
+ public:
+  constexpr FlopRate() = default;
+  static constexpr FlopRate flops_per_second(double v) { return FlopRate(v); }
+  static constexpr FlopRate tflops(double v) { return FlopRate(v * 1e12); }
+  constexpr double flops_per_second() const { return v_; }
+  constexpr double tflops() const { return v_ * 1e-12; }
+
+  constexpr auto operator<=>(const FlopRate&) const = default;
+  constexpr FlopRate operator*(double k) const { return FlopRate(v_ * k); }
+  constexpr FlopRate operator/(double k) const { return FlopRate(v_ / k); }
+  constexpr double operator/(FlopRate o) const { return v_ / o.v_; }
+
+ private:
+  constexpr explicit FlopRate(double v) : v_(v) {}
+  double v_ = 0.0;
+};
+
+// Physical relations. Division rounds time to the nearest picosecond.
+inline Time operator/(Bytes b, Bandwidth bw) {
+  return Time::from_seconds(b.as_double() / bw.bytes_per_second());
+}
+inline Time operator/(Flops f, FlopRate r) {
+  return Time::from_seconds(f.count() / r.flops_per_second());
+}
+inline Bandwidth operator/(Bytes b, Time t) {
+  return Bandwidth::bytes_per_second(b.as_double() / t.seconds());
+}
+inline FlopRate operator/(Flops f, Time t) {
+  return FlopRate::flops_per_second(f.count() / t.seconds());
+}
+inline Bytes operator*(Bandwidth bw, Time t) {
+  return Bytes::rounded(bw.bytes_per_second() * t.seconds());
+}
+inline Flops operator*(FlopRate r, Time t) { return Flops::of(r.flops_per_second() * t.seconds()); }
+
+}  // namespace trainsim
