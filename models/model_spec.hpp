@@ -25,8 +25,16 @@ struct ModelSpec {
   std::int64_t vocab = 0;    ///< V, as trained (padding is the caller's choice)
   DType dtype = DType::bf16; ///< activation and weight dtype on the device
   AttentionFlops attention_flops = AttentionFlops::dense;
+  /// Megatron pads the vocabulary to a multiple of this times the TP size (its
+  /// --make-vocab-size-divisible-by, default 128; parallelism-reference §12.4).
+  std::int64_t vocab_divisor = 128;
 
   std::int64_t head_dim() const { return hidden / heads; }
+  /// The vocabulary as the executor lays it out over `tensor_parallel` ranks.
+  std::int64_t padded_vocab(std::int64_t tensor_parallel) const {
+    const std::int64_t multiple = vocab_divisor * tensor_parallel;
+    return (vocab + multiple - 1) / multiple * multiple;
+  }
 
   /// Parameters of one transformer layer: QKV, out-proj, FC1, FC2 with biases, two LayerNorms.
   std::int64_t parameters_per_layer() const;
@@ -40,7 +48,8 @@ struct ModelSpec {
   Flops layer_forward_flops(std::int64_t micro_batch) const;
   /// Forward FLOPs of the attention core alone (QK^T and P·V) for `micro_batch` sequences.
   Flops attention_core_forward_flops(std::int64_t micro_batch) const;
-  /// Forward FLOPs of the logit GEMM for `micro_batch` sequences.
+  /// Forward FLOPs of the logit GEMM for `micro_batch` sequences (unpadded vocabulary, as
+  /// the papers count it).
   Flops logit_forward_flops(std::int64_t micro_batch) const;
 
   /// Model FLOPs of one iteration over `global_batch` sequences: forward + backward (= 3 x
