@@ -1,0 +1,129 @@
+#include "reports/chrome_trace.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+namespace trainsim::reports {
+namespace {
+
+std::string escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out;
+}
+
+// Microseconds with six decimals: exact to the picosecond.
+std::string micros(Time t) {
+  const std::int64_t ps = t.ps();
+  const char* sign = ps < 0 ? "-" : "";
+  const std::int64_t magnitude = ps < 0 ? -ps : ps;
+  return fmt::format("{}{}.{:06d}", sign, magnitude / 1'000'000, magnitude % 1'000'000);
+}
+
+struct Category {
+  std::string_view name;
+  std::string args;
+};
+
+Category describe(const program::Program& program, const program::Op& op) {
+  using namespace program;
+  return std::visit(
+      [&program](const auto& p) -> Category {
+        using T = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, Gemm>) {
+          return {"gemm", fmt::format(R"("m":{},"n":{},"k":{},"batch":{},"gflop":{:.6g})", p.m, p.n,
+                                      p.k, p.batch, p.flops().count() * 1e-9)};
+        } else if constexpr (std::is_same_v<T, Kernel>) {
+          return {"kernel", fmt::format(R"("bytes":{})", (p.read + p.written).count())};
+        } else if constexpr (std::is_same_v<T, Collective>) {
+          const Group& g = program.groups[static_cast<std::size_t>(p.group)];
+          return {"collective",
+                  fmt::format(R"("collective":"{}","group":{},"group_kind":"{}","ranks":{},"bytes":{})",
+                              to_string(p.kind), p.group, to_string(g.kind), g.ranks.size(),
+                              p.size.count())};
+        } else if constexpr (std::is_same_v<T, Send>) {
+          return {"send", fmt::format(R"("peer":{},"bytes":{})", p.peer, p.size.count())};
+        } else if constexpr (std::is_same_v<T, Recv>) {
+          return {"recv", fmt::format(R"("peer":{},"bytes":{})", p.peer, p.size.count())};
+        } else {
+          return {"memory", ""};
+        }
+      },
+      op.payload);
+}
+
+}  // namespace
+
+void write_chrome_trace(std::ostream& out, const program::Program& program,
+                        const sim::SimulationResult& result) {
+  using namespace program;
+  out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+  bool first = true;
+  auto emit = [&out, &first](const std::string& event) {
+    if (!first) out << ",\n";
+    out << event;
+    first = false;
+  };
+
+  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+    const RankProgram& rank = program.ranks[r];
+    emit(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"GPU {}"}}}})",
+                     rank.rank, rank.rank));
+    emit(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
+                     rank.rank, rank.rank));
+    for (int s = 0; s < kStreamCount; ++s) {
+      emit(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{} stream"}}}})",
+                       rank.rank, s, to_string(static_cast<Stream>(s))));
+    }
+    if (r >= result.timelines.size()) continue;
+    const sim::RankTimeline& timeline = result.timelines[r];
+    for (std::size_t i = 0; i < rank.ops.size() && i < timeline.ops.size(); ++i) {
+      const Op& op = rank.ops[i];
+      if (op.is_memory_event()) continue;
+      const sim::OpTiming& t = timeline.ops[i];
+      const Category c = describe(program, op);
+      std::string args = fmt::format(R"("phase":"{}","micro_batch":{})", to_string(op.tag.phase),
+                                     op.tag.micro_batch);
+      if (op.tag.layer != Tag::kNoLayer) args += fmt::format(R"(,"layer":{})", op.tag.layer);
+      if (!c.args.empty()) args += "," + c.args;
+      const std::string name =
+          op.tag.layer != Tag::kNoLayer
+              ? fmt::format("L{} {}", op.tag.layer, program.names.name(op.name))
+              : std::string(program.names.name(op.name));
+      emit(fmt::format(R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
+                       escaped(name), c.name, rank.rank, static_cast<int>(op.stream),
+                       micros(t.start), micros(t.end - t.start), args));
+    }
+    if (r < result.memory.size()) {
+      for (const sim::MemoryPoint& p : result.memory[r].timeline) {
+        std::string args;
+        for (int c = 0; c < kMemoryCategoryCount; ++c) {
+          if (c > 0) args += ",";
+          args += fmt::format(R"("{}":{:.6f})", to_string(static_cast<MemoryCategory>(c)),
+                              p.live[static_cast<std::size_t>(c)].as_double() / (1 << 30));
+        }
+        emit(fmt::format(R"x({{"name":"memory (GiB)","ph":"C","pid":{},"ts":{},"args":{{{}}}}})x",
+                         rank.rank, micros(p.at), args));
+      }
+    }
+  }
+  out << "\n]}\n";
+}
+
+}  // namespace trainsim::reports

@@ -1,0 +1,64 @@
+#include "reports/json_report.hpp"
+
+#include <array>
+#include <string>
+
+#include "reports/summary_table.hpp"
+
+namespace trainsim::reports {
+
+nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["scenario"] = s.scenario;
+  j["hardware"] = s.hardware;
+  j["gpus"] = s.gpus;
+  j["plan"] = plan_description(scenario.parallel);
+  j["iteration_time_s"] = s.iteration_time.seconds();
+  j["tokens_per_s"] = s.tokens_per_s;
+  // Achieved hardware FLOP/s per GPU (recomputation included), as Megatron-LM reports it.
+  j["tflops_per_gpu"] = s.hardware_rate_per_gpu.tflops();
+  j["model_tflops_per_gpu"] = s.model_rate_per_gpu.tflops();
+  j["mfu"] = s.mfu;
+  j["hfu"] = s.hfu;
+  j["model_flops"] = s.model_flops.count();
+  j["hardware_flops"] = s.hardware_flops.count();
+  j["peak_tflops_per_gpu"] = s.peak_per_gpu.tflops();
+
+  const sim::TimeBreakdown& b = s.breakdown;
+  ordered_json breakdown;
+  breakdown["compute"] = b.compute.seconds();
+  breakdown["recompute"] = b.recompute.seconds();
+  breakdown["optimizer"] = b.optimizer.seconds();
+  for (int k = 0; k < program::kGroupKindCount; ++k) {
+    const auto kind = static_cast<program::GroupKind>(k);
+    breakdown["exposed_" + std::string(program::to_string(kind)) + "_comm"] =
+        b.exposed_comm[static_cast<std::size_t>(k)].seconds();
+  }
+  breakdown["pipeline_bubble"] = b.bubble.seconds();
+  breakdown["other"] = b.other.seconds();
+  j["breakdown_s"] = breakdown;
+  j["breakdown_gpu"] = s.critical_rank;
+
+  const MemorySummary& m = s.memory;
+  ordered_json memory;
+  memory["peak_bytes"] = m.peak.count();
+  memory["fits"] = m.fits;
+  memory["capacity_bytes"] = m.capacity.count();
+  memory["peak_gpu"] = m.peak_rank;
+  memory["peak_at_s"] = m.peak_at.seconds();
+  ordered_json by_category;
+  for (int c = 0; c < program::kMemoryCategoryCount; ++c) {
+    const auto category = static_cast<program::MemoryCategory>(c);
+    by_category[std::string(program::to_string(category))] =
+        m.at_peak[static_cast<std::size_t>(c)].count();
+  }
+  memory["at_peak_bytes"] = by_category;
+  j["memory"] = memory;
+
+  j["ops_replayed"] = s.ops_replayed;
+  j["every_rank_replayed"] = s.every_rank_replayed;
+  return j;
+}
+
+}  // namespace trainsim::reports

@@ -1,0 +1,96 @@
+#include "reports/summary.hpp"
+
+#include <variant>
+
+namespace trainsim::reports {
+namespace {
+
+Flops gemm_flops(const program::RankProgram& rank) {
+  Flops total = Flops::zero();
+  for (const program::Op& op : rank.ops) {
+    if (const auto* g = std::get_if<program::Gemm>(&op.payload)) total += g->flops();
+  }
+  return total;
+}
+
+// Every world rank executes what its representative recorded.
+Flops program_gemm_flops(const program::Program& program) {
+  std::vector<Flops> per_recorded;
+  per_recorded.reserve(program.ranks.size());
+  for (const program::RankProgram& r : program.ranks) per_recorded.push_back(gemm_flops(r));
+  Flops total = Flops::zero();
+  for (std::int32_t index : program.representative) {
+    total += per_recorded[static_cast<std::size_t>(index)];
+  }
+  return total;
+}
+
+MemorySummary memory_summary(const hw::HardwareProfile& hardware,
+                             const program::Program& program,
+                             const sim::SimulationResult& result) {
+  MemorySummary m;
+  m.capacity = hardware.gpu.memory;
+  for (const sim::RankMemory& r : result.memory) {
+    if (r.peak > m.peak || (r.peak == m.peak && r.rank < m.peak_rank)) {
+      m.peak = r.peak;
+      m.peak_rank = r.rank;
+      m.peak_at = r.peak_at;
+      m.at_peak = r.at_peak;
+    }
+  }
+  if (result.memory.empty() && !program.ranks.empty()) m.peak_rank = program.ranks.front().rank;
+  m.fits = m.peak <= m.capacity;
+  return m;
+}
+
+std::size_t critical_index(const sim::SimulationResult& result) {
+  std::size_t best = 0;
+  Time latest = Time::zero();
+  for (std::size_t i = 0; i < result.timelines.size(); ++i) {
+    for (const sim::OpTiming& t : result.timelines[i].ops) {
+      if (t.end > latest) {
+        latest = t.end;
+        best = i;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                  const program::Program& program, const sim::SimulationResult& result) {
+  Summary s;
+  s.scenario = scenario.name;
+  s.hardware = hardware.name;
+  s.gpus = scenario.gpus;
+  s.tokens_per_iteration = scenario.training.global_batch * scenario.model.seq_len;
+  s.iteration_time = result.iteration_time;
+  s.model_flops = scenario.model.model_flops(scenario.training.global_batch);
+  s.hardware_flops = program_gemm_flops(program);
+  s.peak_per_gpu = hardware.peak(scenario.model.dtype);
+  s.ops_replayed = program.op_count();
+  s.every_rank_replayed = program.records_every_rank();
+
+  const double seconds = s.iteration_time.seconds();
+  const double gpus = static_cast<double>(s.gpus);
+  if (seconds > 0.0) {
+    s.tokens_per_s = static_cast<double>(s.tokens_per_iteration) / seconds;
+    s.model_rate_per_gpu = FlopRate::flops_per_second(s.model_flops.count() / seconds / gpus);
+    s.hardware_rate_per_gpu =
+        FlopRate::flops_per_second(s.hardware_flops.count() / seconds / gpus);
+    s.mfu = s.model_rate_per_gpu / s.peak_per_gpu;
+    s.hfu = s.hardware_rate_per_gpu / s.peak_per_gpu;
+  }
+
+  const std::size_t critical = critical_index(result);
+  if (critical < result.breakdown.size()) {
+    s.breakdown = result.breakdown[critical];
+    s.critical_rank = result.timelines[critical].rank;
+  }
+  s.memory = memory_summary(hardware, program, result);
+  return s;
+}
+
+}  // namespace trainsim::reports

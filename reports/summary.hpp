@@ -1,0 +1,54 @@
+#pragma once
+// The figures a person reads after a simulation: iteration time, throughput, FLOP rates,
+// MFU/HFU, where the time went and peak memory. Computed from the Program and its replay;
+// formatting lives in summary_table / json_report.
+
+#include <string>
+
+#include "models/program.hpp"
+#include "models/scenario.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/simulation_result.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::reports {
+
+struct MemorySummary {
+  Bytes peak;                     ///< largest peak over all GPUs
+  program::Rank peak_rank = 0;    ///< a GPU that reaches it
+  Time peak_at;
+  sim::MemoryByCategory at_peak{};
+  Bytes capacity;                 ///< HBM of one GPU
+  bool fits = false;              ///< peak <= capacity
+};
+
+struct Summary {
+  std::string scenario;
+  std::string hardware;
+  std::int64_t gpus = 0;
+  std::int64_t tokens_per_iteration = 0;
+  Time iteration_time;
+  double tokens_per_s = 0.0;
+  /// FLOPs the model needs per iteration (3 × forward; the numerator of MFU).
+  Flops model_flops;
+  /// GEMM FLOPs the Program actually executes per iteration, over all GPUs (incl. recompute).
+  Flops hardware_flops;
+  FlopRate peak_per_gpu;
+  /// Achieved hardware FLOP rate per GPU (what Megatron-LM reports as TFLOP/s per GPU).
+  FlopRate hardware_rate_per_gpu;
+  FlopRate model_rate_per_gpu;
+  double mfu = 0.0;
+  double hfu = 0.0;
+  program::Rank critical_rank = 0;  ///< the GPU whose last op ends last
+  sim::TimeBreakdown breakdown;     ///< of the critical rank
+  MemorySummary memory;
+  std::size_t ops_replayed = 0;
+  bool every_rank_replayed = false;
+};
+
+/// Reduces a replay to its summary. Hardware FLOPs count each world rank through its
+/// representative, so representative and every-rank replays give the same figure.
+Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                  const program::Program& program, const sim::SimulationResult& result);
+
+}  // namespace trainsim::reports

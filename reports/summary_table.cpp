@@ -1,0 +1,126 @@
+#include "reports/summary_table.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <iterator>
+#include <string_view>
+
+#include "units/format.hpp"
+
+namespace trainsim::reports {
+namespace {
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::none: return "none";
+    case Recompute::selective: return "selective";
+    case Recompute::full: return "full";
+  }
+  return "?";
+}
+
+std::string_view schedule_name(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe: return "gpipe";
+    case PipelineSchedule::one_f_one_b: return "1f1b";
+    case PipelineSchedule::interleaved: return "interleaved";
+    case PipelineSchedule::breadth_first: return "breadth-first";
+    case PipelineSchedule::layered: return "layered";
+  }
+  return "?";
+}
+
+double percent(Time part, Time whole) {
+  return whole > Time::zero() ? 100.0 * (part / whole) : 0.0;
+}
+
+double percent(Bytes part, Bytes whole) {
+  return whole > Bytes::zero() ? 100.0 * (part / whole) : 0.0;
+}
+
+}  // namespace
+
+std::string plan_description(const ParallelPlan& plan) {
+  std::string text = fmt::format("TP {} (1d{}) × PP {}", plan.tensor.size,
+                                 plan.tensor.sequence_parallel ? ", sequence parallel" : "",
+                                 plan.pipeline.size);
+  if (plan.pipeline.size > 1) {
+    text += fmt::format(" ({}, {} chunk{})", schedule_name(plan.pipeline.schedule),
+                        plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");
+  }
+  text += fmt::format(" × DP {}", plan.data.size);
+  if (plan.data.zero > 0) text += fmt::format(" (ZeRO-{})", plan.data.zero);
+  text += fmt::format(", recompute {}", recompute_name(plan.recompute));
+  return text;
+}
+
+std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                           const Summary& s) {
+  const ModelSpec& m = scenario.model;
+  std::string out;
+  auto line = [&out](std::string_view text) {
+    out += text;
+    out += '\n';
+  };
+
+  line(fmt::format("{} on {} — {} GPUs: {}", s.scenario, hardware.name, s.gpus,
+                   plan_description(scenario.parallel)));
+  line(fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {} — {:.2f} B "
+                   "parameters",
+                   m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, to_string(m.dtype),
+                   static_cast<double>(m.parameters()) / 1e9));
+  line(fmt::format("batch: global {}, micro {} → {} micro batches per replica, {} tokens per "
+                   "iteration",
+                   scenario.training.global_batch, scenario.training.micro_batch,
+                   scenario.training.micro_batches_per_replica(scenario.parallel.data.size),
+                   s.tokens_per_iteration));
+  line("");
+  line(fmt::format("  iteration time      {}", s.iteration_time));
+  line(fmt::format("  throughput          {:.0f} tokens/s", s.tokens_per_s));
+  line(fmt::format("  TFLOP/s per GPU     {:.1f} hardware, {:.1f} model  (peak {:.0f} {})",
+                   s.hardware_rate_per_gpu.tflops(), s.model_rate_per_gpu.tflops(),
+                   s.peak_per_gpu.tflops(), to_string(m.dtype)));
+  line(fmt::format("  MFU / HFU           {:.1f} % / {:.1f} %", 100.0 * s.mfu, 100.0 * s.hfu));
+  line("");
+
+  const sim::TimeBreakdown& b = s.breakdown;
+  line(fmt::format("  time breakdown (GPU {}){:>14}{:>9}", s.critical_rank, "time", "share"));
+  auto row = [&](std::string_view name, Time t) {
+    line(fmt::format("    {:<32}{:>12}{:>8.1f} %", name, to_string(t), percent(t, s.iteration_time)));
+  };
+  row("compute (forward + backward)", b.compute);
+  row("recompute", b.recompute);
+  row("optimizer", b.optimizer);
+  constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{
+      "exposed TP communication", "exposed DP communication", "exposed PP communication",
+      "exposed embedding communication"};
+  for (std::size_t k = 0; k < kExposed.size(); ++k) row(kExposed[k], b.exposed_comm[k]);
+  row("pipeline bubble", b.bubble);
+  row("other idle", b.other);
+  line("");
+
+  const MemorySummary& mem = s.memory;
+  line(fmt::format("  peak memory (GPU {})  {} of {}  — {}", mem.peak_rank, to_gib_string(mem.peak),
+                   to_gib_string(mem.capacity),
+                   mem.fits ? "fits"
+                            : fmt::format("DOES NOT FIT (over by {})",
+                                          to_gib_string(mem.peak - mem.capacity))));
+  constexpr std::array<std::string_view, program::kMemoryCategoryCount> kCategory{
+      "parameters", "gradients", "optimizer state", "activations", "communication buffers",
+      "temporaries"};
+  for (std::size_t c = 0; c < kCategory.size(); ++c) {
+    line(fmt::format("    {:<32}{:>12}{:>8.1f} %", kCategory[c], to_gib_string(mem.at_peak[c]),
+                     percent(mem.at_peak[c], mem.peak)));
+  }
+  const auto guesses = hardware.guessed_fields();
+  if (!guesses.empty()) {
+    line("");
+    line(fmt::format("  note: {} figure{} of profile '{}' {} guesses (see its provenance).",
+                     guesses.size(), guesses.size() == 1 ? "" : "s", hardware.name,
+                     guesses.size() == 1 ? "is a" : "are"));
+  }
+  return out;
+}
+
+}  // namespace trainsim::reports

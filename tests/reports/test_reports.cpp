@@ -1,0 +1,175 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "reports/atomic_file.hpp"
+#include "reports/chrome_trace.hpp"
+#include "reports/json_report.hpp"
+#include "reports/summary.hpp"
+#include "reports/summary_table.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+using namespace trainsim::program;
+
+namespace {
+
+// Two GPUs, one TP group; rank 1 is represented by rank 0. One GEMM, one all-reduce, one
+// activation allocated and freed.
+Program tiny_program() {
+  Program p;
+  p.world_size = 2;
+  p.groups.push_back(Group{0, GroupKind::tp, {0, 1}, 0});
+  RankProgram r;
+  r.rank = 0;
+  const NameId gemm_name = p.names.intern("mlp.fc1");
+  const NameId ar_name = p.names.intern("mlp.allreduce");
+  const NameId mem_name = p.names.intern("act");
+  r.ops.push_back(Op{Alloc{1, Bytes::of(1000), MemoryCategory::activations}, Stream::compute,
+                     Tag{0, 0, 0, Phase::forward}, mem_name, 0, 0});
+  r.ops.push_back(Op{Gemm{1024, 1024, 1024, 1, DType::bf16, false, false}, Stream::compute,
+                     Tag{0, 0, 0, Phase::forward}, gemm_name, 0, 0});
+  r.dep_pool.push_back(1);
+  r.ops.push_back(Op{Collective{CollectiveKind::all_reduce, 0, Bytes::of(4096), DType::bf16},
+                     Stream::tp, Tag{0, 0, 0, Phase::forward}, ar_name, 0, 1});
+  r.ops.push_back(Op{Free{1}, Stream::compute, Tag{0, 0, 0, Phase::forward}, mem_name, 0, 0});
+  p.ranks.push_back(std::move(r));
+  p.representative = {0, 0};
+  return p;
+}
+
+sim::SimulationResult tiny_result() {
+  sim::SimulationResult r;
+  r.iteration_time = Time::from_ms(2);
+  sim::RankTimeline t;
+  t.rank = 0;
+  t.ops = {{Time::zero(), Time::zero()},
+           {Time::zero(), Time::from_ms(1)},
+           {Time::from_ms(1), Time::from_ms(2)},
+           {Time::from_ms(2), Time::from_ms(2)}};
+  r.timelines.push_back(t);
+  sim::RankMemory m;
+  m.rank = 0;
+  m.peak = Bytes::of(1000);
+  m.at_peak[static_cast<std::size_t>(MemoryCategory::activations)] = Bytes::of(1000);
+  m.timeline.push_back({Time::zero(), m.at_peak});
+  m.timeline.push_back({Time::from_ms(2), {}});
+  r.memory.push_back(m);
+  sim::TimeBreakdown b;
+  b.compute = Time::from_ms(1);
+  b.exposed_comm[static_cast<std::size_t>(GroupKind::tp)] = Time::from_ms(1);
+  r.breakdown.push_back(b);
+  return r;
+}
+
+Scenario tiny_scenario() {
+  Scenario s;
+  s.name = "tiny";
+  s.gpus = 2;
+  s.model = ModelSpec{1, 64, 4, 256, 16, 128, DType::bf16};
+  s.training.global_batch = 2;
+  s.training.micro_batch = 1;
+  s.parallel.tensor.size = 2;
+  return s;
+}
+
+hw::HardwareProfile tiny_hardware() {
+  hw::HardwareProfile h;
+  h.name = "tiny-gpu";
+  h.gpu.peak[DType::bf16] = FlopRate::tflops(100);
+  h.gpu.memory = Bytes::of(999);
+  h.provenance["gpu.memory"] = "guess: test";
+  return h;
+}
+
+}  // namespace
+
+TEST_CASE("summary: FLOP rates, MFU and HFU follow from the program and the iteration time") {
+  const Program p = tiny_program();
+  const reports::Summary s = reports::summarize(tiny_scenario(), tiny_hardware(), p, tiny_result());
+  // The GEMM counts once for each of the two world ranks it represents.
+  CHECK(s.hardware_flops.count() == doctest::Approx(2.0 * 2.0 * 1024.0 * 1024.0 * 1024.0));
+  CHECK(s.hardware_rate_per_gpu.flops_per_second() ==
+        doctest::Approx(s.hardware_flops.count() / 2.0 / 2e-3));
+  CHECK(s.hfu == doctest::Approx(s.hardware_rate_per_gpu.flops_per_second() / 100e12));
+  CHECK(s.mfu == doctest::Approx(s.model_flops.count() / 2e-3 / 2.0 / 100e12));
+  CHECK(s.tokens_per_s == doctest::Approx(32.0 / 2e-3));
+  CHECK(s.memory.peak == Bytes::of(1000));
+  CHECK_FALSE(s.memory.fits);  // 1000 B > 999 B capacity
+}
+
+TEST_CASE("summary table names every breakdown row and the memory verdict") {
+  const Scenario scenario = tiny_scenario();
+  const reports::Summary s =
+      reports::summarize(scenario, tiny_hardware(), tiny_program(), tiny_result());
+  const std::string text = reports::format_summary(scenario, tiny_hardware(), s);
+  CHECK(text.find("iteration time") != std::string::npos);
+  CHECK(text.find("exposed TP communication") != std::string::npos);
+  CHECK(text.find("DOES NOT FIT") != std::string::npos);
+  CHECK(text.find("1 figure of profile 'tiny-gpu' is a guess") != std::string::npos);
+}
+
+TEST_CASE("json report has the specified top-level keys and is deterministic") {
+  const Scenario scenario = tiny_scenario();
+  const reports::Summary s =
+      reports::summarize(scenario, tiny_hardware(), tiny_program(), tiny_result());
+  const auto j = reports::to_json(scenario, s);
+  for (const char* key : {"iteration_time_s", "tokens_per_s", "tflops_per_gpu", "mfu", "hfu",
+                          "breakdown_s", "memory"}) {
+    CHECK_MESSAGE(j.contains(key), key);
+  }
+  CHECK(j["memory"].contains("peak_bytes"));
+  CHECK(j["memory"]["fits"] == false);
+  CHECK(j["breakdown_s"]["exposed_tp_comm"].get<double>() == doctest::Approx(1e-3));
+  CHECK(j.dump() == reports::to_json(scenario, s).dump());
+}
+
+TEST_CASE("chrome trace: valid JSON, one process per GPU, one thread per stream, memory counter") {
+  std::ostringstream out;
+  reports::write_chrome_trace(out, tiny_program(), tiny_result());
+  const auto trace = nlohmann::json::parse(out.str());
+  int complete = 0, threads = 0, counters = 0;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X") ++complete;
+    if (e["ph"] == "M" && e["name"] == "thread_name") ++threads;
+    if (e["ph"] == "C") ++counters;
+  }
+  CHECK(complete == 2);  // the GEMM and the all-reduce; memory events are counters
+  CHECK(threads == kStreamCount);
+  CHECK(counters == 2);
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["cat"] == "collective") {
+      CHECK(e["tid"] == static_cast<int>(Stream::tp));
+      CHECK(e["ts"].get<double>() == doctest::Approx(1000.0));
+      CHECK(e["name"] == "L0 mlp.allreduce");
+    }
+  }
+}
+
+TEST_CASE("atomic writes replace the file whole and leave no temporary behind") {
+  const auto dir = std::filesystem::temp_directory_path() / "trainsim_atomic_test";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "out.json";
+  reports::write_atomically(file, "first");
+  reports::write_atomically(file, "second");
+  std::ifstream in(file);
+  std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(contents == "second");
+  CHECK(std::distance(std::filesystem::directory_iterator(dir),
+                      std::filesystem::directory_iterator()) == 1);
+  CHECK_THROWS_WITH_AS(reports::write_atomically(dir / "missing" / "x.json", "x"),
+                       doctest::Contains("does not exist"), std::runtime_error);
+  // A writer that fails leaves the previous file intact.
+  CHECK_THROWS(reports::write_atomically(file, [](std::ostream& o) {
+    o << "partial";
+    throw std::runtime_error("boom");
+  }));
+  std::ifstream again(file);
+  std::string kept((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  CHECK(kept == "second");
+  std::filesystem::remove_all(dir);
+}
