@@ -34,7 +34,8 @@ class FieldRecorder {
   /// Every provenance key names a recorded field; every numeric field has a provenance entry.
   std::map<std::string, std::string> check_provenance(const YamlMap& provenance) const {
     std::vector<std::string> known;
-    for (const auto& [path, where] : numeric_) known.push_back(path);
+    for (const auto& [path, where] : numeric_)
+      known.push_back(path);
     known.insert(known.end(), descriptive_.begin(), descriptive_.end());
     std::sort(known.begin(), known.end());
 
@@ -42,8 +43,10 @@ class FieldRecorder {
     for (const YamlMap::Entry& entry : provenance.entries()) {
       const std::string& field = entry.key.node().Scalar();
       if (!std::binary_search(known.begin(), known.end(), field)) {
-        std::string message = fmt::format("provenance for \"{}\", which is not a field of this profile", field);
-        if (auto best = closest_match(field, known)) message += fmt::format("; did you mean \"{}\"?", *best);
+        std::string message =
+            fmt::format("provenance for \"{}\", which is not a field of this profile", field);
+        if (auto best = closest_match(field, known))
+          message += fmt::format("; did you mean \"{}\"?", *best);
         message += fmt::format(" fields: {}", join(known));
         throw ConfigError(entry.key.location(), fmt::format("{}: {}", entry.key.path(), message));
       }
@@ -81,17 +84,18 @@ hw::EfficiencyCurve read_curve(const YamlValue& value, Dimension size_dimension)
     } else {
       size = entry.key.as_flops().count();
     }
-    if (size <= 0.0) entry.key.fail(fmt::format("size must be positive, got \"{}\"", entry.key.text()));
+    if (size <= 0.0)
+      entry.key.fail(fmt::format("size must be positive, got \"{}\"", entry.key.text()));
     points.push_back({{size, entry.value.as_fraction()}, &entry});
   }
   std::stable_sort(points.begin(), points.end(),
                    [](const Written& a, const Written& b) { return a.point.size < b.point.size; });
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (points[i].point.size == points[i - 1].point.size) {
-      const Written& later = points[i].entry->key.location().line >=
-                                     points[i - 1].entry->key.location().line
-                                 ? points[i]
-                                 : points[i - 1];
+      const Written& later =
+          points[i].entry->key.location().line >= points[i - 1].entry->key.location().line
+              ? points[i]
+              : points[i - 1];
       const Written& earlier = &later == &points[i] ? points[i - 1] : points[i];
       later.entry->key.fail(fmt::format("duplicate size \"{}\": the same as \"{}\" at line {}",
                                         later.entry->key.text(), earlier.entry->key.text(),
@@ -99,7 +103,8 @@ hw::EfficiencyCurve read_curve(const YamlValue& value, Dimension size_dimension)
     }
   }
   std::vector<hw::EfficiencyCurve::Point> sorted;
-  for (const Written& w : points) sorted.push_back(w.point);
+  for (const Written& w : points)
+    sorted.push_back(w.point);
   return hw::EfficiencyCurve(std::move(sorted));
 }
 
@@ -118,7 +123,8 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   spec.memory = rec.numeric(gpu.required("memory")).as_bytes();
   if (spec.memory <= Bytes::zero()) gpu.required("memory").fail("expected a positive size");
   spec.memory_bandwidth = rec.numeric(gpu.required("memory_bandwidth")).as_bandwidth();
-  if (spec.memory_bandwidth <= Bandwidth{}) gpu.required("memory_bandwidth").fail("expected a positive bandwidth");
+  if (spec.memory_bandwidth <= Bandwidth{})
+    gpu.required("memory_bandwidth").fail("expected a positive bandwidth");
   spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
   spec.kernel_launch = rec.numeric(gpu.required("kernel_launch")).as_time();
 
@@ -194,8 +200,7 @@ std::filesystem::path hwprofiles_directory() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec) {
-    for (std::filesystem::path dir = exe.parent_path(); !dir.empty();
-         dir = dir.parent_path()) {
+    for (std::filesystem::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
       candidates.push_back(dir / "hwprofiles");
       if (dir == dir.root_path()) break;
     }
@@ -252,8 +257,8 @@ std::filesystem::path resolve_hardware_profile(std::string_view hardware,
 
 hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   const YamlValue root = load_yaml_file(file);
-  const YamlMap top = root.as_map({"name", "description", "gpu", "node", "network",
-                                   "collectives", "interference", "provenance"});
+  const YamlMap top = root.as_map({"name", "description", "gpu", "node", "network", "collectives",
+                                   "interference", "provenance"});
   FieldRecorder rec;
   hw::HardwareProfile profile;
   profile.file = file;
@@ -263,7 +268,8 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.node = read_node(top.required("node"), rec);
   profile.network = read_network(top.required("network"), rec);
   profile.collectives = read_collectives(top.required("collectives"), rec);
-  const YamlMap interference = top.required("interference").as_map({"compute_slowdown_during_comm"});
+  const YamlMap interference =
+      top.required("interference").as_map({"compute_slowdown_during_comm"});
   profile.compute_slowdown_during_comm =
       rec.numeric(interference.required("compute_slowdown_during_comm")).as_double_in(0.0, 1.0);
   profile.provenance = rec.check_provenance(top.required("provenance").as_open_map());

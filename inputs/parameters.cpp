@@ -17,13 +17,13 @@ Parameter integer(std::string_view path, DefaultKind kind, std::string_view defa
 
 Parameter choice(std::string_view path, std::string_view default_value,
                  std::vector<std::string_view> choices, std::string_view description) {
-  return Parameter{path,     ParameterType::choice, DefaultKind::value, default_value,
-                   choices, 0,                     0,                  description};
+  return Parameter{
+      path, ParameterType::choice, DefaultKind::value, default_value, choices, 0, 0, description};
 }
 
 Parameter boolean(std::string_view path, std::string_view default_value,
                   std::string_view description) {
-  return Parameter{path, ParameterType::boolean, DefaultKind::value, default_value, {}, 0, 0,
+  return Parameter{path,       ParameterType::boolean, DefaultKind::value, default_value, {}, 0, 0,
                    description};
 }
 
@@ -122,11 +122,14 @@ bool scenario_section_required(std::string_view section) {
 
 std::string valid_values(const Parameter& p) {
   switch (p.type) {
-    case ParameterType::string: return "string";
-    case ParameterType::boolean: return "true | false";
+    case ParameterType::string:
+      return "string";
+    case ParameterType::boolean:
+      return "true | false";
     case ParameterType::choice: {
       std::string out;
-      for (std::string_view c : p.choices) out += out.empty() ? std::string(c) : " | " + std::string(c);
+      for (std::string_view c : p.choices)
+        out += out.empty() ? std::string(c) : " | " + std::string(c);
       return out;
     }
     case ParameterType::integer:
@@ -137,13 +140,20 @@ std::string valid_values(const Parameter& p) {
 }
 
 std::string scenario_parameters_help() {
-  std::string out = "Scenario keys (YAML; nested keys written as sections, e.g. model: {heads: 64}):\n";
+  std::string out =
+      "Scenario keys (YAML; nested keys written as sections, e.g. model: {heads: 64}):\n";
   for (const Parameter& p : scenario_parameters()) {
     std::string def;
     switch (p.default_kind) {
-      case DefaultKind::required: def = "required"; break;
-      case DefaultKind::value: def = fmt::format("default {}", p.default_value); break;
-      case DefaultKind::derived: def = fmt::format("default {}", p.default_value); break;
+      case DefaultKind::required:
+        def = "required";
+        break;
+      case DefaultKind::value:
+        def = fmt::format("default {}", p.default_value);
+        break;
+      case DefaultKind::derived:
+        def = fmt::format("default {}", p.default_value);
+        break;
     }
     out += fmt::format("  {:<36} {:<48} {}\n  {:<36} {}\n", p.path, valid_values(p), def, "",
                        p.description);

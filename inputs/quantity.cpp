@@ -79,13 +79,17 @@ std::optional<UnitMeaning> classify(std::string_view unit) {
 
 std::string_view valid_units(Dimension d) {
   switch (d) {
-    case Dimension::time: return "s, ms, us, ns, ps";
-    case Dimension::bytes: return "B, kB, MB, GB, TB, PB (SI) or KiB, MiB, GiB, TiB, PiB (binary)";
+    case Dimension::time:
+      return "s, ms, us, ns, ps";
+    case Dimension::bytes:
+      return "B, kB, MB, GB, TB, PB (SI) or KiB, MiB, GiB, TiB, PiB (binary)";
     case Dimension::bandwidth:
       return "B/s, kB/s, MB/s, GB/s, TB/s (SI), KiB/s, MiB/s, GiB/s, TiB/s (binary) or "
              "kb/s, Mb/s, Gb/s, Tb/s (bits)";
-    case Dimension::flop_rate: return "FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s";
-    case Dimension::flops: return "FLOP, kFLOP, MFLOP, GFLOP, TFLOP, PFLOP";
+    case Dimension::flop_rate:
+      return "FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s";
+    case Dimension::flops:
+      return "FLOP, kFLOP, MFLOP, GFLOP, TFLOP, PFLOP";
   }
   return "";
 }
@@ -106,22 +110,32 @@ std::string_view trim(std::string_view s) {
 
 std::string_view describe(Dimension d) {
   switch (d) {
-    case Dimension::time: return "a time";
-    case Dimension::bytes: return "a size in bytes";
-    case Dimension::bandwidth: return "a bandwidth";
-    case Dimension::flop_rate: return "a FLOP rate";
-    case Dimension::flops: return "a FLOP count";
+    case Dimension::time:
+      return "a time";
+    case Dimension::bytes:
+      return "a size in bytes";
+    case Dimension::bandwidth:
+      return "a bandwidth";
+    case Dimension::flop_rate:
+      return "a FLOP rate";
+    case Dimension::flops:
+      return "a FLOP count";
   }
   return "a quantity";
 }
 
 std::string_view examples(Dimension d) {
   switch (d) {
-    case Dimension::time: return "\"4 us\" or \"1.5 ms\"";
-    case Dimension::bytes: return "\"80 GiB\" or \"40 MB\"";
-    case Dimension::bandwidth: return "\"300 GB/s\" or \"200 Gb/s\"";
-    case Dimension::flop_rate: return "\"312 TFLOP/s\"";
-    case Dimension::flops: return "\"1 GFLOP\"";
+    case Dimension::time:
+      return "\"4 us\" or \"1.5 ms\"";
+    case Dimension::bytes:
+      return "\"80 GiB\" or \"40 MB\"";
+    case Dimension::bandwidth:
+      return "\"300 GB/s\" or \"200 Gb/s\"";
+    case Dimension::flop_rate:
+      return "\"312 TFLOP/s\"";
+    case Dimension::flops:
+      return "\"1 GFLOP\"";
   }
   return "";
 }
@@ -148,8 +162,8 @@ double parse_quantity(std::string_view raw, Dimension expected) {
     if (expected == Dimension::bytes && prefixed(unit, "b", false)) {
       fail(raw, expected, fmt::format("\"{}\" is bits; sizes are written in bytes (B)", unit));
     }
-    fail(raw, expected, fmt::format("unknown unit \"{}\"; valid units: {}", unit,
-                                    valid_units(expected)));
+    fail(raw, expected,
+         fmt::format("unknown unit \"{}\"; valid units: {}", unit, valid_units(expected)));
   }
   if (meaning->dimension != expected) {
     fail(raw, expected,

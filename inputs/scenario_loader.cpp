@@ -36,8 +36,12 @@ class SectionReader {
     std::optional<YamlValue> v = map_.find(key);
     if (!v) {
       switch (p.default_kind) {
-        case DefaultKind::required: v = map_.required(key); break;  // throws
-        case DefaultKind::derived: out_.where[std::string(p.path)] = map_.self().location(); return std::nullopt;
+        case DefaultKind::required:
+          v = map_.required(key);
+          break;  // throws
+        case DefaultKind::derived:
+          out_.where[std::string(p.path)] = map_.self().location();
+          return std::nullopt;
         case DefaultKind::value:
           v = map_.self().synthetic(std::string(p.path), p.default_value, map_.self().location());
           break;
@@ -89,7 +93,9 @@ class SectionReader {
   YamlMap map_;
 };
 
-DType dtype_of(std::string_view s) { return *dtype_from_string(s); }
+DType dtype_of(std::string_view s) {
+  return *dtype_from_string(s);
+}
 
 PipelineSchedule schedule_of(std::string_view s) {
   if (s == "gpipe") return PipelineSchedule::gpipe;
@@ -162,8 +168,8 @@ ReadScenario read(const std::filesystem::path& file) {
                         fmt::format("gpus: {} GPUs cannot be split into tensor.size {} x "
                                     "pipeline.size {} = {} GPUs per replica; set gpus to a "
                                     "multiple of {} or set parallel.data.size",
-                                    sc.gpus, plan.tensor.size, plan.pipeline.size,
-                                    model_parallel, model_parallel));
+                                    sc.gpus, plan.tensor.size, plan.pipeline.size, model_parallel,
+                                    model_parallel));
     }
     plan.data.size = sc.gpus / model_parallel;
   }

@@ -47,8 +47,8 @@ std::string YamlValue::text() const {
 }
 
 void YamlValue::fail(std::string_view message) const {
-  throw ConfigError(location(), path_.empty() ? std::string(message)
-                                              : fmt::format("{}: {}", path_, message));
+  throw ConfigError(location(),
+                    path_.empty() ? std::string(message) : fmt::format("{}: {}", path_, message));
 }
 
 std::string YamlValue::as_string() const {
@@ -129,7 +129,8 @@ std::size_t YamlValue::as_choice(std::span<const std::string_view> choices) cons
     if (it != choices.end()) return static_cast<std::size_t>(it - choices.begin());
   }
   std::vector<std::string> names(choices.begin(), choices.end());
-  std::string message = fmt::format("invalid value \"{}\"; valid values: {}", text(), join(choices));
+  std::string message =
+      fmt::format("invalid value \"{}\"; valid values: {}", text(), join(choices));
   if (node_.IsScalar()) {
     if (auto best = closest_match(node_.Scalar(), names)) {
       message += fmt::format(" (did you mean \"{}\"?)", *best);
@@ -152,7 +153,9 @@ auto parse_quantity_at(const YamlValue& v, Parse parse, Dimension d) {
 }
 }  // namespace
 
-Time YamlValue::as_time() const { return parse_quantity_at(*this, parse_time, Dimension::time); }
+Time YamlValue::as_time() const {
+  return parse_quantity_at(*this, parse_time, Dimension::time);
+}
 Bytes YamlValue::as_bytes() const {
   return parse_quantity_at(*this, parse_bytes, Dimension::bytes);
 }
@@ -176,21 +179,25 @@ YamlMap YamlValue::as_map(std::vector<std::string> known_keys) const {
   for (const auto& pair : node_) {
     if (!pair.first.IsScalar()) {
       YamlValue(pair.first, file_, path_, location())
-          .fail(fmt::format("expected a scalar key, got {}", YamlValue(pair.first, file_, "").text()));
+          .fail(fmt::format("expected a scalar key, got {}",
+                            YamlValue(pair.first, file_, "").text()));
     }
     const std::string& name = pair.first.Scalar();
     const std::string child = path_.empty() ? name : fmt::format("{}.{}", path_, name);
     const YamlValue key_at_child(pair.first, file_, child, location());
     if (auto [it, inserted] = first_line.emplace(name, key_at_child.location().line); !inserted) {
-      key_at_child.fail(fmt::format("duplicate key \"{}\" (first written at line {})", name,
-                                    it->second));
+      key_at_child.fail(
+          fmt::format("duplicate key \"{}\" (first written at line {})", name, it->second));
     }
-    entries.push_back({key_at_child, YamlValue(pair.second, file_, child, key_at_child.location())});
+    entries.push_back(
+        {key_at_child, YamlValue(pair.second, file_, child, key_at_child.location())});
   }
   return YamlMap(*this, std::move(entries), std::move(known_keys));
 }
 
-YamlMap YamlValue::as_open_map() const { return as_map({}); }
+YamlMap YamlValue::as_open_map() const {
+  return as_map({});
+}
 
 std::vector<YamlValue> YamlValue::as_sequence() const {
   if (!node_.IsSequence()) fail(fmt::format("expected a sequence [a, b, ...], got {}", text()));
@@ -263,7 +270,8 @@ YamlValue load_yaml_file(const std::filesystem::path& file) {
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     std::size_t diagonal = row[0];
     row[0] = i;
@@ -278,6 +286,12 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 std::optional<std::string> closest_match(std::string_view word,
                                          std::span<const std::string> candidates) {
+  // A word that starts a candidate ("selene" for "selene-a100-80gb") is a likely abbreviation.
+  if (word.size() >= 3) {
+    for (const std::string& candidate : candidates) {
+      if (candidate.starts_with(word)) return candidate;
+    }
+  }
   std::optional<std::string> best;
   std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
   for (const std::string& candidate : candidates) {

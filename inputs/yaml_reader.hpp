@@ -56,7 +56,9 @@ class YamlValue {
   /// A whole number in [lo, hi].
   std::int64_t as_int_in(std::int64_t lo, std::int64_t hi) const;
   /// A whole number >= 1.
-  std::int64_t as_positive_int() const { return as_int_in(1, std::numeric_limits<std::int64_t>::max()); }
+  std::int64_t as_positive_int() const {
+    return as_int_in(1, std::numeric_limits<std::int64_t>::max());
+  }
   /// `true` or `false` (no yes/no/on/off).
   bool as_bool() const;
   /// A finite real number without unit.
@@ -118,7 +120,7 @@ YamlValue load_yaml_file(const std::filesystem::path& file);
 
 /// Levenshtein distance (for "did you mean").
 std::size_t edit_distance(std::string_view a, std::string_view b);
-/// The candidate closest to `word` if it is close enough to be a plausible typo.
+/// The candidate closest to `word` if it is a plausible typo or abbreviation of it.
 std::optional<std::string> closest_match(std::string_view word,
                                          std::span<const std::string> candidates);
 /// `a, b, c`: candidates joined for messages.
