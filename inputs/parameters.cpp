@@ -155,8 +155,8 @@ std::string scenario_parameters_help() {
         def = fmt::format("default {}", p.default_value);
         break;
     }
-    out += fmt::format("  {:<36} {:<48} {}\n  {:<36} {}\n", p.path, valid_values(p), def, "",
-                       p.description);
+    out +=
+        fmt::format("  {:<36} {:<30} {}\n      {}\n", p.path, valid_values(p), def, p.description);
   }
   return out;
 }
