@@ -1,0 +1,279 @@
+#include "inputs/hwprofile_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <system_error>
+
+#include "inputs/quantity.hpp"
+#include "inputs/yaml_reader.hpp"
+
+namespace trainsim::inputs {
+namespace {
+
+constexpr std::array<std::string_view, 5> dtype_names{"fp64", "fp32", "tf32", "bf16", "fp16"};
+constexpr std::array<std::string_view, 2> fabric_names{"nvswitch", "pcie"};
+
+/// Records which fields a profile wrote, so that provenance can be checked against them.
+class FieldRecorder {
+ public:
+  /// A numeric field: it must have a provenance entry.
+  const YamlValue& numeric(const YamlValue& v) {
+    numeric_.emplace(v.path(), v.location());
+    return v;
+  }
+  /// A descriptive field: provenance is allowed but not required.
+  const YamlValue& descriptive(const YamlValue& v) {
+    descriptive_.push_back(v.path());
+    return v;
+  }
+
+  /// Every provenance key names a recorded field; every numeric field has a provenance entry.
+  std::map<std::string, std::string> check_provenance(const YamlMap& provenance) const {
+    std::vector<std::string> known;
+    for (const auto& [path, where] : numeric_)
+      known.push_back(path);
+    known.insert(known.end(), descriptive_.begin(), descriptive_.end());
+    std::sort(known.begin(), known.end());
+
+    std::map<std::string, std::string> out;
+    for (const YamlMap::Entry& entry : provenance.entries()) {
+      const std::string& field = entry.key.node().Scalar();
+      if (!std::binary_search(known.begin(), known.end(), field)) {
+        std::string message =
+            fmt::format("provenance for \"{}\", which is not a field of this profile", field);
+        if (auto best = closest_match(field, known))
+          message += fmt::format("; did you mean \"{}\"?", *best);
+        message += fmt::format(" fields: {}", join(known));
+        throw ConfigError(entry.key.location(), fmt::format("{}: {}", entry.key.path(), message));
+      }
+      const std::string source = entry.value.as_string();
+      out.emplace(field, source);
+    }
+    for (const auto& [path, where] : numeric_) {
+      if (!out.contains(path)) {
+        throw ConfigError(where, fmt::format("{}: no provenance entry; add `{}: \"<source>\"` (or "
+                                             "\"guess: <why>\") under provenance:",
+                                             path, path));
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::map<std::string, SourceLocation> numeric_;
+  std::vector<std::string> descriptive_;
+};
+
+/// A curve written as {size: efficiency}; sizes are bytes or FLOPs, sorted on return.
+hw::EfficiencyCurve read_curve(const YamlValue& value, Dimension size_dimension) {
+  const YamlMap map = value.as_open_map();
+  if (map.entries().empty()) value.fail("expected at least one {size: efficiency} point");
+  struct Written {
+    hw::EfficiencyCurve::Point point;
+    const YamlMap::Entry* entry;
+  };
+  std::vector<Written> points;
+  for (const YamlMap::Entry& entry : map.entries()) {
+    double size = 0.0;
+    if (size_dimension == Dimension::bytes) {
+      size = entry.key.as_bytes().as_double();
+    } else {
+      size = entry.key.as_flops().count();
+    }
+    if (size <= 0.0)
+      entry.key.fail(fmt::format("size must be positive, got \"{}\"", entry.key.text()));
+    points.push_back({{size, entry.value.as_fraction()}, &entry});
+  }
+  std::stable_sort(points.begin(), points.end(),
+                   [](const Written& a, const Written& b) { return a.point.size < b.point.size; });
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (points[i].point.size == points[i - 1].point.size) {
+      const Written& later =
+          points[i].entry->key.location().line >= points[i - 1].entry->key.location().line
+              ? points[i]
+              : points[i - 1];
+      const Written& earlier = &later == &points[i] ? points[i - 1] : points[i];
+      later.entry->key.fail(fmt::format("duplicate size \"{}\": the same as \"{}\" at line {}",
+                                        later.entry->key.text(), earlier.entry->key.text(),
+                                        earlier.entry->key.location().line));
+    }
+  }
+  std::vector<hw::EfficiencyCurve::Point> sorted;
+  for (const Written& w : points)
+    sorted.push_back(w.point);
+  return hw::EfficiencyCurve(std::move(sorted));
+}
+
+hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap gpu = value.as_map({"model", "peak", "sm_count", "memory", "memory_bandwidth",
+                                    "memory_efficiency", "kernel_launch", "gemm"});
+  hw::GpuSpec spec;
+  spec.model = rec.descriptive(gpu.required("model")).as_string();
+  const YamlMap peak = gpu.required("peak").as_open_map();
+  if (peak.entries().empty()) peak.self().fail("expected at least one {dtype: FLOP rate} entry");
+  for (const YamlMap::Entry& entry : peak.entries()) {
+    const auto dtype = dtype_from_string(dtype_names[entry.key.as_choice(dtype_names)]);
+    spec.peak.emplace(*dtype, rec.numeric(entry.value).as_flop_rate());
+  }
+  spec.sm_count = rec.numeric(gpu.required("sm_count")).as_positive_int();
+  spec.memory = rec.numeric(gpu.required("memory")).as_bytes();
+  if (spec.memory <= Bytes::zero()) gpu.required("memory").fail("expected a positive size");
+  spec.memory_bandwidth = rec.numeric(gpu.required("memory_bandwidth")).as_bandwidth();
+  if (spec.memory_bandwidth <= Bandwidth{})
+    gpu.required("memory_bandwidth").fail("expected a positive bandwidth");
+  spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
+  spec.kernel_launch = rec.numeric(gpu.required("kernel_launch")).as_time();
+
+  const YamlMap gemm =
+      gpu.required("gemm").as_map({"max_efficiency", "tile", "ctas_per_sm", "size_efficiency"});
+  spec.gemm.max_efficiency = rec.numeric(gemm.required("max_efficiency")).as_fraction();
+  const YamlValue tile_value = rec.numeric(gemm.required("tile"));
+  const std::vector<YamlValue> tile = tile_value.as_sequence();
+  if (tile.size() != 2) {
+    tile_value.fail(fmt::format("expected [tile_m, tile_n], got {} values", tile.size()));
+  }
+  spec.gemm.tile_m = tile[0].as_positive_int();
+  spec.gemm.tile_n = tile[1].as_positive_int();
+  spec.gemm.ctas_per_sm = rec.numeric(gemm.required("ctas_per_sm")).as_positive_int();
+  if (auto curve = gemm.find("size_efficiency")) {
+    spec.gemm.size_efficiency = read_curve(rec.numeric(*curve), Dimension::flops);
+  }
+  return spec;
+}
+
+hw::NodeSpec read_node(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap node =
+      value.as_map({"gpus", "fabric", "gpu_bandwidth", "latency", "host_bridge_bandwidth"});
+  hw::NodeSpec spec;
+  spec.gpus = rec.numeric(node.required("gpus")).as_positive_int();
+  spec.fabric = rec.descriptive(node.required("fabric")).as_choice(fabric_names) == 0
+                    ? hw::FabricKind::nvswitch
+                    : hw::FabricKind::pcie;
+  spec.gpu_bandwidth = rec.numeric(node.required("gpu_bandwidth")).as_bandwidth();
+  spec.latency = rec.numeric(node.required("latency")).as_time();
+  if (auto bridge = node.find("host_bridge_bandwidth")) {
+    if (spec.fabric != hw::FabricKind::pcie) {
+      bridge->fail("host_bridge_bandwidth applies only to fabric: pcie (this node is nvswitch)");
+    }
+    spec.host_bridge_bandwidth = rec.numeric(*bridge).as_bandwidth();
+  }
+  return spec;
+}
+
+hw::NetworkSpec read_network(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap net =
+      value.as_map({"nics_per_node", "nic_bandwidth", "latency", "oversubscription"});
+  hw::NetworkSpec spec;
+  spec.nics_per_node = rec.numeric(net.required("nics_per_node")).as_positive_int();
+  spec.nic_bandwidth = rec.numeric(net.required("nic_bandwidth")).as_bandwidth();
+  spec.latency = rec.numeric(net.required("latency")).as_time();
+  spec.oversubscription = rec.numeric(net.required("oversubscription")).as_double_in(1.0, 1000.0);
+  return spec;
+}
+
+hw::CollectiveSpec read_collectives(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap coll =
+      value.as_map({"base_latency", "intra_node_efficiency", "inter_node_efficiency"});
+  hw::CollectiveSpec spec;
+  spec.base_latency = rec.numeric(coll.required("base_latency")).as_time();
+  spec.intra_node_efficiency =
+      read_curve(rec.numeric(coll.required("intra_node_efficiency")), Dimension::bytes);
+  spec.inter_node_efficiency =
+      read_curve(rec.numeric(coll.required("inter_node_efficiency")), Dimension::bytes);
+  return spec;
+}
+
+}  // namespace
+
+std::filesystem::path hwprofiles_directory() {
+  std::vector<std::filesystem::path> candidates;
+#ifdef TRAINSIM_SOURCE_ROOT
+  candidates.push_back(std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "hwprofiles");
+#endif
+  if (const char* root = std::getenv("TRAINSIM_ROOT"); root != nullptr && *root != '\0') {
+    candidates.push_back(std::filesystem::path(root) / "hwprofiles");
+  }
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (std::filesystem::path dir = exe.parent_path(); !dir.empty(); dir = dir.parent_path()) {
+      candidates.push_back(dir / "hwprofiles");
+      if (dir == dir.root_path()) break;
+    }
+  }
+  std::vector<std::string> tried;
+  for (const auto& candidate : candidates) {
+    if (std::filesystem::is_directory(candidate, ec)) return candidate;
+    tried.push_back(candidate.string());
+  }
+  throw ConfigError(SourceLocation{"hwprofiles/", 0, 0},
+                    fmt::format("cannot find the hwprofiles/ directory (set TRAINSIM_ROOT to the "
+                                "project root); tried: {}",
+                                join(tried)));
+}
+
+std::vector<std::string> available_profiles() {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(hwprofiles_directory())) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
+      names.push_back(entry.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::filesystem::path resolve_hardware_profile(std::string_view hardware,
+                                               const std::filesystem::path& base_dir,
+                                               const SourceLocation& where,
+                                               std::string_view field) {
+  std::error_code ec;
+  if (hardware.find('/') != std::string_view::npos || hardware.ends_with(".yaml")) {
+    std::filesystem::path file(hardware);
+    if (file.is_relative()) file = base_dir / file;
+    file = file.lexically_normal();
+    if (!std::filesystem::is_regular_file(file, ec)) {
+      throw ConfigError(where, fmt::format("{}: no such profile file \"{}\" (resolved to {})",
+                                           field, hardware, file.string()));
+    }
+    return file;
+  }
+  const std::filesystem::path dir = hwprofiles_directory();
+  const std::filesystem::path file = dir / fmt::format("{}.yaml", hardware);
+  if (std::filesystem::is_regular_file(file, ec)) return file;
+  const std::vector<std::string> names = available_profiles();
+  std::string message = fmt::format("{}: unknown hardware profile \"{}\"", field, hardware);
+  if (auto best = closest_match(hardware, names)) {
+    message += fmt::format("; did you mean \"{}\"?", *best);
+  }
+  message += fmt::format(" available profiles (in {}): {}; or give a path to a .yaml file",
+                         dir.string(), join(names));
+  throw ConfigError(where, message);
+}
+
+hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
+  const YamlValue root = load_yaml_file(file);
+  const YamlMap top = root.as_map({"name", "description", "gpu", "node", "network", "collectives",
+                                   "interference", "provenance"});
+  FieldRecorder rec;
+  hw::HardwareProfile profile;
+  profile.file = file;
+  profile.name = top.required("name").as_string();
+  profile.description = top.required("description").as_string();
+  profile.gpu = read_gpu(top.required("gpu"), rec);
+  profile.node = read_node(top.required("node"), rec);
+  profile.network = read_network(top.required("network"), rec);
+  profile.collectives = read_collectives(top.required("collectives"), rec);
+  const YamlMap interference =
+      top.required("interference").as_map({"compute_slowdown_during_comm"});
+  profile.compute_slowdown_during_comm =
+      rec.numeric(interference.required("compute_slowdown_during_comm")).as_double_in(0.0, 1.0);
+  profile.provenance = rec.check_provenance(top.required("provenance").as_open_map());
+  return profile;
+}
+
+}  // namespace trainsim::inputs

@@ -1,0 +1,164 @@
+#include "inputs/parameters.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace trainsim::inputs {
+namespace {
+
+constexpr std::int64_t no_max = std::numeric_limits<std::int64_t>::max();
+
+Parameter integer(std::string_view path, DefaultKind kind, std::string_view default_value,
+                  std::int64_t min, std::int64_t max, std::string_view description) {
+  return Parameter{path, ParameterType::integer, kind, default_value, {}, min, max, description};
+}
+
+Parameter choice(std::string_view path, std::string_view default_value,
+                 std::vector<std::string_view> choices, std::string_view description) {
+  return Parameter{
+      path, ParameterType::choice, DefaultKind::value, default_value, choices, 0, 0, description};
+}
+
+Parameter boolean(std::string_view path, std::string_view default_value,
+                  std::string_view description) {
+  return Parameter{path,       ParameterType::boolean, DefaultKind::value, default_value, {}, 0, 0,
+                   description};
+}
+
+Parameter text(std::string_view path, DefaultKind kind, std::string_view default_value,
+               std::string_view description) {
+  return Parameter{path, ParameterType::string, kind, default_value, {}, 0, 0, description};
+}
+
+std::vector<Parameter> build_table() {
+  using enum DefaultKind;
+  return {
+      text("name", derived, "the file name without .yaml", "scenario name used in reports"),
+      text("hardware", required, "",
+           "hardware profile: a name in hwprofiles/ or a path to a .yaml (relative to this file)"),
+      integer("gpus", required, "", 1, no_max, "GPUs in the job; must equal TP x PP x DP"),
+      integer("model.layers", required, "", 1, no_max, "transformer layers L"),
+      integer("model.hidden", required, "", 1, no_max, "hidden size h"),
+      integer("model.heads", required, "", 1, no_max, "attention heads a; must divide hidden"),
+      integer("model.ffn", derived, "4 x model.hidden", 1, no_max, "MLP inner width f"),
+      integer("model.seq_len", value, "2048", 1, no_max, "sequence length s (tokens)"),
+      integer("model.vocab", value, "51200", 1, no_max, "vocabulary size V as trained"),
+      choice("model.dtype", "bf16", {"fp32", "bf16", "fp16", "fp64"},
+             "activation and weight dtype on the device"),
+      choice("model.attention_flops", "dense", {"dense", "causal"},
+             "count attention-core FLOPs densely (papers) or halved for the causal mask"),
+      integer("model.make_vocab_divisible_by", value, "128", 1, no_max,
+              "pad the vocabulary to a multiple of this x tensor.size (Megatron)"),
+      integer("training.global_batch", required, "", 1, no_max,
+              "sequences per optimizer step; a multiple of micro_batch x data.size"),
+      integer("training.micro_batch", value, "1", 1, no_max, "sequences per micro batch"),
+      choice("training.optimizer", "adam", {"adam"}, "optimizer (sets optimizer-state memory)"),
+      choice("parallel.tensor.kind", "1d", {"1d", "2d", "2.5d", "3d"},
+             "tensor-parallel scheme (2d, 2.5d, 3d arrive with issue 4)"),
+      integer("parallel.tensor.size", value, "1", 1, no_max,
+              "tensor-parallel size TP; must divide heads and ffn"),
+      boolean("parallel.tensor.sequence_parallel", "false",
+              "shard LayerNorm/dropout activations along the sequence (issue 3)"),
+      integer("parallel.pipeline.size", value, "1", 1, no_max,
+              "pipeline stages PP (issue 5); must divide layers / chunks"),
+      choice("parallel.pipeline.schedule", "1f1b",
+             {"gpipe", "1f1b", "interleaved", "breadth-first", "layered"}, "pipeline schedule"),
+      integer("parallel.pipeline.chunks", value, "1", 1, no_max,
+              "model chunks per stage v (> 1 only with interleaved, breadth-first, layered)"),
+      integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, no_max,
+              "data-parallel size DP"),
+      integer("parallel.data.zero", value, "0", 0, 3, "ZeRO stage (1-3 arrive with issue 3)"),
+      boolean("parallel.data.overlap_grad_reduce", "true",
+              "overlap the gradient reduction with the backward pass"),
+      choice("parallel.recompute", "none", {"none", "selective", "full"},
+             "activation recomputation (selective and full arrive with issue 3)"),
+  };
+}
+
+}  // namespace
+
+const std::vector<Parameter>& scenario_parameters() {
+  static const std::vector<Parameter> table = build_table();
+  return table;
+}
+
+const Parameter& scenario_parameter(std::string_view path) {
+  const auto& table = scenario_parameters();
+  const auto it =
+      std::find_if(table.begin(), table.end(), [&](const Parameter& p) { return p.path == path; });
+  if (it == table.end()) {
+    throw std::out_of_range(fmt::format("no scenario parameter \"{}\"", path));
+  }
+  return *it;
+}
+
+std::vector<std::string> scenario_keys_under(std::string_view section) {
+  std::vector<std::string> keys;
+  for (const Parameter& p : scenario_parameters()) {
+    std::string_view rest = p.path;
+    if (!section.empty()) {
+      if (rest.size() <= section.size() + 1 || rest.substr(0, section.size()) != section ||
+          rest[section.size()] != '.') {
+        continue;
+      }
+      rest.remove_prefix(section.size() + 1);
+    }
+    std::string key(rest.substr(0, rest.find('.')));
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+bool scenario_section_required(std::string_view section) {
+  const std::string prefix = fmt::format("{}.", section);
+  return std::any_of(scenario_parameters().begin(), scenario_parameters().end(),
+                     [&](const Parameter& p) {
+                       return p.default_kind == DefaultKind::required &&
+                              std::string_view(p.path).starts_with(prefix);
+                     });
+}
+
+std::string valid_values(const Parameter& p) {
+  switch (p.type) {
+    case ParameterType::string:
+      return "string";
+    case ParameterType::boolean:
+      return "true | false";
+    case ParameterType::choice: {
+      std::string out;
+      for (std::string_view c : p.choices)
+        out += out.empty() ? std::string(c) : " | " + std::string(c);
+      return out;
+    }
+    case ParameterType::integer:
+      if (p.max == no_max) return fmt::format("integer >= {}", p.min);
+      return fmt::format("integer {}..{}", p.min, p.max);
+  }
+  return "";
+}
+
+std::string scenario_parameters_help() {
+  std::string out =
+      "Scenario keys (YAML; nested keys written as sections, e.g. model: {heads: 64}):\n";
+  for (const Parameter& p : scenario_parameters()) {
+    std::string def;
+    switch (p.default_kind) {
+      case DefaultKind::required:
+        def = "required";
+        break;
+      case DefaultKind::value:
+        def = fmt::format("default {}", p.default_value);
+        break;
+      case DefaultKind::derived:
+        def = fmt::format("default {}", p.default_value);
+        break;
+    }
+    out +=
+        fmt::format("  {:<36} {:<30} {}\n      {}\n", p.path, valid_values(p), def, p.description);
+  }
+  return out;
+}
+
+}  // namespace trainsim::inputs

@@ -1,0 +1,273 @@
+#include "inputs/scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/parameters.hpp"
+#include "inputs/yaml_reader.hpp"
+
+namespace trainsim::inputs {
+namespace {
+
+/// A scenario as read, before the checks: the values, the tensor kind as written (the
+/// Scenario cannot represent 2d/2.5d/3d yet), and where each field was written.
+struct ReadScenario {
+  Scenario scenario;
+  std::string tensor_kind;
+  std::map<std::string, SourceLocation, std::less<>> where;
+
+  const SourceLocation& at(std::string_view path) const { return where.find(path)->second; }
+};
+
+/// Reads the keys of one section through the parameter table, recording locations.
+class SectionReader {
+ public:
+  SectionReader(const YamlValue& parent, std::string_view section, ReadScenario& out)
+      : out_(out), section_(section), map_(open(parent, section)) {}
+
+  /// The value of a leaf: as written, or the table's default (located at the section).
+  /// nullopt for an absent derived key.
+  std::optional<YamlValue> value(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    std::optional<YamlValue> v = map_.find(key);
+    if (!v) {
+      switch (p.default_kind) {
+        case DefaultKind::required:
+          v = map_.required(key);
+          break;  // throws
+        case DefaultKind::derived:
+          out_.where[std::string(p.path)] = map_.self().location();
+          return std::nullopt;
+        case DefaultKind::value:
+          v = map_.self().synthetic(std::string(p.path), p.default_value, map_.self().location());
+          break;
+      }
+    }
+    out_.where[std::string(p.path)] = v->location();
+    return v;
+  }
+
+  std::int64_t integer(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    return value(key)->as_int_in(p.min, p.max);
+  }
+  std::optional<std::int64_t> optional_integer(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    if (auto v = value(key)) return v->as_int_in(p.min, p.max);
+    return std::nullopt;
+  }
+  bool boolean(std::string_view key) const { return value(key)->as_bool(); }
+  std::string text(std::string_view key) const {
+    if (auto v = value(key)) return v->as_string();
+    return {};
+  }
+  /// The chosen text form, checked against the table's choices.
+  std::string_view choice(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    return p.choices[value(key)->as_choice(p.choices)];
+  }
+  /// A subsection; absent optional sections read as empty mappings (all defaults).
+  SectionReader section(std::string_view key) const {
+    return SectionReader(map_.self(), map_.child_path(key), out_);
+  }
+
+ private:
+  static YamlMap open(const YamlValue& parent, std::string_view section) {
+    const std::vector<std::string> keys = scenario_keys_under(section);
+    if (section.empty()) return parent.as_map(keys);
+    const std::string_view key = section.substr(section.rfind('.') + 1);
+    const YamlMap parent_map = parent.as_map(scenario_keys_under(parent.path()));
+    if (auto v = parent_map.find(key)) return v->as_map(keys);
+    if (scenario_section_required(section)) parent_map.required(key);  // throws
+    return parent
+        .synthetic(std::string(section), YAML::Node(YAML::NodeType::Map), parent.location())
+        .as_map(keys);
+  }
+
+  ReadScenario& out_;
+  std::string section_;
+  YamlMap map_;
+};
+
+DType dtype_of(std::string_view s) {
+  return *dtype_from_string(s);
+}
+
+PipelineSchedule schedule_of(std::string_view s) {
+  if (s == "gpipe") return PipelineSchedule::gpipe;
+  if (s == "interleaved") return PipelineSchedule::interleaved;
+  if (s == "breadth-first") return PipelineSchedule::breadth_first;
+  if (s == "layered") return PipelineSchedule::layered;
+  return PipelineSchedule::one_f_one_b;
+}
+
+Recompute recompute_of(std::string_view s) {
+  if (s == "selective") return Recompute::selective;
+  if (s == "full") return Recompute::full;
+  return Recompute::none;
+}
+
+ReadScenario read(const std::filesystem::path& file) {
+  const YamlValue root = load_yaml_file(file);
+  ReadScenario out;
+  Scenario& sc = out.scenario;
+  sc.source_file = file;
+  const SectionReader top(root, "", out);
+  sc.name = top.text("name");
+  if (sc.name.empty()) sc.name = file.stem().string();
+  sc.hardware = top.text("hardware");
+  sc.gpus = top.integer("gpus");
+
+  const SectionReader model = top.section("model");
+  ModelSpec& m = sc.model;
+  m.layers = model.integer("layers");
+  m.hidden = model.integer("hidden");
+  m.heads = model.integer("heads");
+  m.ffn = model.optional_integer("ffn").value_or(4 * m.hidden);
+  m.seq_len = model.integer("seq_len");
+  m.vocab = model.integer("vocab");
+  m.dtype = dtype_of(model.choice("dtype"));
+  m.attention_flops =
+      model.choice("attention_flops") == "causal" ? AttentionFlops::causal : AttentionFlops::dense;
+  m.vocab_divisor = model.integer("make_vocab_divisible_by");
+
+  const SectionReader training = top.section("training");
+  sc.training.global_batch = training.integer("global_batch");
+  sc.training.micro_batch = training.integer("micro_batch");
+  training.choice("optimizer");  // adam is the only one
+  sc.training.optimizer = Optimizer::adam;
+
+  const SectionReader parallel = top.section("parallel");
+  const SectionReader tensor = parallel.section("tensor");
+  ParallelPlan& plan = sc.parallel;
+  out.tensor_kind = std::string(tensor.choice("kind"));
+  plan.tensor.kind = TensorKind::one_d;
+  plan.tensor.size = tensor.integer("size");
+  plan.tensor.sequence_parallel = tensor.boolean("sequence_parallel");
+  const SectionReader pipeline = parallel.section("pipeline");
+  plan.pipeline.size = pipeline.integer("size");
+  plan.pipeline.schedule = schedule_of(pipeline.choice("schedule"));
+  plan.pipeline.chunks = pipeline.integer("chunks");
+  const SectionReader data = parallel.section("data");
+  const std::optional<std::int64_t> dp = data.optional_integer("size");
+  plan.data.zero = static_cast<int>(data.integer("zero"));
+  plan.data.overlap_grad_reduce = data.boolean("overlap_grad_reduce");
+  plan.recompute = recompute_of(parallel.choice("recompute"));
+
+  if (dp) {
+    plan.data.size = *dp;
+  } else {
+    // Derived default (parameters.cpp): whatever is left of the GPUs after TP and PP.
+    const std::int64_t model_parallel = plan.tensor.size * plan.pipeline.size;
+    if (sc.gpus % model_parallel != 0) {
+      throw ConfigError(out.at("gpus"),
+                        fmt::format("gpus: {} GPUs cannot be split into tensor.size {} x "
+                                    "pipeline.size {} = {} GPUs per replica; set gpus to a "
+                                    "multiple of {} or set parallel.data.size",
+                                    sc.gpus, plan.tensor.size, plan.pipeline.size, model_parallel,
+                                    model_parallel));
+    }
+    plan.data.size = sc.gpus / model_parallel;
+  }
+
+  sc.hardware_file = resolve_hardware_profile(sc.hardware, file.parent_path(), out.at("hardware"));
+  return out;
+}
+
+[[noreturn]] void fail(const ReadScenario& r, std::string_view field, std::string message) {
+  throw ConfigError(r.at(field), fmt::format("{}: {}", field, message));
+}
+
+/// Facts that involve several fields. Each error sits at the field most likely to be wrong.
+void check_consistency(const ReadScenario& r) {
+  const Scenario& sc = r.scenario;
+  const ModelSpec& m = sc.model;
+  const ParallelPlan& p = sc.parallel;
+  if (p.gpus() != sc.gpus) {
+    fail(r, "gpus",
+         fmt::format("{} GPUs, but tensor.size {} x pipeline.size {} x data.size {} = {}; they "
+                     "must be equal",
+                     sc.gpus, p.tensor.size, p.pipeline.size, p.data.size, p.gpus()));
+  }
+  if (m.hidden % m.heads != 0) {
+    fail(r, "model.heads",
+         fmt::format("hidden {} is not divisible by heads {}; heads must divide hidden", m.hidden,
+                     m.heads));
+  }
+  if (m.heads % p.tensor.size != 0) {
+    fail(r, "parallel.tensor.size",
+         fmt::format("heads {} is not divisible by tensor.size {}; use a tensor.size that "
+                     "divides {}",
+                     m.heads, p.tensor.size, m.heads));
+  }
+  if (m.ffn % p.tensor.size != 0) {
+    fail(r, "model.ffn",
+         fmt::format("ffn {} is not divisible by tensor.size {}", m.ffn, p.tensor.size));
+  }
+  const std::int64_t per_step = sc.training.micro_batch * p.data.size;
+  if (sc.training.global_batch % per_step != 0) {
+    fail(r, "training.global_batch",
+         fmt::format("global_batch {} is not a multiple of micro_batch {} x data.size {} = {}",
+                     sc.training.global_batch, sc.training.micro_batch, p.data.size, per_step));
+  }
+  const std::int64_t layer_groups = p.pipeline.size * p.pipeline.chunks;
+  if (m.layers % layer_groups != 0) {
+    fail(r, "model.layers",
+         fmt::format("layers {} is not divisible by pipeline.size {} x chunks {} = {}", m.layers,
+                     p.pipeline.size, p.pipeline.chunks, layer_groups));
+  }
+  if (p.pipeline.chunks > 1 && p.pipeline.schedule != PipelineSchedule::interleaved &&
+      p.pipeline.schedule != PipelineSchedule::breadth_first &&
+      p.pipeline.schedule != PipelineSchedule::layered) {
+    fail(r, "parallel.pipeline.chunks",
+         fmt::format("chunks {} needs schedule interleaved, breadth-first or layered; this "
+                     "schedule runs one chunk per stage (chunks: 1)",
+                     p.pipeline.chunks));
+  }
+}
+
+/// Features that parse but are not simulated yet. Each later issue deletes its lines here.
+void check_supported(const ReadScenario& r) {
+  const ParallelPlan& p = r.scenario.parallel;
+  if (r.tensor_kind != "1d") {
+    fail(r, "parallel.tensor.kind",
+         fmt::format("\"{}\" tensor parallelism is not supported yet (2d, 2.5d and 3d arrive with "
+                     "issue 4); use 1d",
+                     r.tensor_kind));
+  }
+  if (p.tensor.sequence_parallel) {
+    fail(r, "parallel.tensor.sequence_parallel",
+         "sequence parallelism is not supported yet (arrives with issue 3); use false");
+  }
+  if (p.recompute != Recompute::none) {
+    fail(r, "parallel.recompute",
+         fmt::format("\"{}\" recomputation is not supported yet (arrives with issue 3); use none",
+                     p.recompute == Recompute::full ? "full" : "selective"));
+  }
+  if (p.data.zero != 0) {
+    fail(r, "parallel.data.zero",
+         fmt::format("ZeRO stage {} is not supported yet (arrives with issue 3); use 0",
+                     p.data.zero));
+  }
+  if (p.pipeline.size > 1) {
+    fail(r, "parallel.pipeline.size",
+         fmt::format("pipeline parallelism (size {}) is not supported yet (pipeline parallelism "
+                     "arrives with issue 5); use 1",
+                     p.pipeline.size));
+  }
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::filesystem::path& file) {
+  const ReadScenario r = read(file);
+  check_consistency(r);
+  check_supported(r);
+  return r.scenario;
+}
+
+}  // namespace trainsim::inputs

@@ -1,0 +1,17 @@
+#pragma once
+// Loader for scenario files (scenarios/**/*.yaml) into trainsim::Scenario. Keys, ranges,
+// choices and defaults come from inputs/parameters; cross-field facts (TP x PP x DP = gpus,
+// heads divisible by TP, ...) and not-yet-supported features are checked here.
+
+#include <filesystem>
+
+#include "models/scenario.hpp"
+
+namespace trainsim::inputs {
+
+/// Loads, completes with defaults and checks one scenario, and resolves its hardware profile
+/// to a file (not loaded). Throws ConfigError naming file:line:column, field, value and what
+/// would be valid.
+Scenario load_scenario(const std::filesystem::path& file);
+
+}  // namespace trainsim::inputs

@@ -1,0 +1,196 @@
+// One malformed input per file under data/bad/; each must fail with its own specific error
+// naming the file, line:column, field path, offending value and what would be valid.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+
+using namespace trainsim;
+using namespace trainsim::inputs;
+namespace fs = std::filesystem;
+
+namespace {
+const fs::path bad = fs::path(TRAINSIM_TEST_DATA) / "bad";
+
+struct BadInput {
+  const char* file;
+  const char* where;                  ///< "line:column" expected after the file name
+  std::vector<const char*> contains;  ///< field path, value, valid alternatives...
+};
+
+/// The error message of loading `file`, or "no error".
+std::string error_of(const fs::path& file) {
+  try {
+    if (file.filename().string().starts_with("p_")) {
+      load_hardware_profile(file);
+    } else {
+      load_scenario(file);
+    }
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string fmt_location(const fs::path& file, const char* where) {
+  return file.string() + ":" + where + ": ";
+}
+
+void check(const BadInput& b) {
+  const fs::path file = bad / b.file;
+  REQUIRE(fs::exists(file));
+  const std::string message = error_of(file);
+  CAPTURE(message);
+  CHECK(message.starts_with(fmt_location(file, b.where)));
+  for (const char* part : b.contains) {
+    CAPTURE(part);
+    CHECK(message.find(part) != std::string::npos);
+  }
+}
+}  // namespace
+
+TEST_CASE("bad scenarios: each fails with its own error") {
+  const std::vector<BadInput> cases{
+      {"s_unknown_key.yaml",
+       "6:3",
+       {"model.hiden: unknown key \"hiden\" in model", "did you mean \"hidden\"?",
+        "valid keys: layers, hidden, heads, ffn"}},
+      {"s_missing_required.yaml", "5:3", {"missing required key \"heads\" (model.heads)"}},
+      {"s_bad_enum.yaml",
+       "10:10",
+       {"model.dtype", "\"bf17\"", "valid values: fp32, bf16, fp16, fp64",
+        "did you mean \"bf16\""}},
+      {"s_zero_gpus.yaml", "3:7", {"gpus: expected an integer >= 1, got 0"}},
+      {"s_product_mismatch.yaml",
+       "3:7",
+       {"gpus: 4 GPUs, but tensor.size 2 x pipeline.size 1 x data.size 3 = 6"}},
+      {"s_heads_tp.yaml",
+       "15:11",
+       {"parallel.tensor.size", "heads 4 is not divisible by tensor.size 3"}},
+      {"s_hidden_heads.yaml", "7:10", {"model.heads", "hidden 64 is not divisible by heads 6"}},
+      {"s_batch.yaml",
+       "11:17",
+       {"training.global_batch",
+        "global_batch 3 is not a multiple of micro_batch 1 x data.size 2 = 2"}},
+      {"s_layers_pp.yaml",
+       "5:11",
+       {"model.layers", "layers 3 is not divisible by pipeline.size 2 x chunks 1 = 2"}},
+      {"s_unsupported_pipeline.yaml",
+       "17:11",
+       {"parallel.pipeline.size", "size 2", "arrives with issue 5", "use 1"}},
+      {"s_unsupported_sp.yaml",
+       "16:24",
+       {"parallel.tensor.sequence_parallel", "arrives with issue 3", "use false"}},
+      {"s_unsupported_recompute.yaml",
+       "16:14",
+       {"parallel.recompute", "\"full\"", "arrives with issue 3", "use none"}},
+      {"s_unsupported_2d.yaml", "16:11", {"parallel.tensor.kind", "\"2d\"", "issue 4", "use 1d"}},
+      {"s_unsupported_zero.yaml",
+       "17:11",
+       {"parallel.data.zero", "ZeRO stage 1", "issue 3", "use 0"}},
+      {"s_zero_range.yaml", "17:11", {"parallel.data.zero", "expected an integer in 0..3, got 5"}},
+      {"s_string_for_int.yaml", "7:10", {"model.heads", "expected an integer, got \"four\""}},
+      {"s_float_for_int.yaml",
+       "5:11",
+       {"model.layers", "expected an integer, got \"2.5\" (a fraction)"}},
+      {"s_unknown_profile.yaml",
+       "2:11",
+       {"hardware: unknown hardware profile \"selene\"", "did you mean \"selene-a100-80gb\"?",
+        "dgx-h100, dgx-h200"}},
+      {"s_missing_profile_file.yaml",
+       "2:11",
+       {"hardware: no such profile file \"profiles/nope.yaml\""}},
+      {"s_syntax.yaml", "8:10", {"invalid YAML: end of sequence flow not found"}},
+      {"s_duplicate_key.yaml",
+       "9:3",
+       {"model.heads: duplicate key \"heads\" (first written at line 7)"}},
+      {"s_chunks_schedule.yaml",
+       "17:13",
+       {"parallel.pipeline.chunks",
+        "chunks 2 needs schedule interleaved, breadth-first or layered"}},
+      {"s_bool.yaml",
+       "17:26",
+       {"parallel.data.overlap_grad_reduce", "expected true or false, got \"yes\""}},
+      {"s_negative.yaml", "9:10", {"model.vocab", "expected an integer >= 1, got -5"}},
+      {"s_not_mapping.yaml", "10:11", {"training: expected a mapping", "global_batch", "got 4"}},
+      {"s_gpus_not_divisible.yaml",
+       "3:7",
+       {"gpus: 3 GPUs cannot be split into tensor.size 2 x pipeline.size 1 = 2"}},
+      {"s_ffn_tp.yaml", "10:8", {"model.ffn", "ffn 65 is not divisible by tensor.size 2"}},
+  };
+  for (const BadInput& b : cases) {
+    CAPTURE(b.file);
+    check(b);
+  }
+}
+
+TEST_CASE("bad profiles: each fails with its own error") {
+  const std::vector<BadInput> cases{
+      {"p_bare_number.yaml",
+       "11:21",
+       {"gpu.memory_bandwidth",
+        "expected a bandwidth such as \"300 GB/s\" or \"200 Gb/s\", got \"1000\"",
+        "units are mandatory"}},
+      {"p_wrong_dimension.yaml",
+       "13:18",
+       {"gpu.kernel_launch", "\"4 GB\"", "\"GB\" is a unit of a size in bytes, not of a time"}},
+      {"p_efficiency_gt1.yaml",
+       "35:14",
+       {"collectives.intra_node_efficiency.1 MiB", "expected a fraction in (0, 1], got 1.2"}},
+      {"p_provenance_unknown.yaml",
+       "46:3",
+       {"provenance.gpu.memory_bandwith", "not a field of this profile",
+        "did you mean \"gpu.memory_bandwidth\"?"}},
+      {"p_missing_provenance.yaml",
+       "9:13",
+       {"gpu.sm_count: no provenance entry", "under provenance:"}},
+      {"p_duplicate_curve_size.yaml",
+       "37:5",
+       {"collectives.intra_node_efficiency", "duplicate size \"1048576 B\"",
+        "the same as \"1 MiB\" at line 35"}},
+      {"p_negative_bandwidth.yaml",
+       "28:18",
+       {"network.nic_bandwidth", "\"-25 GB/s\"", "negative values are not allowed"}},
+      {"p_bits_for_bytes.yaml", "10:11", {"gpu.memory", "\"80 Gb\"", "is bits"}},
+      {"p_unknown_unit.yaml", "24:18", {"node.gpu_bandwidth", "unknown unit \"GBps\"", "GB/s"}},
+      {"p_bad_fabric.yaml",
+       "23:11",
+       {"node.fabric", "invalid value \"nvlink\"", "valid values: nvswitch, pcie"}},
+      {"p_host_bridge_on_nvswitch.yaml",
+       "26:26",
+       {"node.host_bridge_bandwidth", "only to fabric: pcie"}},
+      {"p_fractional_bytes.yaml",
+       "10:11",
+       {"gpu.memory", "\"1.5 B\"", "not a whole number of bytes"}},
+      {"p_tile_length.yaml", "16:11", {"gpu.gemm.tile", "expected [tile_m, tile_n], got 1 values"}},
+      {"p_unknown_dtype_peak.yaml",
+       "7:5",
+       {"gpu.peak.bf32", "invalid value \"bf32\"", "fp64, fp32, tf32, bf16, fp16"}},
+      {"p_unknown_key.yaml",
+       "9:3",
+       {"gpu.sm_counts: unknown key", "did you mean \"sm_count\"?", "valid keys: model, peak"}},
+  };
+  for (const BadInput& b : cases) {
+    CAPTURE(b.file);
+    check(b);
+  }
+}
+
+TEST_CASE("bad inputs: every file under data/bad/ is covered by a case above") {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(bad)) {
+    if (entry.path().extension() == ".yaml") ++files;
+  }
+  CHECK(files == 42);
+}
+
+TEST_CASE("bad inputs: a missing file names its path") {
+  const std::string scenario = error_of(bad / "does-not-exist.yaml");
+  CHECK(scenario.find("does-not-exist.yaml") != std::string::npos);
+  CHECK(scenario.find("no such file") != std::string::npos);
+  CHECK_THROWS_AS(load_hardware_profile(bad / "p_none.yaml"), ConfigError);
+}
