@@ -1,0 +1,80 @@
+// bench_simulate: wall time of `trainsim simulate` on a scenario, split into its stages
+// (load inputs, build the Program on the meta backend, replay, summarise), and the replay's
+// ops per second. Usage: bench_simulate [SCENARIO.yaml] [REPETITIONS]. Prints the median and
+// the minimum of each stage over the repetitions.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "models/build_program.hpp"
+#include "reports/summary.hpp"
+#include "sim/replay.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Stats {
+  double median = 0.0;
+  double minimum = 0.0;
+};
+
+Stats stats(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return {samples[samples.size() / 2], samples.front()};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace trainsim;
+  const std::filesystem::path scenario_file =
+      argc > 1 ? std::filesystem::path(argv[1])
+               : std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/korthikanti2022/gpt-22b.yaml";
+  const int repetitions = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+
+  std::vector<double> load, build, replay, total;
+  std::size_t ops = 0;
+  double iteration = 0.0;
+  for (int i = 0; i < repetitions; ++i) {
+    const auto t0 = Clock::now();
+    const Scenario scenario = inputs::load_scenario(scenario_file);
+    const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+    load.push_back(seconds_since(t0));
+    const auto t1 = Clock::now();
+    const program::Program program = build_program(scenario, ProgramScope::representative);
+    build.push_back(seconds_since(t1));
+    const auto t2 = Clock::now();
+    const sim::SimulationResult result = sim::replay(program, hardware);
+    replay.push_back(seconds_since(t2));
+    const reports::Summary summary = reports::summarize(scenario, hardware, program, result);
+    total.push_back(seconds_since(t0));
+    ops = program.op_count();
+    iteration = summary.iteration_time.seconds();
+  }
+  const Stats l = stats(load), b = stats(build), r = stats(replay), t = stats(total);
+  fmt::print("scenario            {}\n", scenario_file.string());
+  fmt::print("repetitions         {}\n", repetitions);
+  fmt::print("ops in the Program  {}\n", ops);
+  fmt::print("predicted iteration {:.4f} s\n", iteration);
+  fmt::print("{:<20}{:>12}{:>12}\n", "stage", "median ms", "min ms");
+  fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "load inputs", l.median * 1e3, l.minimum * 1e3);
+  fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "build Program", b.median * 1e3, b.minimum * 1e3);
+  fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "replay", r.median * 1e3, r.minimum * 1e3);
+  fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "total (simulate)", t.median * 1e3, t.minimum * 1e3);
+  fmt::print("replay rate         {:.2f} million ops/s (median)\n",
+             static_cast<double>(ops) / r.median * 1e-6);
+  return 0;
+}

@@ -1,0 +1,40 @@
+// The trainsim executable: one thin subcommand per use case. Library code throws typed
+// errors; this is the only place that catches them and turns them into an exit status.
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/exec_command.hpp"
+#include "cli/simulate_command.hpp"
+#include "models/errors.hpp"
+
+namespace {
+constexpr int kExitRuntimeError = 1;
+constexpr int kExitBadInput = 2;
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"trainsim: predict how transformer training behaves on a GPU cluster"};
+  app.set_version_flag("--version", "trainsim 0.1.0");
+  app.require_subcommand(1);
+  trainsim::cli::add_simulate_command(app);
+  trainsim::cli::add_exec_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const trainsim::ConfigError& e) {
+    fmt::print(stderr, "trainsim: error: {}\n", e.what());
+    return kExitBadInput;
+  } catch (const trainsim::Infeasible& e) {
+    fmt::print(stderr, "trainsim: infeasible: {}\n", e.what());
+    return kExitRuntimeError;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "trainsim: error: {}\n", e.what());
+    return kExitRuntimeError;
+  }
+  return 0;
+}

@@ -1,0 +1,27 @@
+# The representative replay and the every-rank (--full) replay of the same scenario must
+# predict the same iteration time on homogeneous hardware.
+# -DTRAINSIM=<binary> -DSCENARIO=<yaml> -DOUT=<dir>
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY "${OUT}")
+get_filename_component(name "${SCENARIO}" NAME_WE)
+foreach(mode representative full)
+  set(flag "")
+  if(mode STREQUAL "full")
+    set(flag "--full")
+  endif()
+  execute_process(COMMAND "${TRAINSIM}" simulate "${SCENARIO}" ${flag} --json "${OUT}/${name}.${mode}.json"
+                  RESULT_VARIABLE status OUTPUT_QUIET ERROR_VARIABLE stderr)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "simulate ${flag} failed: ${stderr}")
+  endif()
+  file(READ "${OUT}/${name}.${mode}.json" json)
+  string(JSON time_${mode} GET "${json}" iteration_time_s)
+  string(JSON peak_${mode} GET "${json}" memory peak_bytes)
+endforeach()
+message("representative ${time_representative} s, full ${time_full} s")
+if(NOT time_representative STREQUAL time_full)
+  message(FATAL_ERROR "iteration time differs: representative ${time_representative} s, every rank ${time_full} s")
+endif()
+if(NOT peak_representative STREQUAL peak_full)
+  message(FATAL_ERROR "peak memory differs: ${peak_representative} vs ${peak_full}")
+endif()
