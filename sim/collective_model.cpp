@@ -88,6 +88,7 @@ Time estimate_collective(CollectiveKind kind, Bytes size, std::span<const std::i
   const double efficiency = comm_efficiency(size, nodes > 1, hw);
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
+    if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
     network.start(route, f.bytes, efficiency * topology.bottleneck(route), 0);
   }
   Time elapsed = Time::zero();

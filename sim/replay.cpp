@@ -746,8 +746,11 @@ struct Simulation::State {
             if (g.participants[k * g.needed.size() + slot].first >= 0) continue;
             missing += fmt::format("{}{}", missing.empty() ? "" : ", ", m);
           }
-          why = fmt::format("waiting for members {} of {} (collective #{} on the group)", missing,
-                            group_label(info.ref), k);
+          why = missing.empty()
+                    ? fmt::format("launched on {} but its transfers never finish (zero bandwidth?)",
+                                  group_label(info.ref))
+                    : fmt::format("waiting for members {} of {} (collective #{} on the group)",
+                                  missing, group_label(info.ref), k);
         } else if (info.kind == OpKind::send || info.kind == OpKind::recv) {
           const bool is_send = info.kind == OpKind::send;
           const Rank peer =
