@@ -92,3 +92,14 @@ TEST_CASE("latency model counts steps per tier") {
   CHECK(collective_latency(CollectiveKind::all_reduce, 1, 1, hw) == Time::zero());
   CHECK(p2p_latency(true, hw) == Time::from_us(7));
 }
+
+TEST_CASE("an oversubscribed core halves what crosses it") {
+  auto hw = test::small_profile();
+  hw.node.gpus = 1;
+  hw.network.oversubscription = 2.0;  // core: 2 NICs x 10 GB/s / 2 = 10 GB/s for both flows
+  Topology topo(hw, 2);
+  const std::vector<std::int32_t> gpus{0, 1};
+  const Bytes s = Bytes::of(10'000'000);
+  check_close(estimate_collective(CollectiveKind::all_reduce, s, gpus, topo, hw),
+              s / Bandwidth::gb_per_s(5) + Time::from_us(2 + 2 * 5));
+}
