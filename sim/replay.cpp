@@ -40,6 +40,7 @@ struct OpInfo {
   std::int32_t pos = 0;      ///< position in RankState::order
   OpKind kind = OpKind::compute;
   std::uint8_t stream = 0;
+  program::Phase phase = program::Phase::forward;  ///< copied so completion stays in cache
 };
 
 struct StreamState {
@@ -247,6 +248,7 @@ struct Simulation::State {
       if (stream >= program::kStreamCount)
         invalid(fmt::format("rank {} op {}: bad stream", rp.rank, i));
       info.stream = static_cast<std::uint8_t>(stream);
+      info.phase = op.tag.phase;
       ++per_stream[stream];
       if (op.dep_begin < 0 || op.dep_end < op.dep_begin ||
           static_cast<std::size_t>(op.dep_end) > rp.dep_pool.size()) {
@@ -380,9 +382,7 @@ struct Simulation::State {
       st.running = -1;
       if (e.b == static_cast<std::int32_t>(program::Stream::compute)) {
         const Time busy = engine.now() - rs.timing[static_cast<std::size_t>(i)].start;
-        switch (program.ranks[static_cast<std::size_t>(e.a)]
-                    .ops[static_cast<std::size_t>(i)]
-                    .tag.phase) {
+        switch (rs.ops[static_cast<std::size_t>(i)].phase) {
           case program::Phase::forward:
           case program::Phase::backward:
             rs.breakdown.compute += busy;
