@@ -119,6 +119,9 @@ struct Simulation::State {
   std::vector<FlowSpec> flow_specs;
   std::vector<std::int32_t> completed_owners;
   std::vector<std::int32_t> representative;
+  /// CSR: recorded index -> the world ranks it stands for, ascending.
+  std::vector<std::int32_t> represented_begin;
+  std::vector<Rank> represented;
   double slow_rate = 1.0;
   bool ran = false;
 
@@ -162,6 +165,19 @@ struct Simulation::State {
     for (const program::RankProgram& rp : program.ranks) {
       if (rp.rank < 0 || rp.rank >= world) {
         invalid(fmt::format("recorded rank {} outside 0..{}", rp.rank, world - 1));
+      }
+    }
+    represented_begin.assign(program.ranks.size() + 1, 0);
+    for (const std::int32_t idx : representative)
+      ++represented_begin[static_cast<std::size_t>(idx) + 1];
+    for (std::size_t i = 0; i < program.ranks.size(); ++i)
+      represented_begin[i + 1] += represented_begin[i];
+    represented.resize(representative.size());
+    {
+      std::vector<std::int32_t> fill(represented_begin.begin(), represented_begin.end() - 1);
+      for (std::int32_t w = 0; w < world; ++w) {
+        represented[static_cast<std::size_t>(
+            fill[static_cast<std::size_t>(representative[static_cast<std::size_t>(w)])]++)] = w;
       }
     }
     index_groups();
@@ -599,9 +615,31 @@ struct Simulation::State {
     activity_parts.emplace_back(c.receiver, c.recv_ops[k]);
     a.part_end = static_cast<std::int32_t>(activity_parts.size());
     flow_specs.clear();
-    if (send.size.count() > 0) flow_specs.push_back({src, send.peer, send.size.as_double()});
+    if (send.size.count() > 0) {
+      flow_specs.push_back({src, send.peer, send.size.as_double()});
+      append_p2p_images(c, src, send.peer, send.size.as_double());
+    }
     a.flows_left = start_flows(id, comm_efficiency(send.size, inter, hw));
     launch(id, a);
+  }
+
+  /// Representative replay: the unrecorded ranks that the sender stands for send too, to
+  /// the peer at the same rank offset (the plan's translation symmetry: stage s+1 of a
+  /// TP/DP position is the same offset away for every position), when that peer is
+  /// represented by the receiver. Their flows share links with the recorded one.
+  void append_p2p_images(const Channel& c, Rank src, Rank dst, double bytes) {
+    if (program.records_every_rank()) return;
+    const auto b = static_cast<std::size_t>(represented_begin[static_cast<std::size_t>(c.sender)]);
+    const auto e =
+        static_cast<std::size_t>(represented_begin[static_cast<std::size_t>(c.sender) + 1]);
+    for (std::size_t k = b; k < e; ++k) {
+      const Rank image = represented[k];
+      if (image == src) continue;
+      const Rank peer = dst + (image - src);
+      if (peer < 0 || peer >= program.world_size || peer == image) continue;
+      if (representative[static_cast<std::size_t>(peer)] != c.receiver) continue;
+      flow_specs.push_back({image, peer, bytes});
+    }
   }
 
   std::int32_t start_flows(std::int32_t owner, double efficiency) {

@@ -49,6 +49,9 @@ class Simulation {
 };
 
 /// Replays `program` on `hw` (GPU index = rank; rank r sits in node r / gpus_per_node).
+/// Representative replay (Program::records_every_rank() false): a collective on group g
+/// also starts the flows of every unrecorded group of g's family, and a send also starts
+/// the sends of the ranks its sender stands for, to the peer at the same rank offset.
 SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,
                         const ReplayOptions& options = {});
 

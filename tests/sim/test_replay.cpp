@@ -365,3 +365,34 @@ TEST_CASE("determinism and the event-stream fingerprint") {
   CHECK(fingerprint(a) == 3116285658355755763ULL);
   CHECK(a.iteration_time == Time::from_ps(24085546773));
 }
+
+TEST_CASE("representative replay: the represented ranks' pipeline sends share the NIC too") {
+  auto hw = test::small_profile();
+  hw.node.gpus = 2;  // stage 0 = ranks 0,1 (node 0), stage 1 = ranks 2,3 (node 1), one NIC each
+  const Bytes act = Bytes::of(5'000'000);
+  auto build = [&](bool every_rank) {
+    ProgramBuilder b = every_rank ? ProgramBuilder(4) : ProgramBuilder(4, {0, 2}, {0, 0, 1, 1});
+    b.group(GroupKind::pp, {0, 2}, 0);
+    b.group(GroupKind::pp, {1, 3}, 0);
+    const std::vector<program::Rank> ranks =
+        every_rank ? std::vector<program::Rank>{0, 1, 2, 3} : std::vector<program::Rank>{0, 2};
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const program::Rank rank = ranks[r];
+      if (rank < 2) {
+        const auto g = b.add(r, gemm(512, 512, 4096));
+        b.add(r, program::Send{rank + 2, act}, Stream::pp, {g});
+      } else {
+        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp);
+        b.add(r, gemm(512, 512, 4096), Stream::compute, {rv});
+      }
+    }
+    return b.program();
+  };
+  const SimulationResult full = replay(build(true), hw);
+  const SimulationResult rep = replay(build(false), hw);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  // Two sends share the 10 GB/s NIC: 5 GB/s each, below the 8 GB/s cap.
+  check_close(full.iteration_time, g + act / Bandwidth::gb_per_s(5) + p2p_latency(true, hw) + g);
+  CHECK(rep.iteration_time == full.iteration_time);
+  CHECK(rep.breakdown[1].bubble == full.breakdown[2].bubble);
+}
