@@ -13,6 +13,7 @@
 
 namespace trainsim::sim {
 
+/// Start and end of one op; both are Time::max() for an op that never ran (see `stuck`).
 struct OpTiming {
   Time start;
   Time end;

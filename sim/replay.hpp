@@ -1,0 +1,58 @@
+#pragma once
+// Replays a recorded Program on a modelled cluster: one queue per stream per recorded rank,
+// cross-stream dependencies, collectives matched by issue order per group and timed as flows
+// on the topology, send/receive rendezvous, memory accounting, and where each GPU's time
+// went. A deadlocked Program ends with its blocked ops listed in SimulationResult::stuck.
+
+#include <memory>
+#include <stdexcept>
+
+#include "models/program.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/simulation_result.hpp"
+
+namespace trainsim::sim {
+
+struct ReplayOptions {
+  /// Fill SimulationResult::timelines (16 bytes per op); off for sweeps that read summaries.
+  bool record_op_timings = true;
+  /// Fill RankMemory::timeline; peaks are tracked either way.
+  bool record_memory_timeline = true;
+};
+
+/// A Program that cannot be replayed as written (dependency out of range, collective on a
+/// group the rank is not in, free of a buffer never allocated, ...). Deadlocks are not
+/// errors: they are reported in SimulationResult::stuck.
+class InvalidProgram : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One replay: owns the clock, the event queue, the topology and the link network, so
+/// several can run in one process. The Program and profile must outlive the Simulation.
+class Simulation {
+ public:
+  /// Validates and indexes the Program; throws InvalidProgram, or Infeasible when the
+  /// profile lacks a peak rate for a GEMM's dtype.
+  Simulation(const program::Program& program, const hw::HardwareProfile& hw,
+             ReplayOptions options = {});
+  ~Simulation();
+  Simulation(Simulation&&) noexcept;
+  Simulation& operator=(Simulation&&) noexcept;
+
+  /// Runs the iteration to completion (or deadlock) and returns the result; call once.
+  SimulationResult run();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+/// Replays `program` on `hw` (GPU index = rank; rank r sits in node r / gpus_per_node).
+/// Representative replay (Program::records_every_rank() false): a collective on group g
+/// also starts the flows of every unrecorded group of g's family, and a send also starts
+/// the sends of the ranks its sender stands for, to the peer at the same rank offset.
+SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,
+                        const ReplayOptions& options = {});
+
+}  // namespace trainsim::sim

@@ -1,0 +1,398 @@
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sim/collective_model.hpp"
+#include "sim/compute_model.hpp"
+#include "sim/replay.hpp"
+#include "sim/topology.hpp"
+#include "sim_fixtures.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+using namespace trainsim::sim;
+using program::GroupKind;
+using program::Phase;
+using program::Stream;
+using test::all_reduce;
+using test::gemm;
+using test::ProgramBuilder;
+
+namespace {
+
+Time gemm_time(const program::Gemm& g, const hw::HardwareProfile& hw) {
+  return estimate_gemm(g, hw).time;
+}
+
+void check_close(Time got, Time want, std::int64_t tolerance_ps = 2) {
+  INFO("got " << got.ps() << " ps, want " << want.ps() << " ps");
+  CHECK(std::llabs(got.ps() - want.ps()) <= tolerance_ps);
+}
+
+Time total(const TimeBreakdown& b) {
+  Time t = b.compute + b.recompute + b.optimizer + b.bubble + b.other;
+  for (const Time e : b.exposed_comm)
+    t += e;
+  return t;
+}
+
+void check_breakdowns_add_up(const SimulationResult& r) {
+  for (const TimeBreakdown& b : r.breakdown)
+    CHECK(total(b) == r.iteration_time);
+}
+
+std::uint64_t fingerprint(const SimulationResult& r) {
+  std::uint64_t h = 1469598103934665603ULL;
+  auto mix = [&h](std::int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<std::uint64_t>(v >> (8 * i)) & 0xffU;
+      h *= 1099511628211ULL;
+    }
+  };
+  for (const RankTimeline& t : r.timelines) {
+    mix(t.rank);
+    for (const OpTiming& o : t.ops) {
+      mix(o.start.ps());
+      mix(o.end.ps());
+    }
+  }
+  mix(r.iteration_time.ps());
+  return h;
+}
+
+// Two ranks in one node: GEMM, then a TP all-reduce of its output on the TP stream while an
+// independent GEMM runs, then a GEMM that needs the all-reduce.
+program::Program overlap_program(Bytes size, const program::Gemm& independent) {
+  ProgramBuilder b(2);
+  const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto g1 = b.add(r, gemm(512, 512, 4096));
+    const auto ar = b.add(r, all_reduce(tp, size), Stream::tp, {g1});
+    b.add(r, independent);
+    b.add(r, gemm(512, 512, 4096), Stream::compute, {ar});
+  }
+  return b.program();
+}
+
+}  // namespace
+
+TEST_CASE("a chain of GEMMs takes the sum of their modelled times") {
+  const auto hw = test::small_profile();
+  ProgramBuilder b(1);
+  const std::vector<program::Gemm> gemms{gemm(512, 512, 4096), gemm(640, 128, 8192),
+                                         gemm(512, 512, 1), gemm(129, 128, 8192)};
+  Time want = Time::zero();
+  for (const auto& g : gemms) {
+    b.add(0, g);
+    want += gemm_time(g, hw);
+  }
+  const SimulationResult r = replay(b.program(), hw);
+  CHECK(r.iteration_time == want);
+  CHECK(r.timelines[0].ops[1].start == gemm_time(gemms[0], hw));
+  CHECK(r.breakdown[0].compute == want);
+  CHECK(r.stuck.empty());
+  check_breakdowns_add_up(r);
+}
+
+TEST_CASE("compute overlaps a collective on another stream; deps order them") {
+  const auto hw = test::small_profile();
+  const Bytes size = Bytes::of(8'000'000);
+  const auto small = gemm(256, 256, 1024);
+  const SimulationResult r = replay(overlap_program(size, small), hw);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  const Time g2 = gemm_time(small, hw);
+  // n = 2: per-link volume S, 80 GB/s; base + 2 intra steps.
+  const Time ar = size / Bandwidth::gb_per_s(80) + Time::from_us(2 + 2);
+  REQUIRE(g2 < ar);
+  for (const RankTimeline& t : r.timelines) {
+    CHECK(t.ops[2].start == g);  // the independent GEMM does not wait for the all-reduce
+    check_close(t.ops[1].end, g + ar);
+    CHECK(t.ops[3].start == t.ops[1].end);
+  }
+  check_close(r.iteration_time, g + ar + g);
+  const TimeBreakdown& b = r.breakdown[0];
+  CHECK(b.compute == g + g2 + g);
+  check_close(b.exposed_comm[static_cast<std::size_t>(GroupKind::tp)], ar - g2);
+  check_breakdowns_add_up(r);
+}
+
+TEST_CASE("compute slows down exactly while a collective shares the GPU") {
+  auto hw = test::small_profile();
+  hw.compute_slowdown_during_comm = 1.0;  // half speed
+  const Bytes size = Bytes::of(8'000'000);
+  const auto big = gemm(1024, 1024, 8192);
+  const SimulationResult r = replay(overlap_program(size, big), hw);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  const Time g2 = gemm_time(big, hw);
+  const Time ar = size / Bandwidth::gb_per_s(80) + Time::from_us(4);
+  REQUIRE(g2.ps() * 2 > ar.ps());
+  // Half speed during the all-reduce, full speed after: ar + (g2 - ar/2).
+  check_close(r.timelines[0].ops[2].end, g + ar + (g2 - ar.scaled(0.5)));
+  check_breakdowns_add_up(r);
+}
+
+TEST_CASE("collectives on the same NIC slow each other down") {
+  auto hw = test::small_profile();
+  hw.node.gpus = 2;  // ranks 0,1 in node 0 and 2,3 in node 1, one NIC each
+  const Bytes size = Bytes::of(10'000'000);
+  const Time latency = collective_latency(program::CollectiveKind::all_reduce, 2, 2, hw);
+  auto build = [&](bool both) {
+    ProgramBuilder b(4);
+    const auto dp0 = b.group(GroupKind::dp, {0, 2}, 1);
+    const auto dp1 = b.group(GroupKind::dp, {1, 3}, 1);
+    b.add(0, all_reduce(dp0, size), Stream::dp);
+    b.add(2, all_reduce(dp0, size), Stream::dp);
+    if (both) {
+      b.add(1, all_reduce(dp1, size), Stream::dp);
+      b.add(3, all_reduce(dp1, size), Stream::dp);
+    }
+    return b.program();
+  };
+  // Alone: the NIC at 80 % efficiency. Together: two flows share each NIC direction.
+  check_close(replay(build(false), hw).iteration_time, size / Bandwidth::gb_per_s(8) + latency);
+  const SimulationResult both = replay(build(true), hw);
+  check_close(both.iteration_time, size / Bandwidth::gb_per_s(5) + latency);
+  CHECK(both.breakdown[0].exposed_comm[static_cast<std::size_t>(GroupKind::dp)] ==
+        both.iteration_time);
+}
+
+TEST_CASE("representative replay launches the whole family: same times as every-rank replay") {
+  auto hw = test::small_profile();
+  hw.node.fabric = hw::FabricKind::pcie;
+  hw.node.host_bridge_bandwidth = Bandwidth::gb_per_s(50);
+  const Bytes size = Bytes::of(4'000'000);
+  auto build = [&](bool every_rank) {
+    ProgramBuilder b = every_rank ? ProgramBuilder(4) : ProgramBuilder(4, {0, 1}, {0, 1, 0, 1});
+    const auto tp0 = b.group(GroupKind::tp, {0, 1}, 0);
+    const auto tp1 = b.group(GroupKind::tp, {2, 3}, 0);
+    const std::size_t recorded = every_rank ? 4 : 2;
+    for (std::size_t r = 0; r < recorded; ++r) {
+      const auto g = r < 2 ? tp0 : tp1;
+      const auto g1 = b.add(r, gemm(512, 512, 4096));
+      const auto ar = b.add(r, all_reduce(g, size), Stream::tp, {g1});
+      b.add(r, gemm(512, 512, 4096), Stream::compute, {ar});
+    }
+    return b.program();
+  };
+  const SimulationResult full = replay(build(true), hw);
+  const SimulationResult rep = replay(build(false), hw);
+  CHECK(full.iteration_time == rep.iteration_time);
+  for (std::size_t r = 0; r < 2; ++r) {
+    REQUIRE(rep.timelines[r].ops.size() == full.timelines[r].ops.size());
+    for (std::size_t i = 0; i < rep.timelines[r].ops.size(); ++i) {
+      CHECK(rep.timelines[r].ops[i].start == full.timelines[r].ops[i].start);
+      CHECK(rep.timelines[r].ops[i].end == full.timelines[r].ops[i].end);
+    }
+  }
+  // Four flows share the 50 GB/s host bridge (12.5 GB/s each, below the 40 GB/s cap).
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  check_close(rep.iteration_time,
+              g + size / Bandwidth::gb_per_s(12.5) +
+                  collective_latency(program::CollectiveKind::all_reduce, 2, 1, hw) + g);
+}
+
+TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
+  const auto hw = test::small_profile();
+  ProgramBuilder b(1);
+  using program::Alloc;
+  using program::Free;
+  using program::MemoryCategory;
+  const auto g = gemm(512, 512, 4096);
+  b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::parameters});
+  b.add(0, Alloc{2, Bytes::of(50), MemoryCategory::activations});
+  b.add(0, g);
+  b.add(0, Alloc{3, Bytes::of(30), MemoryCategory::temporaries});
+  b.add(0, g);
+  b.add(0, Free{3});
+  b.add(0, g);
+  b.add(0, Free{2});
+  const SimulationResult r = replay(b.program(), hw);
+  const RankMemory& m = r.memory[0];
+  const Time t = gemm_time(g, hw);
+  CHECK(m.peak == Bytes::of(180));
+  CHECK(m.peak_at == t);
+  CHECK(m.at_peak[static_cast<std::size_t>(MemoryCategory::parameters)] == Bytes::of(100));
+  CHECK(m.at_peak[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::of(50));
+  CHECK(m.at_peak[static_cast<std::size_t>(MemoryCategory::temporaries)] == Bytes::of(30));
+  REQUIRE(m.timeline.size() == 4);  // t=0 (two allocs merged), t, 2t, 3t
+  CHECK(m.timeline[0].at == Time::zero());
+  CHECK(m.timeline[3].at == t * 3);
+  CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::parameters)] == Bytes::of(100));
+  CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::zero());
+}
+
+namespace {
+// Two pipeline stages: forward on 0, send activations, forward+backward on 1, send grads
+// back, backward on 0, then an optimizer step and a DP-free finish.
+program::Program pipeline_program() {
+  ProgramBuilder b(2);
+  b.group(GroupKind::pp, {0, 1}, 2);
+  const auto fwd = gemm(512, 512, 4096);
+  const auto bwd = gemm(512, 1024, 4096);
+  const Bytes act = Bytes::of(2'000'000);
+  const program::Kernel adam{Bytes::of(3'000'000), Bytes::of(3'000'000), Flops::of(1e6)};
+  // stage 0
+  const auto f0 = b.add(0, fwd);
+  b.add(0, program::Send{1, act}, Stream::pp, {f0});
+  const auto r0 = b.add(0, program::Recv{1, act}, Stream::pp);
+  b.add(0, bwd, Stream::compute, {r0}, Phase::backward);
+  b.add(0, adam, Stream::compute, {}, Phase::optimizer);
+  // stage 1
+  const auto r1 = b.add(1, program::Recv{0, act}, Stream::pp);
+  b.add(1, fwd, Stream::compute, {r1});
+  b.add(1, fwd, Stream::compute, {}, Phase::recompute);
+  const auto b1 = b.add(1, bwd, Stream::compute, {}, Phase::backward);
+  b.add(1, program::Send{0, act}, Stream::pp, {b1});
+  b.add(1, adam, Stream::compute, {}, Phase::optimizer);
+  return b.program();
+}
+}  // namespace
+
+TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteration") {
+  const auto hw = test::small_profile();
+  const SimulationResult r = replay(pipeline_program(), hw);
+  REQUIRE(r.stuck.empty());
+  const Time f = gemm_time(gemm(512, 512, 4096), hw);
+  const Time bw = gemm_time(gemm(512, 1024, 4096), hw);
+  const Time p2p = Bytes::of(2'000'000) / Bandwidth::gb_per_s(80) + p2p_latency(false, hw);
+  const Time adam = Bytes::of(6'000'000) / Bandwidth::gb_per_s(1500);
+  // Stage 1 waits for the activations: a bubble of f + p2p.
+  check_close(r.breakdown[1].bubble, f + p2p);
+  CHECK(r.breakdown[1].recompute == f);
+  CHECK(r.breakdown[1].optimizer == adam);
+  // Stage 0 idles from f until the gradients arrive.
+  check_close(r.breakdown[0].bubble, p2p + f + f + bw + p2p);
+  check_close(r.iteration_time, f + p2p + f + f + bw + p2p + bw + adam);
+  check_breakdowns_add_up(r);
+}
+
+TEST_CASE("deadlocks are reported, not hung on") {
+  const auto hw = test::small_profile();
+  SUBCASE("a collective whose other member never issues it") {
+    ProgramBuilder b(2);
+    const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
+    b.add(0, all_reduce(tp, Bytes::of(1000)), Stream::tp);
+    b.add(1, gemm(128, 128, 128));
+    const SimulationResult r = replay(b.program(), hw);
+    REQUIRE(r.stuck.size() == 1);
+    CHECK(r.stuck[0].rank == 0);
+    CHECK(r.stuck[0].op == 0);
+    CHECK(r.stuck[0].reason.find("waiting for members 1 of tp group 0") != std::string::npos);
+    CHECK(r.timelines[0].ops[0].end == Time::max());
+  }
+  SUBCASE("a receive with no send") {
+    ProgramBuilder b(2);
+    b.group(GroupKind::pp, {0, 1}, 0);
+    b.add(1, program::Recv{0, Bytes::of(1000)}, Stream::pp);
+    const auto g = b.add(1, gemm(128, 128, 128), Stream::compute, {0});
+    (void)g;
+    const SimulationResult r = replay(b.program(), hw);
+    REQUIRE(r.stuck.size() == 2);
+    std::string all;
+    for (const StuckOp& s : r.stuck)
+      all += s.reason + "\n";
+    CHECK(all.find("waiting for matching send from rank 0") != std::string::npos);
+    CHECK(all.find("waiting for dep op 0") != std::string::npos);
+  }
+  SUBCASE("a dependency on a later op of the same stream") {
+    ProgramBuilder b(1);
+    b.add(0, gemm(128, 128, 128), Stream::compute, {1});
+    b.add(0, gemm(128, 128, 128));
+    const SimulationResult r = replay(b.program(), hw);
+    REQUIRE(r.stuck.size() == 1);
+    CHECK(r.stuck[0].reason == "compute stream: waiting for dep op 1");
+    CHECK(r.iteration_time == Time::zero());
+  }
+}
+
+TEST_CASE("malformed programs throw InvalidProgram") {
+  const auto hw = test::small_profile();
+  ProgramBuilder b(1);
+  b.add(0, gemm(128, 128, 128), Stream::compute, {5});
+  CHECK_THROWS_AS(replay(b.program(), hw), InvalidProgram);
+  ProgramBuilder c(2);
+  c.group(GroupKind::tp, {1}, 0);
+  c.add(0, all_reduce(0, Bytes::of(10)), Stream::tp);
+  CHECK_THROWS_AS(replay(c.program(), hw), InvalidProgram);
+  ProgramBuilder d(1);
+  d.add(0, program::Free{42});
+  CHECK_THROWS_AS(replay(d.program(), hw), InvalidProgram);
+}
+
+namespace {
+program::Program mixed_program() {
+  ProgramBuilder b(8);
+  std::vector<program::GroupId> tp, dp;
+  for (int i = 0; i < 2; ++i)
+    tp.push_back(b.group(GroupKind::tp, {4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3}, 0));
+  for (int j = 0; j < 4; ++j)
+    dp.push_back(b.group(GroupKind::dp, {j, j + 4}, 1));
+  for (std::size_t r = 0; r < 8; ++r) {
+    const auto t = tp[r / 4];
+    const auto d = dp[r % 4];
+    program::OpIndex last = -1;
+    for (int layer = 0; layer < 3; ++layer) {
+      const auto g = last < 0 ? b.add(r, gemm(512, 384, 2048))
+                              : b.add(r, gemm(512, 384, 2048), Stream::compute, {last});
+      const auto ar =
+          b.add(r, all_reduce(t, Bytes::of(1'500'000 + 100'000 * layer)), Stream::tp, {g});
+      b.add(r, program::Kernel{Bytes::of(4'000'000), Bytes::of(2'000'000), Flops::of(1e5)});
+      last = b.add(r, gemm(512, 512, 1024), Stream::compute, {ar}, Phase::backward);
+      b.add(r, all_reduce(d, Bytes::of(20'000'000)), Stream::dp, {last});
+    }
+  }
+  return b.program();
+}
+}  // namespace
+
+TEST_CASE("determinism and the event-stream fingerprint") {
+  auto hw = test::small_profile();
+  hw.compute_slowdown_during_comm = 0.25;
+  const program::Program p = mixed_program();
+  Simulation first(p, hw);
+  Simulation second(p, hw);
+  const SimulationResult a = first.run();
+  const SimulationResult b = second.run();
+  REQUIRE(a.stuck.empty());
+  CHECK(fingerprint(a) == fingerprint(b));
+  CHECK(a.events_processed == b.events_processed);
+  check_breakdowns_add_up(a);
+  // Any change of behaviour changes this number; update it only on purpose.
+  MESSAGE("fingerprint " << fingerprint(a) << " iteration " << a.iteration_time.ps() << " ps");
+  CHECK(fingerprint(a) == 3116285658355755763ULL);
+  CHECK(a.iteration_time == Time::from_ps(24085546773));
+}
+
+TEST_CASE("representative replay: the represented ranks' pipeline sends share the NIC too") {
+  auto hw = test::small_profile();
+  hw.node.gpus = 2;  // stage 0 = ranks 0,1 (node 0), stage 1 = ranks 2,3 (node 1), one NIC each
+  const Bytes act = Bytes::of(5'000'000);
+  auto build = [&](bool every_rank) {
+    ProgramBuilder b = every_rank ? ProgramBuilder(4) : ProgramBuilder(4, {0, 2}, {0, 0, 1, 1});
+    b.group(GroupKind::pp, {0, 2}, 0);
+    b.group(GroupKind::pp, {1, 3}, 0);
+    const std::vector<program::Rank> ranks =
+        every_rank ? std::vector<program::Rank>{0, 1, 2, 3} : std::vector<program::Rank>{0, 2};
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+      const program::Rank rank = ranks[r];
+      if (rank < 2) {
+        const auto g = b.add(r, gemm(512, 512, 4096));
+        b.add(r, program::Send{rank + 2, act}, Stream::pp, {g});
+      } else {
+        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp);
+        b.add(r, gemm(512, 512, 4096), Stream::compute, {rv});
+      }
+    }
+    return b.program();
+  };
+  const SimulationResult full = replay(build(true), hw);
+  const SimulationResult rep = replay(build(false), hw);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  // Two sends share the 10 GB/s NIC: 5 GB/s each, below the 8 GB/s cap.
+  check_close(full.iteration_time, g + act / Bandwidth::gb_per_s(5) + p2p_latency(true, hw) + g);
+  CHECK(rep.iteration_time == full.iteration_time);
+  CHECK(rep.breakdown[1].bubble == full.breakdown[2].bubble);
+}
