@@ -1,0 +1,181 @@
+#pragma once
+// The interface the executor's layers and schedules are written against, once. Each call is
+// one GPU kernel, GEMM or collective as Megatron-LM launches it (the meta backend records it,
+// the cpu backend computes it in fp64). In-place ops take the tensor they modify as `Tensor&`;
+// new outputs are allocated as temporaries until the caller marks them saved for backward.
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "models/program.hpp"
+#include "models/tensor.hpp"
+
+namespace trainsim {
+
+enum class ReduceOp : std::uint8_t { sum, max };
+
+/// Which communicator of this rank a collective runs on.
+enum class CommGroup : std::uint8_t { tensor, data };
+
+/// Local shape of the attention core on one TP rank.
+struct AttentionShape {
+  std::int64_t seq_len = 0;      ///< s
+  std::int64_t micro_batch = 0;  ///< b
+  std::int64_t heads = 0;        ///< heads on this rank (a / t)
+  std::int64_t head_dim = 0;     ///< d_h
+};
+
+struct LayerNormResult {
+  Tensor y;
+  Tensor stats;  ///< fp32 [T, 2]: mean and reciprocal standard deviation, kept for backward
+};
+
+struct DropoutResult {
+  Tensor y;
+  Tensor mask;  ///< one byte per element (Megatron keeps a bool mask)
+};
+
+struct CrossEntropyStats {
+  Tensor target_logit;  ///< [T, 1] fp32: logit of the label minus the max (0 off this shard)
+  Tensor sum_exp;       ///< [T, 1] fp32: sum of exp(logit - max) over this shard
+};
+
+/// The tensors one Adam update touches for one parameter.
+struct AdamTensors {
+  Tensor param;   ///< model dtype copy, rewritten from the master weight
+  Tensor grad;    ///< fp32 main gradient
+  Tensor master;  ///< fp32 master weight
+  Tensor m;       ///< fp32 first moment
+  Tensor v;       ///< fp32 second moment
+};
+
+struct AdamHyper {
+  double lr = 1e-4;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;
+  std::int64_t step = 1;  ///< 1-based, for bias correction
+};
+
+/// Token ids and labels of one micro batch, [T, 1] each (int64 ids held in 8-byte slots).
+struct TokenBatch {
+  Tensor tokens;
+  Tensor labels;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  // --- bookkeeping -------------------------------------------------------------------------
+  /// Layer, micro batch and phase of the ops issued from now on.
+  virtual void set_tag(const program::Tag& tag) = 0;
+  /// The next op issued on `waiter` starts only after everything issued so far on `waited`
+  /// (cudaStreamWaitEvent).
+  virtual void stream_wait(program::Stream waiter, program::Stream waited) = 0;
+  /// A new buffer (cpu: zero-filled). `category` says what the memory is for.
+  virtual Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
+                          std::string_view name) = 0;
+  /// Re-labels a buffer as kept for the backward pass (activations).
+  virtual void mark_saved(const Tensor& t) = 0;
+  /// Token ids and labels of micro batch `index` of this rank (`tokens` ids each).
+  virtual TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) = 0;
+
+  // --- GEMMs ---------------------------------------------------------------------------------
+  /// op(a) · op(b) into a new tensor of a's dtype.
+  virtual Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                        std::string_view name) = 0;
+  /// c += op(a) · op(b); c keeps its own dtype (fp32 main gradients: Megatron's fused
+  /// gradient accumulation).
+  virtual void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a,
+                                 bool transpose_b, Tensor& c, std::string_view name) = 0;
+  /// Per (sequence, head): Q·Kᵀ / sqrt(d_h) from the fused QKV output [T, 3·heads·d_h]
+  /// (per head [q | k | v] columns); result [b·heads, s, s].
+  virtual Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
+                                  std::string_view name) = 0;
+  /// Per (sequence, head): P·V; result [T, heads·d_h].
+  virtual Tensor attention_context(const Tensor& probs, const Tensor& qkv,
+                                   const AttentionShape& shape, std::string_view name) = 0;
+  /// Backward of attention_context: returns dP = dO·Vᵀ and writes dV = Pᵀ·dO into dqkv.
+  virtual Tensor attention_context_backward(const Tensor& dctx, const Tensor& probs,
+                                            const Tensor& qkv, Tensor& dqkv,
+                                            const AttentionShape& shape, std::string_view name) = 0;
+  /// Backward of attention_scores: writes dQ = dS·K/√d and dK = dSᵀ·Q/√d into dqkv.
+  virtual void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                         const AttentionShape& shape, std::string_view name) = 0;
+
+  // --- memory-bound kernels ------------------------------------------------------------------
+  virtual LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                     std::string_view name) = 0;
+  /// Returns dx; accumulates into the fp32 gradients of gamma and beta.
+  virtual Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                     const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                     std::string_view name) = 0;
+  /// x += bias (broadcast over rows).
+  virtual void add_bias(Tensor& x, const Tensor& bias, std::string_view name) = 0;
+  /// dbias += column sums of dy.
+  virtual void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) = 0;
+  /// GeLU(x + bias), tanh approximation (Megatron's fused bias_gelu).
+  virtual Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) = 0;
+  /// Returns d(x) and accumulates the bias gradient.
+  virtual Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias,
+                                    Tensor& dbias, std::string_view name) = 0;
+  /// residual + dropout(x + bias) with probability p (bias may be undefined).
+  virtual DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias,
+                                         const Tensor& residual, double p,
+                                         std::string_view name) = 0;
+  /// Gradient of the dropout branch: mask·dy/(1-p); accumulates the bias gradient when
+  /// dbias is given.
+  virtual Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,
+                                  std::string_view name) = 0;
+  /// Causal softmax over the last dimension of [b·heads, s, s].
+  virtual Tensor softmax(const Tensor& scores, std::string_view name) = 0;
+  virtual Tensor softmax_backward(const Tensor& dprobs, const Tensor& probs,
+                                  std::string_view name) = 0;
+  virtual DropoutResult dropout(const Tensor& x, double p, std::string_view name) = 0;
+  /// dst += src.
+  virtual void accumulate(Tensor& dst, const Tensor& src, std::string_view name) = 0;
+  /// Rows of `table` for the token ids in [vocab_begin, vocab_begin + table rows); zero rows
+  /// for ids outside this shard (vocabulary-parallel embedding).
+  virtual Tensor embedding_lookup(const Tensor& tokens, const Tensor& table,
+                                  std::int64_t vocab_begin, std::string_view name) = 0;
+  /// x[row] += table[row / b] (learned position embedding; rows in [s, b] order).
+  virtual void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
+                                      std::string_view name) = 0;
+  virtual void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
+                                  Tensor& dtable, std::string_view name) = 0;
+  virtual void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
+                                           Tensor& dtable, std::string_view name) = 0;
+  virtual Tensor cast(const Tensor& x, DType dtype, std::string_view name) = 0;
+
+  // --- vocabulary-parallel cross entropy (Megatron's _VocabParallelCrossEntropy) -------------
+  /// Row maxima [T, 1] of fp32 logits.
+  virtual Tensor row_max(const Tensor& logits, std::string_view name) = 0;
+  /// In place: logits := exp(logits - max); returns the label's shifted logit and the sums.
+  virtual CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max,
+                                                const Tensor& labels, std::int64_t vocab_begin,
+                                                std::string_view name) = 0;
+  /// In place: exp_logits := softmax; returns [1, 1] fp32 `scale`·Σ (log sum_exp − target).
+  virtual Tensor cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats,
+                                    double scale, std::string_view name) = 0;
+  /// In place: softmax := scale·(softmax − onehot(label)) (the logits gradient).
+  virtual void cross_entropy_backward(Tensor& softmax, const Tensor& labels,
+                                      std::int64_t vocab_begin, double scale,
+                                      std::string_view name) = 0;
+
+  // --- collectives ---------------------------------------------------------------------------
+  /// In-place all-reduce of the tensors (one fused message) over `group` on `stream`.
+  virtual void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
+                          program::Stream stream, std::string_view name) = 0;
+
+  // --- optimizer -----------------------------------------------------------------------------
+  /// Sets the tensors to zero (one multi-tensor memset).
+  virtual void zero(std::span<const Tensor> tensors, std::string_view name) = 0;
+  /// One multi-tensor Adam update, writing master, m, v and the model-dtype parameter.
+  virtual void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
+                         std::string_view name) = 0;
+};
+
+}  // namespace trainsim

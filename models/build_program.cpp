@@ -1,0 +1,134 @@
+#include "models/build_program.hpp"
+
+#include <fmt/format.h>
+
+#include "models/errors.hpp"
+#include "models/gpt.hpp"
+#include "models/meta_backend.hpp"
+#include "models/rank_layout.hpp"
+#include "models/train_step.hpp"
+
+namespace trainsim {
+
+void check_supported(const ModelSpec& model, const ParallelPlan& plan,
+                     const TrainingSpec& training) {
+  if (plan.pipeline.size != 1) {
+    throw Infeasible(fmt::format(
+        "pipeline size {}: pipeline parallelism arrives with issue 5 (only 1 is supported)",
+        plan.pipeline.size));
+  }
+  if (plan.tensor.sequence_parallel) {
+    throw Infeasible("sequence parallelism arrives with issue 3 (only off is supported)");
+  }
+  if (plan.recompute != Recompute::none) {
+    throw Infeasible("activation recomputation arrives with issue 3 (only none is supported)");
+  }
+  if (plan.data.zero != 0) {
+    throw Infeasible(fmt::format("ZeRO stage {}: ZeRO arrives with issue 3 (only 0 is supported)",
+                                 plan.data.zero));
+  }
+  const std::int64_t t = plan.tensor.size;
+  if (t < 1 || plan.data.size < 1) {
+    throw Infeasible(
+        fmt::format("tensor ({}) and data ({}) parallel sizes must be >= 1", t, plan.data.size));
+  }
+  if (model.heads <= 0 || model.hidden % model.heads != 0) {
+    throw Infeasible(
+        fmt::format("hidden {} is not divisible by heads {}", model.hidden, model.heads));
+  }
+  if (model.heads % t != 0 || model.ffn % t != 0) {
+    throw Infeasible(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",
+                                 model.heads, model.ffn, t));
+  }
+  const std::int64_t per_step = training.micro_batch * plan.data.size;
+  if (training.micro_batch < 1 || training.global_batch % per_step != 0 ||
+      training.global_batch < per_step) {
+    throw Infeasible(fmt::format(
+        "global batch {} is not a positive multiple of micro batch {} x data parallel {}",
+        training.global_batch, training.micro_batch, plan.data.size));
+  }
+}
+
+program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
+                               const TrainingSpec& training, ProgramScope scope,
+                               const ExecutorOptions& options) {
+  check_supported(model, plan, training);
+  const RankLayout layout(plan);
+  const std::int64_t world = layout.world_size();
+  const std::int64_t t = layout.tp_size();
+  const std::int64_t d = layout.dp_size();
+
+  program::Program prog;
+  prog.world_size = static_cast<std::int32_t>(world);
+  // TP groups (one per DP index) form family 0; DP groups (one per TP index) family 1.
+  for (std::int64_t dp = 0; dp < d; ++dp) {
+    program::Group g;
+    g.id = static_cast<program::GroupId>(prog.groups.size());
+    g.kind = program::GroupKind::tp;
+    g.family = 0;
+    for (std::int64_t r : layout.tp_group(layout.rank_of({0, dp, 0}))) {
+      g.ranks.push_back(static_cast<program::Rank>(r));
+    }
+    prog.groups.push_back(std::move(g));
+  }
+  for (std::int64_t tp = 0; tp < t; ++tp) {
+    program::Group g;
+    g.id = static_cast<program::GroupId>(prog.groups.size());
+    g.kind = program::GroupKind::dp;
+    g.family = 1;
+    for (std::int64_t r : layout.dp_group(layout.rank_of({tp, 0, 0}))) {
+      g.ranks.push_back(static_cast<program::Rank>(r));
+    }
+    prog.groups.push_back(std::move(g));
+  }
+
+  GptShape shape;
+  shape.layers = model.layers;
+  shape.hidden = model.hidden;
+  shape.heads = model.heads;
+  shape.ffn = model.ffn;
+  shape.seq_len = model.seq_len;
+  shape.vocab = model.padded_vocab(t);
+  shape.micro_batch = training.micro_batch;
+  shape.dtype = model.dtype;
+  shape.hidden_dropout = options.hidden_dropout;
+  shape.attention_dropout = options.attention_dropout;
+
+  IterationConfig config;
+  config.micro_batches = training.micro_batches_per_replica(d);
+  config.data_parallel = d;
+  config.global_tokens = training.global_batch * model.seq_len;
+  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  config.bucket_size = default_bucket_size(d);
+
+  // With TP and DP only every rank runs the same ops on its own groups: rank 0 stands for all.
+  const std::int64_t recorded = scope == ProgramScope::every_rank ? world : 1;
+  prog.ranks.reserve(static_cast<std::size_t>(recorded));
+  for (std::int64_t rank = 0; rank < recorded; ++rank) {
+    const RankCoordinates c = layout.coordinates(rank);
+    program::RankProgram& out = prog.ranks.emplace_back();
+    out.rank = static_cast<program::Rank>(rank);
+    MetaBackend meta(out, prog.names, static_cast<program::GroupId>(c.dp),
+                     static_cast<program::GroupId>(d + c.tp));
+    {
+      GptModel gpt(meta, shape, {c.tp, t});
+      OptimizerState optimizer = make_optimizer_state(meta, gpt);
+      Tensor loss = run_iteration(meta, gpt, optimizer, config);
+      loss.reset();
+      // Parameters, gradients and optimizer state outlive the iteration: no Free for them.
+      meta.finish();
+    }
+  }
+  prog.representative.resize(static_cast<std::size_t>(world));
+  for (std::int64_t rank = 0; rank < world; ++rank) {
+    prog.representative[static_cast<std::size_t>(rank)] =
+        scope == ProgramScope::every_rank ? static_cast<std::int32_t>(rank) : 0;
+  }
+  return prog;
+}
+
+program::Program build_program(const Scenario& scenario, ProgramScope scope) {
+  return build_program(scenario.model, scenario.parallel, scenario.training, scope);
+}
+
+}  // namespace trainsim

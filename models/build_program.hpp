@@ -1,0 +1,41 @@
+#pragma once
+// The explicit step that turns model + plan + training into the Program the simulator
+// replays: runs one training iteration of the executor on the meta backend for each recorded
+// rank (style.md §2). Throws Infeasible for plans the executor cannot run yet.
+
+#include <cstdint>
+
+#include "models/parallel_plan.hpp"
+#include "models/program.hpp"
+#include "models/scenario.hpp"
+
+namespace trainsim {
+
+/// Which ranks get their own recorded program.
+enum class ProgramScope : std::uint8_t {
+  representative,  ///< one rank per class of provably identical ranks (TP + DP: rank 0 alone)
+  every_rank       ///< all world ranks
+};
+
+/// Options of the executor that are not part of the scenario.
+struct ExecutorOptions {
+  double hidden_dropout = 0.1;  ///< Megatron's default, kept for timing and memory
+  double attention_dropout = 0.1;
+};
+
+/// The Program of one training iteration. Groups list every TP group (one family) and every
+/// DP group (another), ranks in ring order. Throws Infeasible for pipeline parallelism,
+/// sequence parallelism, recomputation, ZeRO, or sizes that do not divide.
+program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
+                               const TrainingSpec& training, ProgramScope scope,
+                               const ExecutorOptions& options = {});
+
+/// Same, from a loaded scenario.
+program::Program build_program(const Scenario& scenario, ProgramScope scope);
+
+/// Checks that the executor supports `plan` for `model` and `training`; throws Infeasible
+/// naming the offending value otherwise.
+void check_supported(const ModelSpec& model, const ParallelPlan& plan,
+                     const TrainingSpec& training);
+
+}  // namespace trainsim

@@ -1,0 +1,123 @@
+#pragma once
+// The GPT model of the reference executor, written once over `Backend`: vocabulary-parallel
+// token embedding + learned position embedding, pre-LN layers (attention, GeLU MLP) with
+// Megatron 1D tensor parallelism (column/row splits, f/g operators), final LayerNorm, logits
+// through the tied word embedding and vocabulary-parallel cross entropy
+// (parallelism-reference §0.3, §1.3, §1.4).
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/backend.hpp"
+
+namespace trainsim {
+
+/// Sizes of the model as one TP rank lays it out. `vocab` is the padded vocabulary.
+struct GptShape {
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t ffn = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t vocab = 0;          ///< padded, divisible by the TP size
+  std::int64_t micro_batch = 0;    ///< sequences per micro batch
+  DType dtype = DType::bf16;       ///< parameters and activations
+  double hidden_dropout = 0.1;     ///< after attention, after the MLP and on the embedding
+  double attention_dropout = 0.1;  ///< on the softmax output
+};
+
+/// This rank's place in its tensor-parallel group.
+struct TensorParallelPosition {
+  std::int64_t rank = 0;
+  std::int64_t size = 1;
+};
+
+/// How a parameter is split over the TP group.
+enum class Split : std::uint8_t { replicated, rows, columns };
+
+struct Parameter {
+  std::string name;  ///< "layers.3.mlp.fc1.weight", "embedding.word", ...
+  Shape full_shape;  ///< shape on a single device
+  Split split = Split::replicated;
+  std::int32_t layer = program::Tag::kNoLayer;
+  Tensor value;  ///< model dtype (bf16), this rank's shard
+  Tensor grad;   ///< fp32 main gradient, same shape
+};
+
+/// Told when a parameter's gradient is final for this iteration (Megatron's grad hook).
+class GradReadyListener {
+ public:
+  virtual ~GradReadyListener() = default;
+  virtual void grad_ready(std::size_t parameter_index) = 0;
+};
+
+/// Tensors one transformer layer keeps for its backward pass (Korthikanti et al. §4.1).
+struct LayerSaved {
+  Tensor x;  ///< layer input (LN1 input); produced and marked by the previous layer
+  Tensor ln1_y, ln1_stats, qkv, probs, attn_dropout_mask, probs_dropped, context;
+  Tensor attn_residual_mask, x1, ln2_y, ln2_stats, fc1, gelu, mlp_residual_mask;
+};
+
+/// What one micro batch's forward pass leaves for its backward pass.
+struct ForwardState {
+  TokenBatch batch;
+  Tensor embedding_dropout_mask;
+  std::vector<LayerSaved> layers;
+  Tensor final_x, final_ln_y, final_ln_stats;
+  Tensor softmax;  ///< fp32 [T, V/t]
+  Tensor loss;     ///< [1, 1]: loss_scale · Σ token losses of this micro batch
+  std::int64_t micro_batch_index = 0;
+};
+
+class GptModel {
+ public:
+  /// Allocates this rank's parameter shards and fp32 main gradients (persistent memory).
+  GptModel(Backend& backend, const GptShape& shape, TensorParallelPosition tp);
+
+  const GptShape& shape() const { return shape_; }
+  TensorParallelPosition tensor_parallel() const { return tp_; }
+  /// In registration order: word and position embedding, layers, final LayerNorm.
+  std::span<Parameter> parameters() { return parameters_; }
+  std::span<const Parameter> parameters() const { return parameters_; }
+
+  /// Forward of one micro batch. `loss_scale` multiplies the summed token losses (1 / tokens
+  /// in the global batch gives the global mean once summed over micro batches and replicas).
+  ForwardState forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index);
+  /// Backward of one micro batch; accumulates into the main gradients and frees the saved
+  /// tensors as it goes. `listener` (may be null) hears when each gradient is final.
+  void backward(ForwardState state, double loss_scale, GradReadyListener* listener);
+
+ private:
+  struct LayerParams {
+    std::size_t ln1_gamma, ln1_beta, qkv_weight, qkv_bias, proj_weight, proj_bias;
+    std::size_t ln2_gamma, ln2_beta, fc1_weight, fc1_bias, fc2_weight, fc2_bias;
+  };
+
+  std::size_t add_parameter(std::string name, Shape full_shape, Split split, std::int32_t layer);
+  Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved);
+  Tensor layer_backward(std::size_t layer, Tensor dy, LayerSaved saved);
+  void set_tag(std::int32_t layer, program::Phase phase);
+  void ready(std::size_t index);
+  const Tensor& value(std::size_t index) const { return parameters_[index].value; }
+  Tensor& grad(std::size_t index) { return parameters_[index].grad; }
+  std::int64_t tokens() const { return shape_.seq_len * shape_.micro_batch; }
+  std::int64_t vocab_begin() const { return tp_.rank * (shape_.vocab / tp_.size); }
+
+  Backend& backend_;
+  GptShape shape_;
+  TensorParallelPosition tp_;
+  AttentionShape attention_;
+  std::vector<Parameter> parameters_;
+  std::size_t word_embedding_ = 0;
+  std::size_t position_embedding_ = 0;
+  std::vector<LayerParams> layer_params_;
+  std::size_t final_gamma_ = 0;
+  std::size_t final_beta_ = 0;
+  std::int32_t micro_batch_ = 0;           // tag of the pass in progress
+  GradReadyListener* listener_ = nullptr;  // set during backward only
+};
+
+}  // namespace trainsim

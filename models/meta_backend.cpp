@@ -1,0 +1,497 @@
+#include "models/meta_backend.hpp"
+
+#include <algorithm>
+
+namespace trainsim {
+
+using program::Alloc;
+using program::Collective;
+using program::Free;
+using program::Gemm;
+using program::Kernel;
+using program::MemoryCategory;
+using program::NameId;
+using program::OpIndex;
+using program::Stream;
+
+namespace {
+constexpr OpIndex kNone = -1;
+constexpr std::size_t stream_index(Stream s) {
+  return static_cast<std::size_t>(s);
+}
+Bytes bytes(const Tensor& t) {
+  return t.bytes();
+}
+double elements(const Tensor& t) {
+  return static_cast<double>(t.numel());
+}
+Bytes fp32_bytes(std::int64_t n) {
+  return Bytes::of(4 * n);
+}
+}  // namespace
+
+/// The device buffer behind a meta tensor and the last ops that used it.
+class MetaBackend::Storage final : public TensorStorage {
+ public:
+  Storage(MetaBackend& owner_in, program::BufferId id_in, NameId name_in, OpIndex alloc_in)
+      : owner(owner_in), id(id_in), name(name_in), alloc_op(alloc_in), last_writer(alloc_in) {
+    last_reader.fill(kNone);
+  }
+  ~Storage() override { owner.release(*this); }
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  MetaBackend& owner;
+  program::BufferId id;
+  NameId name;
+  OpIndex alloc_op;
+  OpIndex last_writer;
+  Stream writer_stream = Stream::compute;
+  std::array<OpIndex, program::kStreamCount> last_reader{};
+};
+
+MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
+                         program::GroupId tp_group, program::GroupId dp_group)
+    : out_(out), names_(names), tp_group_(tp_group), dp_group_(dp_group) {
+  last_on_stream_.fill(kNone);
+  for (auto& waits : pending_waits_)
+    waits.fill(kNone);
+}
+
+MetaBackend::~MetaBackend() = default;
+
+void MetaBackend::stream_wait(Stream waiter, Stream waited) {
+  OpIndex& slot = pending_waits_[stream_index(waiter)][stream_index(waited)];
+  slot = std::max(slot, last_on_stream_[stream_index(waited)]);
+}
+
+OpIndex MetaBackend::record(program::Payload payload, Stream stream, std::string_view name,
+                            std::initializer_list<Access> accesses) {
+  return record(std::move(payload), stream, names_.intern(name),
+                std::span<const Access>(accesses.begin(), accesses.size()));
+}
+
+OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name,
+                            std::span<const Access> accesses) {
+  const auto index = static_cast<OpIndex>(out_.ops.size());
+  auto& need = pending_waits_[stream_index(stream)];
+  const auto consider = [&](OpIndex op, Stream from) {
+    if (op != kNone && from != stream) {
+      OpIndex& slot = need[stream_index(from)];
+      slot = std::max(slot, op);
+    }
+  };
+  for (const Access& a : accesses) {
+    const Storage& st = static_cast<const Storage&>(a.tensor->storage());
+    consider(st.last_writer, st.writer_stream);
+    if (a.write) {
+      for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+        consider(st.last_reader[s], static_cast<Stream>(s));
+      }
+    }
+  }
+  program::Op op;
+  op.payload = std::move(payload);
+  op.stream = stream;
+  op.tag = tag_;
+  op.name = name;
+  op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
+  for (OpIndex& dep : need) {
+    if (dep != kNone) out_.dep_pool.push_back(dep);
+    dep = kNone;
+  }
+  op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
+  out_.ops.push_back(std::move(op));
+
+  for (const Access& a : accesses) {
+    Storage& st = static_cast<Storage&>(a.tensor->storage());
+    if (a.write) {
+      st.last_writer = index;
+      st.writer_stream = stream;
+      st.last_reader.fill(kNone);
+    } else {
+      st.last_reader[stream_index(stream)] = index;
+    }
+  }
+  last_on_stream_[stream_index(stream)] = index;
+  return index;
+}
+
+void MetaBackend::release(Storage& st) {
+  if (finished_) return;
+  // A Free runs on the compute stream after every other-stream use of the buffer.
+  const auto index = static_cast<OpIndex>(out_.ops.size());
+  auto& need = pending_waits_[stream_index(Stream::compute)];
+  std::array<OpIndex, program::kStreamCount> deps = need;
+  need.fill(kNone);
+  const auto consider = [&](OpIndex op, Stream from) {
+    if (op != kNone && from != Stream::compute) {
+      deps[stream_index(from)] = std::max(deps[stream_index(from)], op);
+    }
+  };
+  consider(st.last_writer, st.writer_stream);
+  for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+    consider(st.last_reader[s], static_cast<Stream>(s));
+  }
+  program::Op op;
+  op.payload = Free{st.id};
+  op.stream = Stream::compute;
+  op.tag = tag_;
+  op.name = st.name;
+  op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
+  for (OpIndex dep : deps) {
+    if (dep != kNone) out_.dep_pool.push_back(dep);
+  }
+  op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
+  out_.ops.push_back(std::move(op));
+  last_on_stream_[stream_index(Stream::compute)] = index;
+}
+
+Tensor MetaBackend::allocate_buffer(Shape shape, DType dtype, bool mask, MemoryCategory category,
+                                    std::string_view name) {
+  const program::BufferId id = next_buffer_++;
+  const NameId name_id = names_.intern(name);
+  const std::int64_t element = mask ? 1 : bytes_per_element(dtype);
+  const Bytes size = Bytes::of(shape.numel() * element);
+  const OpIndex op = record(Alloc{id, size, category}, Stream::compute, name_id, {});
+  auto storage = std::make_shared<Storage>(*this, id, name_id, op);
+  return mask ? Tensor::byte_mask(std::move(storage), shape)
+              : Tensor(std::move(storage), shape, dtype);
+}
+
+Tensor MetaBackend::allocate(Shape shape, DType dtype, MemoryCategory category,
+                             std::string_view name) {
+  return allocate_buffer(shape, dtype, false, category, name);
+}
+
+Tensor MetaBackend::make(Shape shape, DType dtype, std::string_view name) {
+  return allocate_buffer(shape, dtype, false, MemoryCategory::temporaries, name);
+}
+
+Tensor MetaBackend::make_mask(Shape shape, std::string_view name) {
+  return allocate_buffer(shape, DType::fp16, true, MemoryCategory::temporaries, name);
+}
+
+void MetaBackend::mark_saved(const Tensor& t) {
+  const Storage& st = static_cast<const Storage&>(t.storage());
+  std::get<Alloc>(out_.ops[static_cast<std::size_t>(st.alloc_op)].payload).category =
+      MemoryCategory::activations;
+}
+
+TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens) {
+  // int64 token ids and labels, copied to the device by the data loader.
+  TokenBatch batch;
+  batch.tokens = make({1, tokens, 1}, DType::fp64, "data.tokens");
+  batch.labels = make({1, tokens, 1}, DType::fp64, "data.labels");
+  return batch;
+}
+
+OpIndex MetaBackend::kernel(std::string_view name, Bytes read, Bytes written, double flops,
+                            std::initializer_list<Access> accesses) {
+  return record(Kernel{read, written, Flops::of(flops)}, Stream::compute, name, accesses);
+}
+
+OpIndex MetaBackend::gemm(std::string_view name, Gemm g, std::initializer_list<Access> accesses) {
+  return record(g, Stream::compute, name, accesses);
+}
+
+namespace {
+// Shape of op(a) · op(b) for 2-D operands.
+Gemm gemm_shape(const Tensor& a, const Tensor& b, bool ta, bool tb) {
+  Gemm g;
+  g.m = ta ? a.shape().cols : a.shape().rows;
+  g.k = ta ? a.shape().rows : a.shape().cols;
+  g.n = tb ? b.shape().rows : b.shape().cols;
+  g.dtype = a.dtype();
+  g.transpose_a = ta;
+  g.transpose_b = tb;
+  return g;
+}
+}  // namespace
+
+Tensor MetaBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb,
+                           std::string_view name) {
+  const Gemm g = gemm_shape(a, b, ta, tb);
+  Tensor c = make({1, g.m, g.n}, a.dtype(), name);
+  gemm(name, g, {{&a, false}, {&b, false}, {&c, true}});
+  return c;
+}
+
+void MetaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& c,
+                                    std::string_view name) {
+  gemm(name, gemm_shape(a, b, ta, tb), {{&a, false}, {&b, false}, {&c, true}});
+}
+
+namespace {
+Gemm attention_gemm(const AttentionShape& s, std::int64_t m, std::int64_t n, std::int64_t k,
+                    DType dtype, bool ta, bool tb) {
+  Gemm g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.batch = s.micro_batch * s.heads;
+  g.dtype = dtype;
+  g.transpose_a = ta;
+  g.transpose_b = tb;
+  return g;
+}
+}  // namespace
+
+Tensor MetaBackend::attention_scores(const Tensor& qkv, const AttentionShape& s,
+                                     std::string_view name) {
+  Tensor scores = make({s.micro_batch * s.heads, s.seq_len, s.seq_len}, qkv.dtype(), name);
+  gemm(name, attention_gemm(s, s.seq_len, s.seq_len, s.head_dim, qkv.dtype(), false, true),
+       {{&qkv, false}, {&scores, true}});
+  return scores;
+}
+
+Tensor MetaBackend::attention_context(const Tensor& probs, const Tensor& qkv,
+                                      const AttentionShape& s, std::string_view name) {
+  Tensor ctx = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype(), name);
+  gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), false, false),
+       {{&probs, false}, {&qkv, false}, {&ctx, true}});
+  return ctx;
+}
+
+Tensor MetaBackend::attention_context_backward(const Tensor& dctx, const Tensor& probs,
+                                               const Tensor& qkv, Tensor& dqkv,
+                                               const AttentionShape& s, std::string_view name) {
+  Tensor dprobs = make(probs.shape(), probs.dtype(), name);
+  // dP = dO·Vᵀ, then dV = Pᵀ·dO.
+  gemm(name, attention_gemm(s, s.seq_len, s.seq_len, s.head_dim, qkv.dtype(), false, true),
+       {{&dctx, false}, {&qkv, false}, {&dprobs, true}});
+  gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), true, false),
+       {{&probs, false}, {&dctx, false}, {&dqkv, true}});
+  return dprobs;
+}
+
+void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                            const AttentionShape& s, std::string_view name) {
+  // dQ = dS·K and dK = dSᵀ·Q (scaled by 1/√d in the GEMM's alpha).
+  gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), false, false),
+       {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
+  gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), true, false),
+       {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
+}
+
+LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                        std::string_view name) {
+  LayerNormResult r;
+  r.y = make(x.shape(), x.dtype(), name);
+  r.stats = make({1, x.shape().rows, 2}, DType::fp32, name);
+  kernel(name, bytes(x) + bytes(gamma) + bytes(beta), bytes(r.y) + bytes(r.stats),
+         8.0 * elements(x),
+         {{&x, false}, {&gamma, false}, {&beta, false}, {&r.y, true}, {&r.stats, true}});
+  return r;
+}
+
+Tensor MetaBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                        const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                        std::string_view name) {
+  Tensor dx = make(x.shape(), x.dtype(), name);
+  const Bytes grads = bytes(dgamma) + bytes(dbeta);
+  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(dx) + grads,
+         12.0 * elements(x),
+         {{&dy, false},
+          {&x, false},
+          {&gamma, false},
+          {&stats, false},
+          {&dgamma, true},
+          {&dbeta, true},
+          {&dx, true}});
+  return dx;
+}
+
+void MetaBackend::add_bias(Tensor& x, const Tensor& bias, std::string_view name) {
+  kernel(name, bytes(x) + bytes(bias), bytes(x), elements(x), {{&bias, false}, {&x, true}});
+}
+
+void MetaBackend::bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) {
+  kernel(name, bytes(dy) + bytes(dbias), bytes(dbias), elements(dy),
+         {{&dy, false}, {&dbias, true}});
+}
+
+Tensor MetaBackend::bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) {
+  Tensor y = make(x.shape(), x.dtype(), name);
+  kernel(name, bytes(x) + bytes(bias), bytes(y), 10.0 * elements(x),
+         {{&x, false}, {&bias, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias,
+                                       Tensor& dbias, std::string_view name) {
+  Tensor dx = make(x.shape(), x.dtype(), name);
+  kernel(name, bytes(dy) + bytes(x) + bytes(bias) + bytes(dbias), bytes(dx) + bytes(dbias),
+         16.0 * elements(x),
+         {{&dy, false}, {&x, false}, {&bias, false}, {&dbias, true}, {&dx, true}});
+  return dx;
+}
+
+DropoutResult MetaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,
+                                            const Tensor& residual, double, std::string_view name) {
+  DropoutResult r;
+  r.y = make(x.shape(), x.dtype(), name);
+  r.mask = make_mask(x.shape(), name);
+  kernel(name, bytes(x) + bytes(bias) + bytes(residual), bytes(r.y) + bytes(r.mask),
+         3.0 * elements(x),
+         {{&x, false}, {&bias, false}, {&residual, false}, {&r.y, true}, {&r.mask, true}});
+  return r;
+}
+
+Tensor MetaBackend::dropout_backward(const Tensor& dy, const Tensor& mask, double, Tensor* dbias,
+                                     std::string_view name) {
+  Tensor dx = make(dy.shape(), dy.dtype(), name);
+  if (dbias != nullptr) {
+    kernel(name, bytes(dy) + bytes(mask) + bytes(*dbias), bytes(dx) + bytes(*dbias),
+           3.0 * elements(dy), {{&dy, false}, {&mask, false}, {dbias, true}, {&dx, true}});
+  } else {
+    kernel(name, bytes(dy) + bytes(mask), bytes(dx), 2.0 * elements(dy),
+           {{&dy, false}, {&mask, false}, {&dx, true}});
+  }
+  return dx;
+}
+
+Tensor MetaBackend::softmax(const Tensor& scores, std::string_view name) {
+  Tensor probs = make(scores.shape(), scores.dtype(), name);
+  kernel(name, bytes(scores), bytes(probs), 5.0 * elements(scores),
+         {{&scores, false}, {&probs, true}});
+  return probs;
+}
+
+Tensor MetaBackend::softmax_backward(const Tensor& dprobs, const Tensor& probs,
+                                     std::string_view name) {
+  Tensor dscores = make(probs.shape(), probs.dtype(), name);
+  kernel(name, bytes(dprobs) + bytes(probs), bytes(dscores), 4.0 * elements(probs),
+         {{&dprobs, false}, {&probs, false}, {&dscores, true}});
+  return dscores;
+}
+
+DropoutResult MetaBackend::dropout(const Tensor& x, double, std::string_view name) {
+  DropoutResult r;
+  r.y = make(x.shape(), x.dtype(), name);
+  r.mask = make_mask(x.shape(), name);
+  kernel(name, bytes(x), bytes(r.y) + bytes(r.mask), 2.0 * elements(x),
+         {{&x, false}, {&r.y, true}, {&r.mask, true}});
+  return r;
+}
+
+void MetaBackend::accumulate(Tensor& dst, const Tensor& src, std::string_view name) {
+  kernel(name, bytes(dst) + bytes(src), bytes(dst), elements(dst), {{&src, false}, {&dst, true}});
+}
+
+Tensor MetaBackend::embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t,
+                                     std::string_view name) {
+  Tensor out = make({1, tokens.numel(), table.shape().cols}, table.dtype(), name);
+  kernel(name, bytes(tokens) + bytes(out), bytes(out), 0.0,
+         {{&tokens, false}, {&table, false}, {&out, true}});
+  return out;
+}
+
+void MetaBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t,
+                                         std::string_view name) {
+  kernel(name, bytes(x) + bytes(table), bytes(x), elements(x), {{&table, false}, {&x, true}});
+}
+
+void MetaBackend::embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t,
+                                     Tensor& dtable, std::string_view name) {
+  // Dense fp32 gradient of this vocabulary shard, scatter-added from the token rows.
+  const Bytes touched = fp32_bytes(dy.numel());
+  kernel(name, bytes(dy) + bytes(tokens) + touched, touched, elements(dy),
+         {{&dy, false}, {&tokens, false}, {&dtable, true}});
+}
+
+void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, Tensor& dtable,
+                                              std::string_view name) {
+  kernel(name, bytes(dy) + bytes(dtable), bytes(dtable), elements(dy),
+         {{&dy, false}, {&dtable, true}});
+}
+
+Tensor MetaBackend::cast(const Tensor& x, DType dtype, std::string_view name) {
+  Tensor y = make(x.shape(), dtype, name);
+  kernel(name, bytes(x), bytes(y), 0.0, {{&x, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::row_max(const Tensor& logits, std::string_view name) {
+  Tensor max = make({1, logits.shape().rows, 1}, DType::fp32, name);
+  kernel(name, bytes(logits), bytes(max), elements(logits), {{&logits, false}, {&max, true}});
+  return max;
+}
+
+CrossEntropyStats MetaBackend::cross_entropy_stats(Tensor& logits, const Tensor& max,
+                                                   const Tensor& labels, std::int64_t,
+                                                   std::string_view name) {
+  CrossEntropyStats r;
+  r.target_logit = make(max.shape(), DType::fp32, name);
+  r.sum_exp = make(max.shape(), DType::fp32, name);
+  kernel(name, bytes(logits) + bytes(max) + bytes(labels),
+         bytes(logits) + bytes(r.target_logit) + bytes(r.sum_exp), 3.0 * elements(logits),
+         {{&max, false},
+          {&labels, false},
+          {&logits, true},
+          {&r.target_logit, true},
+          {&r.sum_exp, true}});
+  return r;
+}
+
+Tensor MetaBackend::cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats, double,
+                                       std::string_view name) {
+  Tensor loss = make({1, 1, 1}, DType::fp32, name);
+  kernel(
+      name, bytes(exp_logits) + bytes(stats.target_logit) + bytes(stats.sum_exp),
+      bytes(exp_logits) + bytes(loss), 2.0 * elements(exp_logits),
+      {{&stats.target_logit, false}, {&stats.sum_exp, false}, {&exp_logits, true}, {&loss, true}});
+  return loss;
+}
+
+void MetaBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels, std::int64_t,
+                                         double, std::string_view name) {
+  kernel(name, bytes(softmax) + bytes(labels), bytes(softmax), 2.0 * elements(softmax),
+         {{&labels, false}, {&softmax, true}});
+}
+
+void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp,
+                             Stream stream, std::string_view name) {
+  Collective c;
+  c.kind = program::CollectiveKind::all_reduce;
+  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.dtype = tensors.front().dtype();
+  scratch_.clear();
+  for (const Tensor& t : tensors) {
+    c.size += bytes(t);
+    scratch_.push_back({&t, true});
+  }
+  record(c, stream, names_.intern(name), scratch_);
+}
+
+void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
+  Bytes total;
+  scratch_.clear();
+  for (const Tensor& t : tensors) {
+    total += bytes(t);
+    scratch_.push_back({&t, true});
+  }
+  record(Kernel{Bytes::zero(), total, Flops::zero()}, Stream::compute, names_.intern(name),
+         scratch_);
+}
+
+void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper&,
+                            std::string_view name) {
+  Bytes read;
+  Bytes written;
+  double flops = 0.0;
+  scratch_.clear();
+  for (const AdamTensors& t : tensors) {
+    read += bytes(t.grad) + bytes(t.master) + bytes(t.m) + bytes(t.v);
+    written += bytes(t.master) + bytes(t.m) + bytes(t.v) + bytes(t.param);
+    flops += 12.0 * elements(t.param);
+    scratch_.push_back({&t.grad, false});
+    scratch_.push_back({&t.master, true});
+    scratch_.push_back({&t.m, true});
+    scratch_.push_back({&t.v, true});
+    scratch_.push_back({&t.param, true});
+  }
+  record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_);
+}
+
+}  // namespace trainsim

@@ -1,0 +1,132 @@
+#pragma once
+// The meta backend: holds no data and records every op it is asked for into a
+// program::RankProgram. Dependencies are derived from tensor use: each buffer remembers the
+// op that last wrote it and the last reader on each stream, and an op touching a buffer last
+// used on another stream waits for that op (read-after-write and write-after-read). Every
+// tensor creation is an Alloc; the drop of its last handle is a Free, after any other-stream
+// use of the buffer.
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+#include "models/backend.hpp"
+
+namespace trainsim {
+
+class MetaBackend final : public Backend {
+ public:
+  /// Records into `out` (its rank is kept), interning names in `names`. Collectives on the
+  /// tensor/data communicator refer to `tp_group` / `dp_group` of the Program.
+  MetaBackend(program::RankProgram& out, program::NameTable& names, program::GroupId tp_group,
+              program::GroupId dp_group);
+  ~MetaBackend() override;
+  MetaBackend(const MetaBackend&) = delete;
+  MetaBackend& operator=(const MetaBackend&) = delete;
+
+  /// Stops recording: buffers released afterwards (persistent parameters, gradients and
+  /// optimizer state) get no Free.
+  void finish() { finished_ = true; }
+
+  void set_tag(const program::Tag& tag) override { tag_ = tag; }
+  void stream_wait(program::Stream waiter, program::Stream waited) override;
+  Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
+                  std::string_view name) override;
+  void mark_saved(const Tensor& t) override;
+  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) override;
+
+  Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                std::string_view name) override;
+  void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c, std::string_view name) override;
+  Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
+                          std::string_view name) override;
+  Tensor attention_context(const Tensor& probs, const Tensor& qkv, const AttentionShape& shape,
+                           std::string_view name) override;
+  Tensor attention_context_backward(const Tensor& dctx, const Tensor& probs, const Tensor& qkv,
+                                    Tensor& dqkv, const AttentionShape& shape,
+                                    std::string_view name) override;
+  void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                 const AttentionShape& shape, std::string_view name) override;
+
+  LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                             std::string_view name) override;
+  Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                             const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                             std::string_view name) override;
+  void add_bias(Tensor& x, const Tensor& bias, std::string_view name) override;
+  void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) override;
+  Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
+  Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
+                            std::string_view name) override;
+  DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                                 double p, std::string_view name) override;
+  Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,
+                          std::string_view name) override;
+  Tensor softmax(const Tensor& scores, std::string_view name) override;
+  Tensor softmax_backward(const Tensor& dprobs, const Tensor& probs,
+                          std::string_view name) override;
+  DropoutResult dropout(const Tensor& x, double p, std::string_view name) override;
+  void accumulate(Tensor& dst, const Tensor& src, std::string_view name) override;
+  Tensor embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t vocab_begin,
+                          std::string_view name) override;
+  void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
+                              std::string_view name) override;
+  void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
+                          Tensor& dtable, std::string_view name) override;
+  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch, Tensor& dtable,
+                                   std::string_view name) override;
+  Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
+
+  Tensor row_max(const Tensor& logits, std::string_view name) override;
+  CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max, const Tensor& labels,
+                                        std::int64_t vocab_begin, std::string_view name) override;
+  Tensor cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats, double scale,
+                            std::string_view name) override;
+  void cross_entropy_backward(Tensor& softmax, const Tensor& labels, std::int64_t vocab_begin,
+                              double scale, std::string_view name) override;
+
+  void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
+                  program::Stream stream, std::string_view name) override;
+  void zero(std::span<const Tensor> tensors, std::string_view name) override;
+  void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
+                 std::string_view name) override;
+
+ private:
+  class Storage;
+  friend class Storage;
+  struct Access {
+    const Tensor* tensor;
+    bool write;
+  };
+
+  program::OpIndex record(program::Payload payload, program::Stream stream, std::string_view name,
+                          std::initializer_list<Access> accesses);
+  program::OpIndex record(program::Payload payload, program::Stream stream, program::NameId name,
+                          std::span<const Access> accesses);
+  void release(Storage& storage);
+  Tensor make(Shape shape, DType dtype, std::string_view name);
+  Tensor make_mask(Shape shape, std::string_view name);
+  Tensor allocate_buffer(Shape shape, DType dtype, bool mask, program::MemoryCategory category,
+                         std::string_view name);
+  program::OpIndex kernel(std::string_view name, Bytes read, Bytes written, double flops,
+                          std::initializer_list<Access> accesses);
+  program::OpIndex gemm(std::string_view name, program::Gemm g,
+                        std::initializer_list<Access> accesses);
+
+  program::RankProgram& out_;
+  program::NameTable& names_;
+  program::GroupId tp_group_;
+  program::GroupId dp_group_;
+  program::Tag tag_;
+  program::BufferId next_buffer_ = 0;
+  bool finished_ = false;
+  /// Latest op recorded on each stream, and the waits to attach to a stream's next op.
+  std::array<program::OpIndex, program::kStreamCount> last_on_stream_;
+  std::array<std::array<program::OpIndex, program::kStreamCount>, program::kStreamCount>
+      pending_waits_;
+  std::vector<Access> scratch_;
+};
+
+}  // namespace trainsim

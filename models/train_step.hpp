@@ -1,0 +1,53 @@
+#pragma once
+// One training iteration on one rank: micro-batch loop (forward, backward, gradient
+// accumulation into fp32 main gradients), data-parallel gradient all-reduce in buckets on the
+// dp stream (overlapped with the last backward when asked, parallelism-reference §8.3), then
+// the Adam step after every reduction.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "models/backend.hpp"
+#include "models/gpt.hpp"
+
+namespace trainsim {
+
+/// Megatron DDP's default bucket size in parameters: max(4e7, 1e6 · DP).
+std::int64_t default_bucket_size(std::int64_t data_parallel);
+
+/// A contiguous range of the gradient buffer, reduced by one collective.
+struct GradientBucket {
+  std::vector<std::size_t> parameters;  ///< indices into GptModel::parameters()
+  std::int64_t numel = 0;
+};
+
+/// Megatron's bucketing: parameters in reverse registration order (the order their
+/// gradients become final), a new bucket once the current one holds `bucket_size` elements.
+std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
+                                         std::int64_t bucket_size);
+
+/// fp32 master weights and Adam moments for every parameter (persistent optimizer state).
+struct OptimizerState {
+  std::vector<AdamTensors> tensors;  ///< aligned with GptModel::parameters()
+};
+/// Allocates the optimizer state of `model`. Moments start at zero; the caller that loads
+/// parameter values loads the master weights too (setup, not part of an iteration).
+OptimizerState make_optimizer_state(Backend& backend, GptModel& model);
+
+struct IterationConfig {
+  std::int64_t micro_batches = 1;  ///< per replica (gradient accumulation steps)
+  std::int64_t data_parallel = 1;
+  std::int64_t global_tokens = 1;  ///< sequences x seq_len of the global batch (loss mean)
+  bool overlap_grad_reduce = true;
+  std::int64_t bucket_size = 40'000'000;  ///< parameters per DP bucket
+  bool optimizer_step = true;             ///< false: stop after the gradients (gradient checks)
+  AdamHyper adam;
+};
+
+/// Runs one iteration; returns a [1, 1] tensor holding this rank's share of the mean loss
+/// (Σ over micro batches of its tokens' losses / global_tokens).
+Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
+                     const IterationConfig& config);
+
+}  // namespace trainsim
