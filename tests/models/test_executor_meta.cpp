@@ -377,3 +377,21 @@ TEST_CASE("meta: the 22B and 256-GPU programs build fast in representative scope
   CHECK(ms_22b < 500.0);
   CHECK(ms_256 < 500.0);
 }
+
+TEST_CASE("meta: dependencies point backwards to ops on other streams") {
+  const Program p =
+      build_program(small_model(), plan(2, 2, true), training(8, 2), ProgramScope::representative);
+  const RankProgram& r = p.ranks[0];
+  std::size_t cross = 0;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    for (OpIndex dep : r.deps(r.ops[i])) {
+      REQUIRE(dep >= 0);
+      REQUIRE(static_cast<std::size_t>(dep) < i);
+      CHECK(r.ops[static_cast<std::size_t>(dep)].stream != r.ops[i].stream);
+      ++cross;
+    }
+    // Collectives wait for the compute op that produced their buffer.
+    if (std::holds_alternative<Collective>(r.ops[i].payload)) CHECK(r.deps(r.ops[i]).size() >= 1);
+  }
+  CHECK(cross > 0);
+}

@@ -1,0 +1,509 @@
+#include "models/cpu_backend.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace trainsim {
+
+namespace {
+
+using Matrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixMap = Eigen::Map<Matrix>;
+using ConstMatrixMap = Eigen::Map<const Matrix>;
+// A [s, d] block of a [T, C] activation: rows strided by b·C (Megatron's [s, b, ...] order).
+using Strided = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+using ConstStrided = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+class CpuStorage final : public TensorStorage {
+ public:
+  explicit CpuStorage(std::int64_t n) : data(static_cast<std::size_t>(n), 0.0) {}
+  std::vector<double> data;
+};
+
+double* ptr(const Tensor& t) {
+  return static_cast<CpuStorage&>(t.storage()).data.data();
+}
+std::size_t count(const Tensor& t) {
+  return static_cast<std::size_t>(t.numel());
+}
+std::int64_t rows(const Tensor& t) {
+  return t.shape().batch * t.shape().rows;
+}
+std::int64_t cols(const Tensor& t) {
+  return t.shape().cols;
+}
+MatrixMap matrix(const Tensor& t) {
+  return {ptr(t), rows(t), cols(t)};
+}
+
+void gemm(const Tensor& a, const Tensor& b, bool ta, bool tb, const Tensor& c, bool accumulate) {
+  const ConstMatrixMap A(ptr(a), rows(a), cols(a));
+  const ConstMatrixMap B(ptr(b), rows(b), cols(b));
+  MatrixMap C = matrix(c);
+  const auto run = [&](const auto& lhs, const auto& rhs) {
+    if (accumulate) {
+      C.noalias() += lhs * rhs;
+    } else {
+      C.noalias() = lhs * rhs;
+    }
+  };
+  if (ta && tb) run(A.transpose(), B.transpose());
+  if (ta && !tb) run(A.transpose(), B);
+  if (!ta && tb) run(A, B.transpose());
+  if (!ta && !tb) run(A, B);
+}
+
+// Views of head j of sequence i inside the fused QKV output and the context.
+struct HeadViews {
+  const AttentionShape& s;
+  std::int64_t qkv_cols() const { return 3 * s.heads * s.head_dim; }
+  std::int64_t ctx_cols() const { return s.heads * s.head_dim; }
+  double* qkv_block(double* base, std::int64_t i, std::int64_t j, int which) const {
+    return base + i * qkv_cols() + j * 3 * s.head_dim + which * s.head_dim;
+  }
+  ConstStrided q(const Tensor& qkv, std::int64_t i, std::int64_t j, int which) const {
+    return {qkv_block(ptr(qkv), i, j, which), s.seq_len, s.head_dim,
+            Eigen::OuterStride<>(s.micro_batch * qkv_cols())};
+  }
+  Strided mq(const Tensor& qkv, std::int64_t i, std::int64_t j, int which) const {
+    return {qkv_block(ptr(qkv), i, j, which), s.seq_len, s.head_dim,
+            Eigen::OuterStride<>(s.micro_batch * qkv_cols())};
+  }
+  Strided ctx(const Tensor& c, std::int64_t i, std::int64_t j) const {
+    return {ptr(c) + i * ctx_cols() + j * s.head_dim, s.seq_len, s.head_dim,
+            Eigen::OuterStride<>(s.micro_batch * ctx_cols())};
+  }
+  MatrixMap square(const Tensor& t, std::int64_t i, std::int64_t j) const {
+    return {ptr(t) + (i * s.heads + j) * s.seq_len * s.seq_len, s.seq_len, s.seq_len};
+  }
+};
+
+constexpr double kLayerNormEps = 1e-5;
+constexpr double kGeluC = 0.7978845608028654;  // sqrt(2/pi)
+
+}  // namespace
+
+CpuBackend::CpuBackend(CpuCommunicator& communicator, std::int64_t rank,
+                       std::vector<std::int64_t> tp_group, std::vector<std::int64_t> dp_group,
+                       std::vector<MicroBatchTokens> batches, std::uint64_t seed)
+    : communicator_(communicator),
+      rank_(rank),
+      tp_group_(std::move(tp_group)),
+      dp_group_(std::move(dp_group)),
+      batches_(std::move(batches)),
+      rng_(seed) {}
+
+std::span<double> CpuBackend::values(const Tensor& t) {
+  return {ptr(t), count(t)};
+}
+
+Tensor CpuBackend::make(Shape shape, DType dtype) {
+  return Tensor(std::make_shared<CpuStorage>(shape.numel()), shape, dtype);
+}
+
+Tensor CpuBackend::allocate(Shape shape, DType dtype, program::MemoryCategory, std::string_view) {
+  return make(shape, dtype);
+}
+
+TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens) {
+  const MicroBatchTokens& mb = batches_.at(static_cast<std::size_t>(index));
+  if (static_cast<std::int64_t>(mb.tokens.size()) != tokens ||
+      mb.labels.size() != mb.tokens.size()) {
+    throw std::logic_error("cpu backend: micro batch has the wrong number of tokens");
+  }
+  TokenBatch batch{make({1, tokens, 1}, DType::fp64), make({1, tokens, 1}, DType::fp64)};
+  for (std::size_t i = 0; i < mb.tokens.size(); ++i) {
+    ptr(batch.tokens)[i] = static_cast<double>(mb.tokens[i]);
+    ptr(batch.labels)[i] = static_cast<double>(mb.labels[i]);
+  }
+  return batch;
+}
+
+Tensor CpuBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb, std::string_view) {
+  const std::int64_t m = ta ? cols(a) : rows(a);
+  const std::int64_t n = tb ? rows(b) : cols(b);
+  Tensor c = make({1, m, n}, a.dtype());
+  gemm(a, b, ta, tb, c, false);
+  return c;
+}
+
+void CpuBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& c,
+                                   std::string_view) {
+  gemm(a, b, ta, tb, c, true);
+}
+
+Tensor CpuBackend::attention_scores(const Tensor& qkv, const AttentionShape& s, std::string_view) {
+  Tensor scores = make({s.micro_batch * s.heads, s.seq_len, s.seq_len}, qkv.dtype());
+  const HeadViews v{s};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      v.square(scores, i, j).noalias() =
+          scale * (v.q(qkv, i, j, 0) * v.q(qkv, i, j, 1).transpose());
+    }
+  }
+  return scores;
+}
+
+Tensor CpuBackend::attention_context(const Tensor& probs, const Tensor& qkv,
+                                     const AttentionShape& s, std::string_view) {
+  Tensor ctx = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype());
+  const HeadViews v{s};
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      v.ctx(ctx, i, j).noalias() = v.square(probs, i, j) * v.q(qkv, i, j, 2);
+    }
+  }
+  return ctx;
+}
+
+Tensor CpuBackend::attention_context_backward(const Tensor& dctx, const Tensor& probs,
+                                              const Tensor& qkv, Tensor& dqkv,
+                                              const AttentionShape& s, std::string_view) {
+  Tensor dprobs = make(probs.shape(), probs.dtype());
+  const HeadViews v{s};
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      const Strided d_out = v.ctx(dctx, i, j);
+      v.square(dprobs, i, j).noalias() = d_out * v.q(qkv, i, j, 2).transpose();
+      v.mq(dqkv, i, j, 2).noalias() = v.square(probs, i, j).transpose() * d_out;
+    }
+  }
+  return dprobs;
+}
+
+void CpuBackend::attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                           const AttentionShape& s, std::string_view) {
+  const HeadViews v{s};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      const MatrixMap ds = v.square(dscores, i, j);
+      v.mq(dqkv, i, j, 0).noalias() = scale * (ds * v.q(qkv, i, j, 1));
+      v.mq(dqkv, i, j, 1).noalias() = scale * (ds.transpose() * v.q(qkv, i, j, 0));
+    }
+  }
+}
+
+LayerNormResult CpuBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                       std::string_view) {
+  LayerNormResult r{make(x.shape(), x.dtype()), make({1, rows(x), 2}, DType::fp32)};
+  const std::int64_t n = cols(x);
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double* in = ptr(x) + row * n;
+    double mean = 0.0;
+    for (std::int64_t c = 0; c < n; ++c)
+      mean += in[c];
+    mean /= static_cast<double>(n);
+    double var = 0.0;
+    for (std::int64_t c = 0; c < n; ++c)
+      var += (in[c] - mean) * (in[c] - mean);
+    var /= static_cast<double>(n);
+    const double rstd = 1.0 / std::sqrt(var + kLayerNormEps);
+    double* out = ptr(r.y) + row * n;
+    for (std::int64_t c = 0; c < n; ++c) {
+      out[c] = (in[c] - mean) * rstd * ptr(gamma)[c] + ptr(beta)[c];
+    }
+    ptr(r.stats)[2 * row] = mean;
+    ptr(r.stats)[2 * row + 1] = rstd;
+  }
+  return r;
+}
+
+Tensor CpuBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                       const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                       std::string_view) {
+  Tensor dx = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  std::vector<double> xhat(static_cast<std::size_t>(n));
+  std::vector<double> g(static_cast<std::size_t>(n));
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double mean = ptr(stats)[2 * row];
+    const double rstd = ptr(stats)[2 * row + 1];
+    const double* in = ptr(x) + row * n;
+    const double* d = ptr(dy) + row * n;
+    double mean_g = 0.0;
+    double mean_gx = 0.0;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const auto k = static_cast<std::size_t>(c);
+      xhat[k] = (in[c] - mean) * rstd;
+      g[k] = d[c] * ptr(gamma)[c];
+      ptr(dgamma)[c] += d[c] * xhat[k];
+      ptr(dbeta)[c] += d[c];
+      mean_g += g[k];
+      mean_gx += g[k] * xhat[k];
+    }
+    mean_g /= static_cast<double>(n);
+    mean_gx /= static_cast<double>(n);
+    double* out = ptr(dx) + row * n;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const auto k = static_cast<std::size_t>(c);
+      out[c] = rstd * (g[k] - mean_g - xhat[k] * mean_gx);
+    }
+  }
+  return dx;
+}
+
+void CpuBackend::add_bias(Tensor& x, const Tensor& bias, std::string_view) {
+  matrix(x).rowwise() += ConstMatrixMap(ptr(bias), 1, cols(bias)).row(0);
+}
+
+void CpuBackend::bias_grad(const Tensor& dy, Tensor& dbias, std::string_view) {
+  matrix(dbias).row(0) += matrix(dy).colwise().sum();
+}
+
+Tensor CpuBackend::bias_gelu(const Tensor& x, const Tensor& bias, std::string_view) {
+  Tensor y = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  for (std::size_t i = 0; i < count(x); ++i) {
+    const double z = ptr(x)[i] + ptr(bias)[static_cast<std::int64_t>(i) % n];
+    ptr(y)[i] = 0.5 * z * (1.0 + std::tanh(kGeluC * (z + 0.044715 * z * z * z)));
+  }
+  return y;
+}
+
+Tensor CpuBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias,
+                                      Tensor& dbias, std::string_view) {
+  Tensor dx = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  for (std::size_t i = 0; i < count(x); ++i) {
+    const std::int64_t c = static_cast<std::int64_t>(i) % n;
+    const double z = ptr(x)[i] + ptr(bias)[c];
+    const double th = std::tanh(kGeluC * (z + 0.044715 * z * z * z));
+    const double grad =
+        0.5 * (1.0 + th) + 0.5 * z * (1.0 - th * th) * kGeluC * (1.0 + 3.0 * 0.044715 * z * z);
+    ptr(dx)[i] = ptr(dy)[i] * grad;
+    ptr(dbias)[c] += ptr(dx)[i];
+  }
+  return dx;
+}
+
+DropoutResult CpuBackend::dropout_impl(const Tensor& x, const Tensor* bias, const Tensor* residual,
+                                       double p) {
+  DropoutResult r{make(x.shape(), x.dtype()),
+                  Tensor::byte_mask(std::make_shared<CpuStorage>(x.numel()), x.shape())};
+  std::bernoulli_distribution keep(1.0 - p);
+  const double inv = p > 0.0 ? 1.0 / (1.0 - p) : 1.0;
+  const std::int64_t n = cols(x);
+  for (std::size_t i = 0; i < count(x); ++i) {
+    const double m = p > 0.0 ? (keep(rng_) ? 1.0 : 0.0) : 1.0;
+    double v = ptr(x)[i];
+    if (bias != nullptr && bias->defined()) v += ptr(*bias)[static_cast<std::int64_t>(i) % n];
+    v *= m * inv;
+    if (residual != nullptr) v += ptr(*residual)[i];
+    ptr(r.mask)[i] = m;
+    ptr(r.y)[i] = v;
+  }
+  return r;
+}
+
+DropoutResult CpuBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,
+                                           const Tensor& residual, double p, std::string_view) {
+  return dropout_impl(x, &bias, &residual, p);
+}
+
+DropoutResult CpuBackend::dropout(const Tensor& x, double p, std::string_view) {
+  return dropout_impl(x, nullptr, nullptr, p);
+}
+
+Tensor CpuBackend::dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,
+                                    std::string_view) {
+  Tensor dx = make(dy.shape(), dy.dtype());
+  const double inv = p > 0.0 ? 1.0 / (1.0 - p) : 1.0;
+  for (std::size_t i = 0; i < count(dy); ++i)
+    ptr(dx)[i] = ptr(dy)[i] * ptr(mask)[i] * inv;
+  if (dbias != nullptr) bias_grad(dx, *dbias, "");
+  return dx;
+}
+
+Tensor CpuBackend::softmax(const Tensor& scores, std::string_view) {
+  Tensor probs = make(scores.shape(), scores.dtype());
+  const std::int64_t s = cols(scores);
+  for (std::int64_t row = 0; row < rows(scores); ++row) {
+    const std::int64_t position = row % s;  // causal: attend to keys 0..position
+    const double* in = ptr(scores) + row * s;
+    double* out = ptr(probs) + row * s;
+    double max = -std::numeric_limits<double>::infinity();
+    for (std::int64_t k = 0; k <= position; ++k)
+      max = std::max(max, in[k]);
+    double sum = 0.0;
+    for (std::int64_t k = 0; k <= position; ++k) {
+      out[k] = std::exp(in[k] - max);
+      sum += out[k];
+    }
+    for (std::int64_t k = 0; k <= position; ++k)
+      out[k] /= sum;
+  }
+  return probs;
+}
+
+Tensor CpuBackend::softmax_backward(const Tensor& dprobs, const Tensor& probs, std::string_view) {
+  Tensor dscores = make(probs.shape(), probs.dtype());
+  const std::int64_t s = cols(probs);
+  for (std::int64_t row = 0; row < rows(probs); ++row) {
+    const double* p = ptr(probs) + row * s;
+    const double* d = ptr(dprobs) + row * s;
+    double dot = 0.0;
+    for (std::int64_t k = 0; k < s; ++k)
+      dot += d[k] * p[k];
+    double* out = ptr(dscores) + row * s;
+    for (std::int64_t k = 0; k < s; ++k)
+      out[k] = p[k] * (d[k] - dot);
+  }
+  return dscores;
+}
+
+void CpuBackend::accumulate(Tensor& dst, const Tensor& src, std::string_view) {
+  for (std::size_t i = 0; i < count(dst); ++i)
+    ptr(dst)[i] += ptr(src)[i];
+}
+
+Tensor CpuBackend::embedding_lookup(const Tensor& tokens, const Tensor& table,
+                                    std::int64_t vocab_begin, std::string_view) {
+  const std::int64_t h = cols(table);
+  Tensor out = make({1, tokens.numel(), h}, table.dtype());
+  for (std::int64_t row = 0; row < tokens.numel(); ++row) {
+    const auto id = static_cast<std::int64_t>(ptr(tokens)[row]) - vocab_begin;
+    if (id < 0 || id >= rows(table)) continue;
+    std::copy_n(ptr(table) + id * h, h, ptr(out) + row * h);
+  }
+  return out;
+}
+
+void CpuBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
+                                        std::string_view) {
+  const std::int64_t h = cols(x);
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double* p = ptr(table) + (row / micro_batch) * h;
+    double* out = ptr(x) + row * h;
+    for (std::int64_t c = 0; c < h; ++c)
+      out[c] += p[c];
+  }
+}
+
+void CpuBackend::embedding_backward(const Tensor& dy, const Tensor& tokens,
+                                    std::int64_t vocab_begin, Tensor& dtable, std::string_view) {
+  const std::int64_t h = cols(dy);
+  for (std::int64_t row = 0; row < rows(dy); ++row) {
+    const auto id = static_cast<std::int64_t>(ptr(tokens)[row]) - vocab_begin;
+    if (id < 0 || id >= rows(dtable)) continue;
+    for (std::int64_t c = 0; c < h; ++c)
+      ptr(dtable)[id * h + c] += ptr(dy)[row * h + c];
+  }
+}
+
+void CpuBackend::position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
+                                             Tensor& dtable, std::string_view) {
+  const std::int64_t h = cols(dy);
+  for (std::int64_t row = 0; row < rows(dy); ++row) {
+    double* out = ptr(dtable) + (row / micro_batch) * h;
+    for (std::int64_t c = 0; c < h; ++c)
+      out[c] += ptr(dy)[row * h + c];
+  }
+}
+
+Tensor CpuBackend::cast(const Tensor& x, DType dtype, std::string_view) {
+  Tensor y = make(x.shape(), dtype);
+  std::copy_n(ptr(x), count(x), ptr(y));
+  return y;
+}
+
+Tensor CpuBackend::row_max(const Tensor& logits, std::string_view) {
+  Tensor max = make({1, rows(logits), 1}, DType::fp32);
+  matrix(max).col(0) = matrix(logits).rowwise().maxCoeff();
+  return max;
+}
+
+CrossEntropyStats CpuBackend::cross_entropy_stats(Tensor& logits, const Tensor& max,
+                                                  const Tensor& labels, std::int64_t vocab_begin,
+                                                  std::string_view) {
+  CrossEntropyStats r{make(max.shape(), DType::fp32), make(max.shape(), DType::fp32)};
+  const std::int64_t v = cols(logits);
+  for (std::int64_t row = 0; row < rows(logits); ++row) {
+    double* l = ptr(logits) + row * v;
+    const double m = ptr(max)[row];
+    const auto id = static_cast<std::int64_t>(ptr(labels)[row]) - vocab_begin;
+    ptr(r.target_logit)[row] = (id >= 0 && id < v) ? l[id] - m : 0.0;
+    double sum = 0.0;
+    for (std::int64_t c = 0; c < v; ++c) {
+      l[c] = std::exp(l[c] - m);
+      sum += l[c];
+    }
+    ptr(r.sum_exp)[row] = sum;
+  }
+  return r;
+}
+
+Tensor CpuBackend::cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats,
+                                      double scale, std::string_view) {
+  Tensor loss = make({1, 1, 1}, DType::fp32);
+  const std::int64_t v = cols(exp_logits);
+  double total = 0.0;
+  for (std::int64_t row = 0; row < rows(exp_logits); ++row) {
+    const double sum = ptr(stats.sum_exp)[row];
+    total += std::log(sum) - ptr(stats.target_logit)[row];
+    double* l = ptr(exp_logits) + row * v;
+    for (std::int64_t c = 0; c < v; ++c)
+      l[c] /= sum;
+  }
+  ptr(loss)[0] = scale * total;
+  return loss;
+}
+
+void CpuBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels,
+                                        std::int64_t vocab_begin, double scale, std::string_view) {
+  const std::int64_t v = cols(softmax);
+  for (std::int64_t row = 0; row < rows(softmax); ++row) {
+    double* g = ptr(softmax) + row * v;
+    const auto id = static_cast<std::int64_t>(ptr(labels)[row]) - vocab_begin;
+    if (id >= 0 && id < v) g[id] -= 1.0;
+    for (std::int64_t c = 0; c < v; ++c)
+      g[c] *= scale;
+  }
+}
+
+void CpuBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
+                            program::Stream, std::string_view) {
+  const std::vector<std::int64_t>& ranks = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  if (ranks.size() <= 1) return;
+  // One fused message, as Megatron's contiguous gradient buckets are.
+  std::vector<double> flat;
+  for (const Tensor& t : tensors)
+    flat.insert(flat.end(), ptr(t), ptr(t) + count(t));
+  communicator_.all_reduce(ranks, rank_, flat, op);
+  std::size_t offset = 0;
+  for (const Tensor& t : tensors) {
+    std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(offset), count(t), ptr(t));
+    offset += count(t);
+  }
+}
+
+void CpuBackend::zero(std::span<const Tensor> tensors, std::string_view) {
+  for (const Tensor& t : tensors)
+    std::fill_n(ptr(t), count(t), 0.0);
+}
+
+void CpuBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
+                           std::string_view) {
+  const double step = static_cast<double>(hyper.step);
+  const double correction1 = 1.0 - std::pow(hyper.beta1, step);
+  const double correction2 = 1.0 - std::pow(hyper.beta2, step);
+  for (const AdamTensors& t : tensors) {
+    for (std::size_t i = 0; i < count(t.param); ++i) {
+      const double g = ptr(t.grad)[i];
+      double& m = ptr(t.m)[i];
+      double& v = ptr(t.v)[i];
+      double& w = ptr(t.master)[i];
+      m = hyper.beta1 * m + (1.0 - hyper.beta1) * g;
+      v = hyper.beta2 * v + (1.0 - hyper.beta2) * g * g;
+      const double update = (m / correction1) / (std::sqrt(v / correction2) + hyper.eps);
+      w -= hyper.lr * (update + hyper.weight_decay * w);
+      ptr(t.param)[i] = w;
+    }
+  }
+}
+
+}  // namespace trainsim

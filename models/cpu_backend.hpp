@@ -1,0 +1,109 @@
+#pragma once
+// The cpu backend: real numbers in fp64 (whatever dtype a tensor is labelled with), Eigen for
+// GEMMs. One backend per rank; ranks are threads sharing a CpuCommunicator. Streams, tags and
+// memory categories are ignored: ops run in program order.
+
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "models/backend.hpp"
+#include "models/cpu_communicator.hpp"
+
+namespace trainsim {
+
+/// Token ids and labels of one micro batch in [s, b] row order (row = position·b + sequence).
+struct MicroBatchTokens {
+  std::vector<std::int64_t> tokens;
+  std::vector<std::int64_t> labels;
+};
+
+class CpuBackend final : public Backend {
+ public:
+  /// `tp_group` and `dp_group` list world ranks in ring order and contain `rank`;
+  /// `batches` are this rank's micro batches; `seed` drives dropout masks.
+  CpuBackend(CpuCommunicator& communicator, std::int64_t rank, std::vector<std::int64_t> tp_group,
+             std::vector<std::int64_t> dp_group, std::vector<MicroBatchTokens> batches,
+             std::uint64_t seed);
+
+  /// The fp64 values of a tensor made by a CpuBackend (mutable: tests and loaders write them).
+  static std::span<double> values(const Tensor& t);
+
+  void set_tag(const program::Tag&) override {}
+  void stream_wait(program::Stream, program::Stream) override {}
+  Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
+                  std::string_view name) override;
+  void mark_saved(const Tensor&) override {}
+  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) override;
+
+  Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                std::string_view name) override;
+  void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c, std::string_view name) override;
+  Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
+                          std::string_view name) override;
+  Tensor attention_context(const Tensor& probs, const Tensor& qkv, const AttentionShape& shape,
+                           std::string_view name) override;
+  Tensor attention_context_backward(const Tensor& dctx, const Tensor& probs, const Tensor& qkv,
+                                    Tensor& dqkv, const AttentionShape& shape,
+                                    std::string_view name) override;
+  void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                 const AttentionShape& shape, std::string_view name) override;
+
+  LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                             std::string_view name) override;
+  Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                             const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                             std::string_view name) override;
+  void add_bias(Tensor& x, const Tensor& bias, std::string_view name) override;
+  void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) override;
+  Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
+  Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
+                            std::string_view name) override;
+  DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                                 double p, std::string_view name) override;
+  Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,
+                          std::string_view name) override;
+  Tensor softmax(const Tensor& scores, std::string_view name) override;
+  Tensor softmax_backward(const Tensor& dprobs, const Tensor& probs,
+                          std::string_view name) override;
+  DropoutResult dropout(const Tensor& x, double p, std::string_view name) override;
+  void accumulate(Tensor& dst, const Tensor& src, std::string_view name) override;
+  Tensor embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t vocab_begin,
+                          std::string_view name) override;
+  void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
+                              std::string_view name) override;
+  void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
+                          Tensor& dtable, std::string_view name) override;
+  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch, Tensor& dtable,
+                                   std::string_view name) override;
+  Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
+
+  Tensor row_max(const Tensor& logits, std::string_view name) override;
+  CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max, const Tensor& labels,
+                                        std::int64_t vocab_begin, std::string_view name) override;
+  Tensor cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats, double scale,
+                            std::string_view name) override;
+  void cross_entropy_backward(Tensor& softmax, const Tensor& labels, std::int64_t vocab_begin,
+                              double scale, std::string_view name) override;
+
+  void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
+                  program::Stream stream, std::string_view name) override;
+  void zero(std::span<const Tensor> tensors, std::string_view name) override;
+  void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
+                 std::string_view name) override;
+
+ private:
+  Tensor make(Shape shape, DType dtype);
+  DropoutResult dropout_impl(const Tensor& x, const Tensor* bias, const Tensor* residual, double p);
+
+  CpuCommunicator& communicator_;
+  std::int64_t rank_;
+  std::vector<std::int64_t> tp_group_;
+  std::vector<std::int64_t> dp_group_;
+  std::vector<MicroBatchTokens> batches_;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace trainsim

@@ -1,0 +1,51 @@
+#pragma once
+// An in-process communicator for the cpu backend: ranks are threads, collectives run over an
+// explicit rank list. Every member of a group calls the same collectives in the same order
+// (as with NCCL). Sums run in group order on every rank, so all ranks get bitwise the same
+// result and runs are deterministic.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include "models/backend.hpp"
+
+namespace trainsim {
+
+class CpuCommunicator {
+ public:
+  CpuCommunicator();
+  ~CpuCommunicator();
+  CpuCommunicator(const CpuCommunicator&) = delete;
+  CpuCommunicator& operator=(const CpuCommunicator&) = delete;
+
+  /// In place: every member ends with the element-wise reduction of all members' `data`.
+  void all_reduce(std::span<const std::int64_t> group, std::int64_t rank, std::span<double> data,
+                  ReduceOp op);
+  /// `output` (n x input size, disjoint from input) gets the members' inputs in group order.
+  void all_gather(std::span<const std::int64_t> group, std::int64_t rank,
+                  std::span<const double> input, std::span<double> output);
+  /// `output` gets the sum over members of chunk `position in group` of their inputs
+  /// (input size = n x output size).
+  void reduce_scatter(std::span<const std::int64_t> group, std::int64_t rank,
+                      std::span<const double> input, std::span<double> output);
+  /// Every member's `data` becomes `root`'s.
+  void broadcast(std::span<const std::int64_t> group, std::int64_t rank, std::int64_t root,
+                 std::span<double> data);
+
+ private:
+  struct Rendezvous;
+  /// Posts this member's buffer, waits for all, and returns everyone's (in group order);
+  /// the caller must call `release` after it is done reading them.
+  Rendezvous& arrive(std::span<const std::int64_t> group, std::int64_t rank,
+                     std::span<const double> input, std::size_t& position);
+  void release(Rendezvous& r);
+
+  std::mutex mutex_;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<Rendezvous>> groups_;
+};
+
+}  // namespace trainsim

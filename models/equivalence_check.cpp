@@ -1,0 +1,341 @@
+#include "models/equivalence_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <random>
+#include <thread>
+
+#include "models/build_program.hpp"
+#include "models/cpu_backend.hpp"
+#include "models/gpt.hpp"
+#include "models/rank_layout.hpp"
+#include "models/train_step.hpp"
+
+namespace trainsim {
+
+namespace {
+
+using Values = std::vector<double>;
+
+GptShape numeric_shape(const ModelSpec& model, std::int64_t vocab, std::int64_t micro_batch) {
+  GptShape s;
+  s.layers = model.layers;
+  s.hidden = model.hidden;
+  s.heads = model.heads;
+  s.ffn = model.ffn;
+  s.seq_len = model.seq_len;
+  s.vocab = vocab;
+  s.micro_batch = micro_batch;
+  s.dtype = model.dtype;
+  // Megatron draws TP-region dropout masks per TP rank: a partitioned run cannot match one
+  // device with dropout on (parallelism-reference §13).
+  s.hidden_dropout = 0.0;
+  s.attention_dropout = 0.0;
+  return s;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Weights small and random, LayerNorm gains near 1: every path carries signal.
+std::vector<Values> random_parameters(std::span<const Parameter> params, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<Values> out;
+  for (const Parameter& p : params) {
+    Values v(static_cast<std::size_t>(p.full_shape.numel()));
+    const bool gamma = ends_with(p.name, ".gamma");
+    const double scale = gamma || ends_with(p.name, ".beta") ? 0.1 : 0.05;
+    for (double& x : v)
+      x = (gamma ? 1.0 : 0.0) + scale * normal(rng);
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// This TP rank's part of a full tensor.
+Values slice(const Values& full, const Parameter& p, TensorParallelPosition tp) {
+  const std::int64_t rows = p.full_shape.batch * p.full_shape.rows;
+  const std::int64_t cols = p.full_shape.cols;
+  Values out;
+  if (p.split == Split::replicated) return full;
+  if (p.split == Split::rows) {
+    const std::int64_t n = rows / tp.size * cols;
+    const auto begin = full.begin() + static_cast<std::ptrdiff_t>(tp.rank * n);
+    return {begin, begin + static_cast<std::ptrdiff_t>(n)};
+  }
+  const std::int64_t c = cols / tp.size;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const auto begin = full.begin() + static_cast<std::ptrdiff_t>(r * cols + tp.rank * c);
+    out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(c));
+  }
+  return out;
+}
+
+struct TokenData {
+  std::vector<std::vector<std::int64_t>> tokens;  // [sequence][position]
+  std::vector<std::vector<std::int64_t>> labels;
+};
+
+TokenData random_tokens(std::int64_t sequences, std::int64_t seq_len, std::int64_t vocab,
+                        std::uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::uniform_int_distribution<std::int64_t> id(0, vocab - 1);
+  TokenData d;
+  for (std::int64_t i = 0; i < sequences; ++i) {
+    auto& t = d.tokens.emplace_back();
+    auto& l = d.labels.emplace_back();
+    for (std::int64_t p = 0; p < seq_len; ++p) {
+      t.push_back(id(rng));
+      l.push_back(id(rng));
+    }
+  }
+  return d;
+}
+
+// Sequences [first, first + count) in [s, b] row order.
+MicroBatchTokens micro_batch(const TokenData& d, std::int64_t first, std::int64_t count) {
+  MicroBatchTokens mb;
+  const auto seq_len = static_cast<std::int64_t>(d.tokens.front().size());
+  for (std::int64_t p = 0; p < seq_len; ++p) {
+    for (std::int64_t j = 0; j < count; ++j) {
+      const auto seq = static_cast<std::size_t>(first + j);
+      mb.tokens.push_back(d.tokens[seq][static_cast<std::size_t>(p)]);
+      mb.labels.push_back(d.labels[seq][static_cast<std::size_t>(p)]);
+    }
+  }
+  return mb;
+}
+
+void load(const Tensor& t, const Values& v) {
+  std::copy(v.begin(), v.end(), CpuBackend::values(t).begin());
+}
+
+Values read(const Tensor& t) {
+  const std::span<double> s = CpuBackend::values(t);
+  return {s.begin(), s.end()};
+}
+
+struct RankResult {
+  double loss = 0.0;
+  std::vector<Values> grads;
+  std::vector<Values> values;
+};
+
+struct RankSetup {
+  std::int64_t rank = 0;
+  std::vector<std::int64_t> tp_group;
+  std::vector<std::int64_t> dp_group;
+  std::vector<MicroBatchTokens> batches;
+  TensorParallelPosition tp;
+};
+
+RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shape,
+                    const std::vector<Values>& full, IterationConfig config) {
+  CpuBackend cpu(comm, setup.rank, setup.tp_group, setup.dp_group, std::move(setup.batches),
+                 static_cast<std::uint64_t>(setup.rank));
+  GptModel model(cpu, shape, setup.tp);
+  OptimizerState optimizer = make_optimizer_state(cpu, model);
+  const std::span<Parameter> params = model.parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Values v = slice(full[i], params[i], setup.tp);
+    load(params[i].value, v);
+    load(optimizer.tensors[i].master, v);
+  }
+  std::int64_t numel = 0;
+  for (const Parameter& p : params)
+    numel += p.value.numel();
+  // Several buckets even for tiny models, so that the bucketing path is exercised.
+  config.bucket_size = std::max<std::int64_t>(1, numel / 3);
+  const Tensor loss = run_iteration(cpu, model, optimizer, config);
+  RankResult r;
+  r.loss = CpuBackend::values(loss)[0];
+  for (const Parameter& p : params) {
+    r.grads.push_back(read(p.grad));
+    r.values.push_back(read(p.value));
+  }
+  return r;
+}
+
+double relative_error(const Values& got, const Values& want) {
+  double diff = 0.0;
+  double scale = 0.0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff = std::max(diff, std::abs(got[i] - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  return scale > 0.0 ? diff / scale : diff;
+}
+
+// Parameter names and full shapes of the model, in registration order.
+std::vector<Parameter> parameter_list(const GptShape& shape) {
+  CpuCommunicator comm;
+  CpuBackend cpu(comm, 0, {0}, {0}, {}, 0);
+  GptModel model(cpu, shape, {0, 1});
+  return {model.parameters().begin(), model.parameters().end()};
+}
+
+}  // namespace
+
+EquivalenceReport check_against_single_device(const ModelSpec& model, const ParallelPlan& plan,
+                                              const TrainingSpec& training, std::uint64_t seed) {
+  check_supported(model, plan, training);
+  const RankLayout layout(plan);
+  const std::int64_t t = layout.tp_size();
+  const std::int64_t d = layout.dp_size();
+  const std::int64_t vocab = model.padded_vocab(t);
+  const std::int64_t global = training.global_batch;
+  const TokenData data = random_tokens(global, model.seq_len, model.vocab, seed);
+
+  IterationConfig base;
+  base.global_tokens = global * model.seq_len;
+  base.adam.lr = 1e-3;
+  base.adam.weight_decay = 0.01;
+
+  const std::vector<Parameter> blueprint = parameter_list(numeric_shape(model, vocab, 1));
+  const std::vector<Values> full = random_parameters(blueprint, seed);
+
+  // One device: the whole global batch as one micro batch.
+  CpuCommunicator single_comm;
+  IterationConfig single_config = base;
+  const RankResult single =
+      run_rank(single_comm, {0, {0}, {0}, {micro_batch(data, 0, global)}, {0, 1}},
+               numeric_shape(model, vocab, global), full, single_config);
+
+  // TP x DP ranks as threads.
+  const std::int64_t world = layout.world_size();
+  const std::int64_t per_replica = global / d;
+  IterationConfig config = base;
+  config.micro_batches = training.micro_batches_per_replica(d);
+  config.data_parallel = d;
+  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  const GptShape shape = numeric_shape(model, vocab, training.micro_batch);
+  CpuCommunicator comm;
+  std::vector<RankResult> results(static_cast<std::size_t>(world));
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
+  {
+    std::vector<std::jthread> threads;
+    for (std::int64_t rank = 0; rank < world; ++rank) {
+      const RankCoordinates c = layout.coordinates(rank);
+      RankSetup setup{rank, layout.tp_group(rank), layout.dp_group(rank), {}, {c.tp, t}};
+      for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+        setup.batches.push_back(micro_batch(data, c.dp * per_replica + mb * training.micro_batch,
+                                            training.micro_batch));
+      }
+      threads.emplace_back([&, rank, setup = std::move(setup)]() mutable {
+        try {
+          results[static_cast<std::size_t>(rank)] =
+              run_rank(comm, std::move(setup), shape, full, config);
+        } catch (...) {
+          errors[static_cast<std::size_t>(rank)] = std::current_exception();
+        }
+      });
+    }
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+
+  EquivalenceReport report;
+  report.ranks = world;
+  report.loss_single = single.loss;
+  for (std::int64_t rank = 0; rank < world; ++rank) {
+    if (layout.coordinates(rank).tp == 0) {
+      report.loss_partitioned += results[static_cast<std::size_t>(rank)].loss;
+    }
+  }
+  report.loss_error = std::abs(report.loss_partitioned - report.loss_single) /
+                      std::max(std::abs(report.loss_single), 1e-300);
+  report.max_error = report.loss_error;
+  for (std::size_t i = 0; i < blueprint.size(); ++i) {
+    ParameterError e;
+    e.name = blueprint[i].name;
+    for (std::int64_t rank = 0; rank < world; ++rank) {
+      const TensorParallelPosition tp{layout.coordinates(rank).tp, t};
+      const RankResult& r = results[static_cast<std::size_t>(rank)];
+      e.gradient = std::max(e.gradient,
+                            relative_error(r.grads[i], slice(single.grads[i], blueprint[i], tp)));
+      e.value =
+          std::max(e.value, relative_error(r.values[i], slice(single.values[i], blueprint[i], tp)));
+    }
+    report.max_gradient_error = std::max(report.max_gradient_error, e.gradient);
+    report.max_value_error = std::max(report.max_value_error, e.value);
+    report.parameters.push_back(std::move(e));
+  }
+  report.max_error =
+      std::max({report.max_error, report.max_gradient_error, report.max_value_error});
+  report.passed = report.max_error < report.tolerance;
+  return report;
+}
+
+GradientCheckReport check_gradients_finite_difference(const ModelSpec& model,
+                                                      const TrainingSpec& training,
+                                                      std::uint64_t seed,
+                                                      std::int64_t samples_per_tensor,
+                                                      double epsilon) {
+  ParallelPlan plan;
+  check_supported(model, plan, training);
+  const std::int64_t vocab = model.padded_vocab(1);
+  const std::int64_t global = training.global_batch;
+  const TokenData data = random_tokens(global, model.seq_len, model.vocab, seed);
+  const GptShape shape = numeric_shape(model, vocab, training.micro_batch);
+
+  IterationConfig config;
+  config.micro_batches = training.micro_batches_per_replica(1);
+  config.global_tokens = global * model.seq_len;
+  config.optimizer_step = false;
+  config.bucket_size = default_bucket_size(1);
+
+  std::vector<MicroBatchTokens> batches;
+  for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+    batches.push_back(micro_batch(data, mb * training.micro_batch, training.micro_batch));
+  }
+  CpuCommunicator comm;
+  CpuBackend cpu(comm, 0, {0}, {0}, batches, 0);
+  GptModel gpt(cpu, shape, {0, 1});
+  OptimizerState optimizer = make_optimizer_state(cpu, gpt);
+  const std::span<Parameter> params = gpt.parameters();
+  const std::vector<Values> init = random_parameters(params, seed);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    load(params[i].value, init[i]);
+
+  const auto loss = [&] {
+    const Tensor l = run_iteration(cpu, gpt, optimizer, config);
+    return CpuBackend::values(l)[0];
+  };
+  loss();
+  std::vector<Values> analytic;
+  for (const Parameter& p : params)
+    analytic.push_back(read(p.grad));
+
+  GradientCheckReport report;
+  std::mt19937_64 rng(seed + 1);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const std::span<double> v = CpuBackend::values(params[i].value);
+    std::uniform_int_distribution<std::size_t> pick(0, v.size() - 1);
+    for (std::int64_t sample = 0; sample < samples_per_tensor; ++sample) {
+      const std::size_t k = pick(rng);
+      const double x = v[k];
+      v[k] = x + epsilon;
+      const double plus = loss();
+      v[k] = x - epsilon;
+      const double minus = loss();
+      v[k] = x;
+      const double fd = (plus - minus) / (2.0 * epsilon);
+      const double an = analytic[i][k];
+      // The floor keeps entries whose gradient is ~0 from dividing rounding noise by ~0.
+      const double err = std::abs(fd - an) / std::max({std::abs(fd), std::abs(an), 1e-4});
+      ++report.samples;
+      if (err >= report.max_relative_error) {
+        report.max_relative_error = err;
+        report.worst = params[i].name + "[" + std::to_string(k) + "]";
+      }
+    }
+  }
+  return report;
+}
+
+}  // namespace trainsim
