@@ -70,11 +70,12 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
                    "parameters",
                    m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, to_string(m.dtype),
                    static_cast<double>(m.parameters()) / 1e9));
-  line(fmt::format("batch: global {}, micro {} → {} micro batches per replica, {} tokens per "
+  const std::int64_t micro_batches =
+      scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
+  line(fmt::format("batch: global {}, micro {} → {} micro batch{} per replica, {} tokens per "
                    "iteration",
-                   scenario.training.global_batch, scenario.training.micro_batch,
-                   scenario.training.micro_batches_per_replica(scenario.parallel.data.size),
-                   s.tokens_per_iteration));
+                   scenario.training.global_batch, scenario.training.micro_batch, micro_batches,
+                   micro_batches == 1 ? "" : "es", s.tokens_per_iteration));
   line("");
   line(fmt::format("  iteration time      {}", s.iteration_time));
   line(fmt::format("  throughput          {:.0f} tokens/s", s.tokens_per_s));
@@ -85,9 +86,11 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   line("");
 
   const sim::TimeBreakdown& b = s.breakdown;
-  line(fmt::format("  time breakdown (GPU {}){:>14}{:>9}", s.critical_rank, "time", "share"));
+  line(fmt::format("  {:<34}{:>12}{:>10}", fmt::format("time breakdown (GPU {})", s.critical_rank),
+                   "time", "share"));
   auto row = [&](std::string_view name, Time t) {
-    line(fmt::format("    {:<32}{:>12}{:>8.1f} %", name, to_string(t), percent(t, s.iteration_time)));
+    line(fmt::format("    {:<32}{:>12}{:>8.1f} %", name, t == Time::zero() ? "-" : to_string(t),
+                     percent(t, s.iteration_time)));
   };
   row("compute (forward + backward)", b.compute);
   row("recompute", b.recompute);

@@ -52,7 +52,7 @@ TEST_CASE("profiles: selene figures as in hardware-data.md") {
   const hw::HardwareProfile p = load_hardware_profile(root / "hwprofiles/selene-a100-80gb.yaml");
   CHECK(p.peak(DType::bf16).tflops() == doctest::Approx(312));
   CHECK(p.gpu.sm_count == 108);
-  CHECK(p.gpu.memory == Bytes::of(80'000'000'000));
+  CHECK(p.gpu.memory == Bytes::of(80LL * 1024 * 1024 * 1024));  // 81920 MiB as the device reports
   CHECK(p.gpu.memory_bandwidth.gb_per_s() == doctest::Approx(2039));
   CHECK(p.node.gpus == 8);
   CHECK(p.node.fabric == hw::FabricKind::nvswitch);
