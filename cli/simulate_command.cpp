@@ -76,7 +76,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--full", options->every_rank,
                 "Record and replay every GPU instead of one representative per class of "
                 "identical GPUs");
-  cmd->footer("\nScenario keys (units are mandatory where shown):\n" +
+  cmd->footer("\n" +
               inputs::scenario_parameters_help());
   cmd->callback([options] { run_simulate(*options); });
 }

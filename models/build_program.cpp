@@ -82,17 +82,8 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     prog.groups.push_back(std::move(g));
   }
 
-  GptShape shape;
-  shape.layers = model.layers;
-  shape.hidden = model.hidden;
-  shape.heads = model.heads;
-  shape.ffn = model.ffn;
-  shape.seq_len = model.seq_len;
-  shape.vocab = model.padded_vocab(t);
-  shape.micro_batch = training.micro_batch;
-  shape.dtype = model.dtype;
-  shape.hidden_dropout = options.hidden_dropout;
-  shape.attention_dropout = options.attention_dropout;
+  const GptShape shape = GptShape::of(model, model.padded_vocab(t), training.micro_batch,
+                                      options.hidden_dropout, options.attention_dropout);
 
   IterationConfig config;
   config.micro_batches = training.micro_batches_per_replica(d);

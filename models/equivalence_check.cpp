@@ -18,21 +18,10 @@ namespace {
 
 using Values = std::vector<double>;
 
+// Megatron draws TP-region dropout masks per TP rank: a partitioned run cannot match one
+// device with dropout on (parallelism-reference §13), so the check runs without dropout.
 GptShape numeric_shape(const ModelSpec& model, std::int64_t vocab, std::int64_t micro_batch) {
-  GptShape s;
-  s.layers = model.layers;
-  s.hidden = model.hidden;
-  s.heads = model.heads;
-  s.ffn = model.ffn;
-  s.seq_len = model.seq_len;
-  s.vocab = vocab;
-  s.micro_batch = micro_batch;
-  s.dtype = model.dtype;
-  // Megatron draws TP-region dropout masks per TP rank: a partitioned run cannot match one
-  // device with dropout on (parallelism-reference §13).
-  s.hidden_dropout = 0.0;
-  s.attention_dropout = 0.0;
-  return s;
+  return GptShape::of(model, vocab, micro_batch, 0.0, 0.0);
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/backend.hpp"
+#include "models/model_spec.hpp"
 
 namespace trainsim {
 
@@ -27,6 +28,14 @@ struct GptShape {
   DType dtype = DType::bf16;       ///< parameters and activations
   double hidden_dropout = 0.1;     ///< after attention, after the MLP and on the embedding
   double attention_dropout = 0.1;  ///< on the softmax output
+
+  /// The executor's shape for `model` with the vocabulary already padded for the TP size.
+  static GptShape of(const ModelSpec& model, std::int64_t padded_vocab, std::int64_t micro_batch,
+                     double hidden_dropout, double attention_dropout) {
+    return GptShape{model.layers,  model.hidden,   model.heads,     model.ffn,
+                    model.seq_len, padded_vocab,   micro_batch,     model.dtype,
+                    hidden_dropout, attention_dropout};
+  }
 };
 
 /// This rank's place in its tensor-parallel group.
