@@ -41,8 +41,9 @@ Stats stats(std::vector<double> samples) {
 int main(int argc, char** argv) {
   using namespace trainsim;
   const std::filesystem::path scenario_file =
-      argc > 1 ? std::filesystem::path(argv[1])
-               : std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/korthikanti2022/gpt-22b.yaml";
+      argc > 1
+          ? std::filesystem::path(argv[1])
+          : std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/korthikanti2022/gpt-22b.yaml";
   const int repetitions = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
 
   std::vector<double> load, build, replay, total;

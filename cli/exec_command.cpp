@@ -40,8 +40,8 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
         "scenarios/tests/tiny-tp2-dp2.yaml",
         scenario.name, scenario.model.parameters(), kCpuParameterLimit));
   }
-  const EquivalenceReport report = check_against_single_device(
-      scenario.model, scenario.parallel, scenario.training, options.seed);
+  const EquivalenceReport report = check_against_single_device(scenario.model, scenario.parallel,
+                                                               scenario.training, options.seed);
   fmt::print("cpu backend (fp64): {} ranks as threads (TP {} × DP {}), seed {}\n", report.ranks,
              scenario.parallel.tensor.size, scenario.parallel.data.size, options.seed);
   fmt::print("  loss, partitioned   {:.15g}\n", report.loss_partitioned);

@@ -1,8 +1,8 @@
 // The trainsim executable: one thin subcommand per use case. Library code throws typed
 // errors; this is the only place that catches them and turns them into an exit status.
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <exception>

@@ -29,7 +29,8 @@ struct SimulateOptions {
 };
 
 // A deadlock is a bug in a schedule: name every op that never ran and why.
-std::string describe_deadlock(const program::Program& program, const sim::SimulationResult& result) {
+std::string describe_deadlock(const program::Program& program,
+                              const sim::SimulationResult& result) {
   std::string text = fmt::format("the schedule deadlocked: {} ops never ran", result.stuck.size());
   for (const sim::StuckOp& s : result.stuck) {
     std::string_view name = "?";
@@ -76,8 +77,7 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_flag("--full", options->every_rank,
                 "Record and replay every GPU instead of one representative per class of "
                 "identical GPUs");
-  cmd->footer("\n" +
-              inputs::scenario_parameters_help());
+  cmd->footer("\n" + inputs::scenario_parameters_help());
   cmd->callback([options] { run_simulate(*options); });
 }
 

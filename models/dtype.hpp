@@ -12,22 +12,32 @@ enum class DType : std::uint8_t { fp64, fp32, tf32, bf16, fp16 };
 /// Bytes per element (tf32 is stored as fp32).
 constexpr std::int64_t bytes_per_element(DType t) {
   switch (t) {
-    case DType::fp64: return 8;
-    case DType::fp32: return 4;
-    case DType::tf32: return 4;
-    case DType::bf16: return 2;
-    case DType::fp16: return 2;
+    case DType::fp64:
+      return 8;
+    case DType::fp32:
+      return 4;
+    case DType::tf32:
+      return 4;
+    case DType::bf16:
+      return 2;
+    case DType::fp16:
+      return 2;
   }
   return 0;
 }
 
 constexpr std::string_view to_string(DType t) {
   switch (t) {
-    case DType::fp64: return "fp64";
-    case DType::fp32: return "fp32";
-    case DType::tf32: return "tf32";
-    case DType::bf16: return "bf16";
-    case DType::fp16: return "fp16";
+    case DType::fp64:
+      return "fp64";
+    case DType::fp32:
+      return "fp32";
+    case DType::tf32:
+      return "tf32";
+    case DType::bf16:
+      return "bf16";
+    case DType::fp16:
+      return "fp16";
   }
   return "?";
 }

@@ -32,9 +32,8 @@ struct GptShape {
   /// The executor's shape for `model` with the vocabulary already padded for the TP size.
   static GptShape of(const ModelSpec& model, std::int64_t padded_vocab, std::int64_t micro_batch,
                      double hidden_dropout, double attention_dropout) {
-    return GptShape{model.layers,  model.hidden,   model.heads,     model.ffn,
-                    model.seq_len, padded_vocab,   micro_batch,     model.dtype,
-                    hidden_dropout, attention_dropout};
+    return GptShape{model.layers, model.hidden, model.heads, model.ffn,      model.seq_len,
+                    padded_vocab, micro_batch,  model.dtype, hidden_dropout, attention_dropout};
   }
 };
 

@@ -13,7 +13,9 @@ std::int64_t ModelSpec::parameters_per_layer() const {
   return qkv + out_proj + fc1 + fc2 + layer_norms;
 }
 
-std::int64_t ModelSpec::embedding_parameters() const { return vocab * hidden + seq_len * hidden; }
+std::int64_t ModelSpec::embedding_parameters() const {
+  return vocab * hidden + seq_len * hidden;
+}
 
 std::int64_t ModelSpec::parameters() const {
   const std::int64_t final_layer_norm = 2 * hidden;
@@ -50,7 +52,8 @@ Flops ModelSpec::model_flops(std::int64_t global_batch) const {
 Flops ModelSpec::hardware_flops(std::int64_t global_batch, Recompute recompute) const {
   const double l = static_cast<double>(layers);
   switch (recompute) {
-    case Recompute::none: return model_flops(global_batch);
+    case Recompute::none:
+      return model_flops(global_batch);
     case Recompute::selective:
       return model_flops(global_batch) + attention_core_forward_flops(global_batch) * l;
     case Recompute::full:
@@ -76,8 +79,7 @@ double korthikanti_form(const ModelSpec& m, std::int64_t batch, double attention
   const double h = static_cast<double>(m.hidden);
   const double v = static_cast<double>(m.vocab);
   const double s = static_cast<double>(m.seq_len);
-  return 72.0 * b * s * l * h * h *
-         (1.0 + s / (attention_divisor * h) + v / (12.0 * h * l));
+  return 72.0 * b * s * l * h * h * (1.0 + s / (attention_divisor * h) + v / (12.0 * h * l));
 }
 }  // namespace
 

@@ -20,10 +20,10 @@ struct ModelSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
   std::int64_t heads = 0;
-  std::int64_t ffn = 0;      ///< MLP inner width f (4·hidden by default)
-  std::int64_t seq_len = 0;  ///< s, tokens per sequence
-  std::int64_t vocab = 0;    ///< V, as trained (padding is the caller's choice)
-  DType dtype = DType::bf16; ///< activation and weight dtype on the device
+  std::int64_t ffn = 0;       ///< MLP inner width f (4·hidden by default)
+  std::int64_t seq_len = 0;   ///< s, tokens per sequence
+  std::int64_t vocab = 0;     ///< V, as trained (padding is the caller's choice)
+  DType dtype = DType::bf16;  ///< activation and weight dtype on the device
   AttentionFlops attention_flops = AttentionFlops::dense;
   /// Megatron pads the vocabulary to a multiple of this times the TP size (its
   /// --make-vocab-size-divisible-by, default 128; parallelism-reference §12.4).

@@ -12,7 +12,13 @@ namespace trainsim {
 /// Tensor-parallel scheme. Only 1D (Megatron) exists so far; 2D/2.5D/3D come later.
 enum class TensorKind : std::uint8_t { one_d };
 
-enum class PipelineSchedule : std::uint8_t { gpipe, one_f_one_b, interleaved, breadth_first, layered };
+enum class PipelineSchedule : std::uint8_t {
+  gpipe,
+  one_f_one_b,
+  interleaved,
+  breadth_first,
+  layered
+};
 
 enum class Optimizer : std::uint8_t { adam };
 

@@ -4,61 +4,85 @@ namespace trainsim::program {
 
 std::string_view to_string(Stream s) {
   switch (s) {
-    case Stream::compute: return "compute";
-    case Stream::tp: return "tp";
-    case Stream::dp: return "dp";
-    case Stream::pp: return "pp";
+    case Stream::compute:
+      return "compute";
+    case Stream::tp:
+      return "tp";
+    case Stream::dp:
+      return "dp";
+    case Stream::pp:
+      return "pp";
   }
   return "?";
 }
 
 std::string_view to_string(Phase p) {
   switch (p) {
-    case Phase::forward: return "forward";
-    case Phase::backward: return "backward";
-    case Phase::recompute: return "recompute";
-    case Phase::optimizer: return "optimizer";
+    case Phase::forward:
+      return "forward";
+    case Phase::backward:
+      return "backward";
+    case Phase::recompute:
+      return "recompute";
+    case Phase::optimizer:
+      return "optimizer";
   }
   return "?";
 }
 
 std::string_view to_string(GroupKind k) {
   switch (k) {
-    case GroupKind::tp: return "tp";
-    case GroupKind::dp: return "dp";
-    case GroupKind::pp: return "pp";
-    case GroupKind::embedding: return "embedding";
+    case GroupKind::tp:
+      return "tp";
+    case GroupKind::dp:
+      return "dp";
+    case GroupKind::pp:
+      return "pp";
+    case GroupKind::embedding:
+      return "embedding";
   }
   return "?";
 }
 
 std::string_view to_string(CollectiveKind k) {
   switch (k) {
-    case CollectiveKind::all_reduce: return "all_reduce";
-    case CollectiveKind::all_gather: return "all_gather";
-    case CollectiveKind::reduce_scatter: return "reduce_scatter";
-    case CollectiveKind::broadcast: return "broadcast";
-    case CollectiveKind::reduce: return "reduce";
-    case CollectiveKind::all_to_all: return "all_to_all";
+    case CollectiveKind::all_reduce:
+      return "all_reduce";
+    case CollectiveKind::all_gather:
+      return "all_gather";
+    case CollectiveKind::reduce_scatter:
+      return "reduce_scatter";
+    case CollectiveKind::broadcast:
+      return "broadcast";
+    case CollectiveKind::reduce:
+      return "reduce";
+    case CollectiveKind::all_to_all:
+      return "all_to_all";
   }
   return "?";
 }
 
 std::string_view to_string(MemoryCategory c) {
   switch (c) {
-    case MemoryCategory::parameters: return "parameters";
-    case MemoryCategory::gradients: return "gradients";
-    case MemoryCategory::optimizer_state: return "optimizer_state";
-    case MemoryCategory::activations: return "activations";
-    case MemoryCategory::comm_buffers: return "comm_buffers";
-    case MemoryCategory::temporaries: return "temporaries";
+    case MemoryCategory::parameters:
+      return "parameters";
+    case MemoryCategory::gradients:
+      return "gradients";
+    case MemoryCategory::optimizer_state:
+      return "optimizer_state";
+    case MemoryCategory::activations:
+      return "activations";
+    case MemoryCategory::comm_buffers:
+      return "comm_buffers";
+    case MemoryCategory::temporaries:
+      return "temporaries";
   }
   return "?";
 }
 
 Flops Gemm::flops() const {
-  return Flops::of(2.0 * static_cast<double>(m) * static_cast<double>(n) *
-                   static_cast<double>(k) * static_cast<double>(batch));
+  return Flops::of(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+                   static_cast<double>(batch));
 }
 
 Bytes Gemm::min_bytes() const {
@@ -83,7 +107,8 @@ NameId NameTable::intern(std::string_view name) {
 
 std::size_t Program::op_count() const {
   std::size_t n = 0;
-  for (const RankProgram& r : ranks) n += r.ops.size();
+  for (const RankProgram& r : ranks)
+    n += r.ops.size();
   return n;
 }
 

@@ -47,9 +47,9 @@ enum class MemoryCategory : std::uint8_t {
   parameters,
   gradients,
   optimizer_state,
-  activations,    ///< saved for the backward pass
-  comm_buffers,   ///< gradient buckets, send/receive and gather workspaces
-  temporaries     ///< live only inside one op sequence
+  activations,   ///< saved for the backward pass
+  comm_buffers,  ///< gradient buckets, send/receive and gather workspaces
+  temporaries    ///< live only inside one op sequence
 };
 inline constexpr int kMemoryCategoryCount = 6;
 
@@ -115,7 +115,8 @@ using Payload = std::variant<Gemm, Kernel, Collective, Send, Recv, Alloc, Free>;
 /// Where an op belongs in the model and the schedule (for reports and traces).
 struct Tag {
   static constexpr std::int32_t kNoLayer = -1;
-  std::int32_t layer = kNoLayer;  ///< transformer layer index, or kNoLayer (embedding, loss, optimizer)
+  std::int32_t layer =
+      kNoLayer;  ///< transformer layer index, or kNoLayer (embedding, loss, optimizer)
   std::int32_t micro_batch = 0;
   std::int16_t chunk = 0;  ///< model chunk (virtual pipeline stage) on this rank
   Phase phase = Phase::forward;
@@ -176,16 +177,14 @@ class NameTable {
 /// One training iteration of every recorded rank.
 struct Program {
   std::int32_t world_size = 0;
-  std::vector<Group> groups;        ///< indexed by GroupId
-  std::vector<RankProgram> ranks;   ///< recorded ranks, ascending rank order
+  std::vector<Group> groups;       ///< indexed by GroupId
+  std::vector<RankProgram> ranks;  ///< recorded ranks, ascending rank order
   /// For every world rank, the index into `ranks` of the recorded rank that stands for it
   /// (itself when every rank is recorded).
   std::vector<std::int32_t> representative;
   NameTable names;
 
-  bool records_every_rank() const {
-    return ranks.size() == static_cast<std::size_t>(world_size);
-  }
+  bool records_every_rank() const { return ranks.size() == static_cast<std::size_t>(world_size); }
   std::size_t op_count() const;
 };
 

@@ -13,9 +13,9 @@ namespace trainsim {
 
 struct Scenario {
   std::string name;
-  std::string hardware;                     ///< as written: a profile name or a path
-  std::filesystem::path hardware_file;      ///< resolved path of the profile YAML
-  std::filesystem::path source_file;        ///< the scenario file itself
+  std::string hardware;                 ///< as written: a profile name or a path
+  std::filesystem::path hardware_file;  ///< resolved path of the profile YAML
+  std::filesystem::path source_file;    ///< the scenario file itself
   std::int64_t gpus = 0;
   ModelSpec model;
   TrainingSpec training;

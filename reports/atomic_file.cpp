@@ -17,9 +17,8 @@ void write_atomically(const std::filesystem::path& path,
   if (target.empty()) throw std::runtime_error("cannot write to an empty path");
   const std::filesystem::path directory = target.parent_path();
   if (!std::filesystem::is_directory(directory)) {
-    throw std::runtime_error(
-        fmt::format("cannot write {}: directory {} does not exist", path.string(),
-                    directory.string()));
+    throw std::runtime_error(fmt::format("cannot write {}: directory {} does not exist",
+                                         path.string(), directory.string()));
   }
   // The pid keeps two concurrent writers of the same target from sharing a temporary.
   const std::filesystem::path temporary =

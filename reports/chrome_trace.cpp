@@ -14,9 +14,15 @@ std::string escaped(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
@@ -53,10 +59,11 @@ Category describe(const program::Program& program, const program::Op& op) {
           return {"kernel", fmt::format(R"("bytes":{})", (p.read + p.written).count())};
         } else if constexpr (std::is_same_v<T, Collective>) {
           const Group& g = program.groups[static_cast<std::size_t>(p.group)];
-          return {"collective",
-                  fmt::format(R"("collective":"{}","group":{},"group_kind":"{}","ranks":{},"bytes":{})",
-                              to_string(p.kind), p.group, to_string(g.kind), g.ranks.size(),
-                              p.size.count())};
+          return {
+              "collective",
+              fmt::format(R"("collective":"{}","group":{},"group_kind":"{}","ranks":{},"bytes":{})",
+                          to_string(p.kind), p.group, to_string(g.kind), g.ranks.size(),
+                          p.size.count())};
         } else if constexpr (std::is_same_v<T, Send>) {
           return {"send", fmt::format(R"("peer":{},"bytes":{})", p.peer, p.size.count())};
         } else if constexpr (std::is_same_v<T, Recv>) {
@@ -85,11 +92,13 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
     const RankProgram& rank = program.ranks[r];
     emit(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"GPU {}"}}}})",
                      rank.rank, rank.rank));
-    emit(fmt::format(R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
-                     rank.rank, rank.rank));
+    emit(fmt::format(
+        R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
+        rank.rank, rank.rank));
     for (int s = 0; s < kStreamCount; ++s) {
-      emit(fmt::format(R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{} stream"}}}})",
-                       rank.rank, s, to_string(static_cast<Stream>(s))));
+      emit(fmt::format(
+          R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{} stream"}}}})",
+          rank.rank, s, to_string(static_cast<Stream>(s))));
     }
     if (r >= result.timelines.size()) continue;
     const sim::RankTimeline& timeline = result.timelines[r];
@@ -106,9 +115,10 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
           op.tag.layer != Tag::kNoLayer
               ? fmt::format("L{} {}", op.tag.layer, program.names.name(op.name))
               : std::string(program.names.name(op.name));
-      emit(fmt::format(R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
-                       escaped(name), c.name, rank.rank, static_cast<int>(op.stream),
-                       micros(t.start), micros(t.end - t.start), args));
+      emit(fmt::format(
+          R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
+          escaped(name), c.name, rank.rank, static_cast<int>(op.stream), micros(t.start),
+          micros(t.end - t.start), args));
     }
     if (r < result.memory.size()) {
       for (const sim::MemoryPoint& p : result.memory[r].timeline) {

@@ -66,7 +66,8 @@ RankStats count(const program::Program& program, const program::RankProgram& ran
         },
         op.payload);
   }
-  for (const auto& entry : live) s.live_at_end += entry.second;
+  for (const auto& entry : live)
+    s.live_at_end += entry.second;
   return s;
 }
 
@@ -74,9 +75,9 @@ RankStats count(const program::Program& program, const program::RankProgram& ran
 
 std::string format_program_stats(const program::Program& program) {
   using namespace program;
-  std::string out = fmt::format("Program: {} GPUs, {} recorded, {} groups, {} ops\n",
-                                program.world_size, program.ranks.size(), program.groups.size(),
-                                program.op_count());
+  std::string out =
+      fmt::format("Program: {} GPUs, {} recorded, {} groups, {} ops\n", program.world_size,
+                  program.ranks.size(), program.groups.size(), program.op_count());
   for (const RankProgram& rank : program.ranks) {
     const RankStats s = count(program, rank);
     out += fmt::format("GPU {}: {} ops\n", rank.rank, rank.ops.size());

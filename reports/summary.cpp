@@ -17,7 +17,8 @@ Flops gemm_flops(const program::RankProgram& rank) {
 Flops program_gemm_flops(const program::Program& program) {
   std::vector<Flops> per_recorded;
   per_recorded.reserve(program.ranks.size());
-  for (const program::RankProgram& r : program.ranks) per_recorded.push_back(gemm_flops(r));
+  for (const program::RankProgram& r : program.ranks)
+    per_recorded.push_back(gemm_flops(r));
   Flops total = Flops::zero();
   for (std::int32_t index : program.representative) {
     total += per_recorded[static_cast<std::size_t>(index)];
@@ -25,8 +26,7 @@ Flops program_gemm_flops(const program::Program& program) {
   return total;
 }
 
-MemorySummary memory_summary(const hw::HardwareProfile& hardware,
-                             const program::Program& program,
+MemorySummary memory_summary(const hw::HardwareProfile& hardware, const program::Program& program,
                              const sim::SimulationResult& result) {
   MemorySummary m;
   m.capacity = hardware.gpu.memory;
@@ -78,8 +78,7 @@ Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
   if (seconds > 0.0) {
     s.tokens_per_s = static_cast<double>(s.tokens_per_iteration) / seconds;
     s.model_rate_per_gpu = FlopRate::flops_per_second(s.model_flops.count() / seconds / gpus);
-    s.hardware_rate_per_gpu =
-        FlopRate::flops_per_second(s.hardware_flops.count() / seconds / gpus);
+    s.hardware_rate_per_gpu = FlopRate::flops_per_second(s.hardware_flops.count() / seconds / gpus);
     s.mfu = s.model_rate_per_gpu / s.peak_per_gpu;
     s.hfu = s.hardware_rate_per_gpu / s.peak_per_gpu;
   }

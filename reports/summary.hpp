@@ -14,12 +14,12 @@
 namespace trainsim::reports {
 
 struct MemorySummary {
-  Bytes peak;                     ///< largest peak over all GPUs
-  program::Rank peak_rank = 0;    ///< a GPU that reaches it
+  Bytes peak;                   ///< largest peak over all GPUs
+  program::Rank peak_rank = 0;  ///< a GPU that reaches it
   Time peak_at;
   sim::MemoryByCategory at_peak{};
-  Bytes capacity;                 ///< HBM of one GPU
-  bool fits = false;              ///< peak <= capacity
+  Bytes capacity;     ///< HBM of one GPU
+  bool fits = false;  ///< peak <= capacity
 };
 
 struct Summary {

@@ -13,20 +13,28 @@ namespace {
 
 std::string_view recompute_name(Recompute r) {
   switch (r) {
-    case Recompute::none: return "none";
-    case Recompute::selective: return "selective";
-    case Recompute::full: return "full";
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
   }
   return "?";
 }
 
 std::string_view schedule_name(PipelineSchedule s) {
   switch (s) {
-    case PipelineSchedule::gpipe: return "gpipe";
-    case PipelineSchedule::one_f_one_b: return "1f1b";
-    case PipelineSchedule::interleaved: return "interleaved";
-    case PipelineSchedule::breadth_first: return "breadth-first";
-    case PipelineSchedule::layered: return "layered";
+    case PipelineSchedule::gpipe:
+      return "gpipe";
+    case PipelineSchedule::one_f_one_b:
+      return "1f1b";
+    case PipelineSchedule::interleaved:
+      return "interleaved";
+    case PipelineSchedule::breadth_first:
+      return "breadth-first";
+    case PipelineSchedule::layered:
+      return "layered";
   }
   return "?";
 }
@@ -42,9 +50,9 @@ double percent(Bytes part, Bytes whole) {
 }  // namespace
 
 std::string plan_description(const ParallelPlan& plan) {
-  std::string text = fmt::format("TP {} (1d{}) × PP {}", plan.tensor.size,
-                                 plan.tensor.sequence_parallel ? ", sequence parallel" : "",
-                                 plan.pipeline.size);
+  std::string text =
+      fmt::format("TP {} (1d{}) × PP {}", plan.tensor.size,
+                  plan.tensor.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
   if (plan.pipeline.size > 1) {
     text += fmt::format(" ({}, {} chunk{})", schedule_name(plan.pipeline.schedule),
                         plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");
@@ -66,16 +74,18 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
 
   line(fmt::format("{} on {} — {} GPUs: {}", s.scenario, hardware.name, s.gpus,
                    plan_description(scenario.parallel)));
-  line(fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {} — {:.2f} B "
-                   "parameters",
-                   m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, to_string(m.dtype),
-                   static_cast<double>(m.parameters()) / 1e9));
+  line(
+      fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {} — {:.2f} B "
+                  "parameters",
+                  m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, to_string(m.dtype),
+                  static_cast<double>(m.parameters()) / 1e9));
   const std::int64_t micro_batches =
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
-  line(fmt::format("batch: global {}, micro {} → {} micro batch{} per replica, {} tokens per "
-                   "iteration",
-                   scenario.training.global_batch, scenario.training.micro_batch, micro_batches,
-                   micro_batches == 1 ? "" : "es", s.tokens_per_iteration));
+  line(
+      fmt::format("batch: global {}, micro {} → {} micro batch{} per replica, {} tokens per "
+                  "iteration",
+                  scenario.training.global_batch, scenario.training.micro_batch, micro_batches,
+                  micro_batches == 1 ? "" : "es", s.tokens_per_iteration));
   line("");
   line(fmt::format("  iteration time      {}", s.iteration_time));
   line(fmt::format("  throughput          {:.0f} tokens/s", s.tokens_per_s));
@@ -98,17 +108,18 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{
       "exposed TP communication", "exposed DP communication", "exposed PP communication",
       "exposed embedding communication"};
-  for (std::size_t k = 0; k < kExposed.size(); ++k) row(kExposed[k], b.exposed_comm[k]);
+  for (std::size_t k = 0; k < kExposed.size(); ++k)
+    row(kExposed[k], b.exposed_comm[k]);
   row("pipeline bubble", b.bubble);
   row("other idle", b.other);
   line("");
 
   const MemorySummary& mem = s.memory;
-  line(fmt::format("  peak memory (GPU {})  {} of {}  — {}", mem.peak_rank, to_gib_string(mem.peak),
-                   to_gib_string(mem.capacity),
-                   mem.fits ? "fits"
-                            : fmt::format("DOES NOT FIT (over by {})",
-                                          to_gib_string(mem.peak - mem.capacity))));
+  line(fmt::format(
+      "  peak memory (GPU {})  {} of {}  — {}", mem.peak_rank, to_gib_string(mem.peak),
+      to_gib_string(mem.capacity),
+      mem.fits ? "fits"
+               : fmt::format("DOES NOT FIT (over by {})", to_gib_string(mem.peak - mem.capacity))));
   constexpr std::array<std::string_view, program::kMemoryCategoryCount> kCategory{
       "parameters", "gradients", "optimizer state", "activations", "communication buffers",
       "temporaries"};

@@ -19,7 +19,8 @@ double EfficiencyCurve::at(double size) const {
                                       [](double s, const Point& p) { return s < p.size; });
   const Point& hi = *upper;
   const Point& lo = *(upper - 1);
-  const double w = (std::log2(size) - std::log2(lo.size)) / (std::log2(hi.size) - std::log2(lo.size));
+  const double w =
+      (std::log2(size) - std::log2(lo.size)) / (std::log2(hi.size) - std::log2(lo.size));
   return lo.efficiency + w * (hi.efficiency - lo.efficiency);
 }
 
@@ -33,8 +34,8 @@ std::vector<std::string> HardwareProfile::guessed_fields() const {
 
 FlopRate HardwareProfile::peak(DType dtype) const {
   if (auto it = gpu.peak.find(dtype); it != gpu.peak.end()) return it->second;
-  throw Infeasible(fmt::format("hardware profile '{}' has no peak FLOP rate for {}", name,
-                               to_string(dtype)));
+  throw Infeasible(
+      fmt::format("hardware profile '{}' has no peak FLOP rate for {}", name, to_string(dtype)));
 }
 
 }  // namespace trainsim::hw

@@ -26,7 +26,9 @@ class EfficiencyCurve {
   EfficiencyCurve() = default;
   /// Points must have strictly increasing sizes (the loader checks and sorts).
   explicit EfficiencyCurve(std::vector<Point> points);
-  static EfficiencyCurve constant(double efficiency) { return EfficiencyCurve({{1.0, efficiency}}); }
+  static EfficiencyCurve constant(double efficiency) {
+    return EfficiencyCurve({{1.0, efficiency}});
+  }
 
   double at(double size) const;
   const std::vector<Point>& points() const { return points_; }

@@ -46,9 +46,10 @@ struct TimeBreakdown {
   Time compute;    ///< forward and backward kernels (not recomputation)
   Time recompute;  ///< forward kernels re-run during backward
   Time optimizer;  ///< optimizer-step kernels
-  std::array<Time, program::kGroupKindCount> exposed_comm{};  ///< idle waiting on TP, DP, PP, embedding collectives
-  Time bubble;     ///< idle waiting on another pipeline stage (receive not yet satisfiable)
-  Time other;      ///< idle for any other reason (launch gaps, end of iteration skew)
+  std::array<Time, program::kGroupKindCount>
+      exposed_comm{};  ///< idle waiting on TP, DP, PP, embedding collectives
+  Time bubble;         ///< idle waiting on another pipeline stage (receive not yet satisfiable)
+  Time other;          ///< idle for any other reason (launch gaps, end of iteration skew)
 };
 
 /// An op that never ran, and why (a deadlock in a schedule is a bug to report, not a hang).
@@ -59,10 +60,10 @@ struct StuckOp {
 };
 
 struct SimulationResult {
-  Time iteration_time;                    ///< last op end over all recorded ranks
-  std::vector<RankTimeline> timelines;    ///< parallel to Program::ranks
-  std::vector<RankMemory> memory;         ///< parallel to Program::ranks
-  std::vector<TimeBreakdown> breakdown;   ///< parallel to Program::ranks
+  Time iteration_time;                   ///< last op end over all recorded ranks
+  std::vector<RankTimeline> timelines;   ///< parallel to Program::ranks
+  std::vector<RankMemory> memory;        ///< parallel to Program::ranks
+  std::vector<TimeBreakdown> breakdown;  ///< parallel to Program::ranks
   std::int64_t events_processed = 0;
   std::vector<StuckOp> stuck;
 };

@@ -27,10 +27,10 @@ std::string scaled(double value, const std::array<Prefix, N>& prefixes, const ch
   return fmt::format("{:.4g} {}{}", value / chosen->scale, chosen->name, unit);
 }
 
-constexpr std::array<Prefix, 6> kSi{{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"},
-                                     {1e3, "k"}, {1.0, ""}}};
-constexpr std::array<Prefix, 7> kSiFlops{{{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"},
-                                          {1e6, "M"}, {1e3, "k"}, {1.0, ""}}};
+constexpr std::array<Prefix, 6> kSi{
+    {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}}};
+constexpr std::array<Prefix, 7> kSiFlops{
+    {{1e18, "E"}, {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1.0, ""}}};
 
 }  // namespace
 
@@ -40,10 +40,18 @@ std::string to_string(Time t) {
   return scaled(static_cast<double>(t.ps()), kTime, "");
 }
 
-std::string to_string(Bytes b) { return scaled(b.as_double(), kSi, "B"); }
-std::string to_string(Flops f) { return scaled(f.count(), kSiFlops, "FLOP"); }
-std::string to_string(Bandwidth bw) { return scaled(bw.bytes_per_second(), kSi, "B/s"); }
-std::string to_string(FlopRate r) { return scaled(r.flops_per_second(), kSiFlops, "FLOP/s"); }
+std::string to_string(Bytes b) {
+  return scaled(b.as_double(), kSi, "B");
+}
+std::string to_string(Flops f) {
+  return scaled(f.count(), kSiFlops, "FLOP");
+}
+std::string to_string(Bandwidth bw) {
+  return scaled(bw.bytes_per_second(), kSi, "B/s");
+}
+std::string to_string(FlopRate r) {
+  return scaled(r.flops_per_second(), kSiFlops, "FLOP/s");
+}
 
 std::string to_gib_string(Bytes b) {
   return fmt::format("{:.4g} GiB", b.as_double() / (1024.0 * 1024.0 * 1024.0));

@@ -26,11 +26,10 @@ std::string to_gib_string(Bytes b);
 }  // namespace trainsim
 
 template <typename Quantity>
-  requires(std::same_as<Quantity, trainsim::Time> || std::same_as<Quantity, trainsim::Bytes> ||
-           std::same_as<Quantity, trainsim::Flops> ||
-           std::same_as<Quantity, trainsim::Bandwidth> ||
-           std::same_as<Quantity, trainsim::FlopRate>)
-struct fmt::formatter<Quantity> : fmt::formatter<std::string> {
+requires(std::same_as<Quantity, trainsim::Time> || std::same_as<Quantity, trainsim::Bytes> ||
+         std::same_as<Quantity, trainsim::Flops> || std::same_as<Quantity, trainsim::Bandwidth> ||
+         std::same_as<Quantity, trainsim::FlopRate>) struct fmt::formatter<Quantity>
+    : fmt::formatter<std::string> {
   template <typename Context>
   auto format(const Quantity& q, Context& ctx) const {
     return fmt::formatter<std::string>::format(trainsim::to_string(q), ctx);

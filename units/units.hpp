@@ -32,13 +32,17 @@ class Time {
   constexpr auto operator<=>(const Time&) const = default;
   constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
   constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) { ps_ += o.ps_; return *this; }
-  constexpr Time& operator-=(Time o) { ps_ -= o.ps_; return *this; }
+  constexpr Time& operator+=(Time o) {
+    ps_ += o.ps_;
+    return *this;
+  }
+  constexpr Time& operator-=(Time o) {
+    ps_ -= o.ps_;
+    return *this;
+  }
   constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
   /// Scaling by a real factor rounds to the nearest picosecond.
-  Time scaled(double factor) const {
-    return Time(std::llround(static_cast<double>(ps_) * factor));
-  }
+  Time scaled(double factor) const { return Time(std::llround(static_cast<double>(ps_) * factor)); }
   /// Ratio of two durations (dimensionless).
   constexpr double operator/(Time o) const {
     return static_cast<double>(ps_) / static_cast<double>(o.ps_);
@@ -64,8 +68,14 @@ class Bytes {
   constexpr auto operator<=>(const Bytes&) const = default;
   constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
   constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
-  constexpr Bytes& operator+=(Bytes o) { n_ += o.n_; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { n_ -= o.n_; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    n_ += o.n_;
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes o) {
+    n_ -= o.n_;
+    return *this;
+  }
   constexpr Bytes operator*(std::int64_t k) const { return Bytes(n_ * k); }
   /// Exact integer division; callers check divisibility where it matters.
   constexpr Bytes operator/(std::int64_t k) const { return Bytes(n_ / k); }
@@ -76,7 +86,9 @@ class Bytes {
   constexpr explicit Bytes(std::int64_t n) : n_(n) {}
   std::int64_t n_ = 0;
 };
-constexpr Bytes operator*(std::int64_t k, Bytes b) { return b * k; }
+constexpr Bytes operator*(std::int64_t k, Bytes b) {
+  return b * k;
+}
 
 /// Floating-point operations (a count, not a rate). Double: a 1T-parameter iteration
 /// exceeds 2^63 FLOPs; per-op counts below 2^53 are exact.
@@ -90,7 +102,10 @@ class Flops {
   constexpr auto operator<=>(const Flops&) const = default;
   constexpr Flops operator+(Flops o) const { return Flops(n_ + o.n_); }
   constexpr Flops operator-(Flops o) const { return Flops(n_ - o.n_); }
-  constexpr Flops& operator+=(Flops o) { n_ += o.n_; return *this; }
+  constexpr Flops& operator+=(Flops o) {
+    n_ += o.n_;
+    return *this;
+  }
   constexpr Flops operator*(double k) const { return Flops(n_ * k); }
   constexpr double operator/(Flops o) const { return n_ / o.n_; }
 
@@ -156,6 +171,8 @@ inline FlopRate operator/(Flops f, Time t) {
 inline Bytes operator*(Bandwidth bw, Time t) {
   return Bytes::rounded(bw.bytes_per_second() * t.seconds());
 }
-inline Flops operator*(FlopRate r, Time t) { return Flops::of(r.flops_per_second() * t.seconds()); }
+inline Flops operator*(FlopRate r, Time t) {
+  return Flops::of(r.flops_per_second() * t.seconds());
+}
 
 }  // namespace trainsim
