@@ -44,7 +44,21 @@ std::string describe_deadlock(const program::Program& program,
   return text;
 }
 
+// Bad output paths fail before the simulation, not after it.
+void check_outputs(const SimulateOptions& options) {
+  if (!options.json.empty() && !options.trace.empty() &&
+      std::filesystem::weakly_canonical(options.json) ==
+          std::filesystem::weakly_canonical(options.trace)) {
+    throw std::runtime_error(
+        fmt::format("--json and --trace name the same file {}: one would overwrite the other",
+                    options.json.string()));
+  }
+  if (!options.json.empty()) reports::check_destination(options.json);
+  if (!options.trace.empty()) reports::check_destination(options.trace);
+}
+
 void run_simulate(const SimulateOptions& options) {
+  check_outputs(options);
   const Scenario scenario = inputs::load_scenario(options.scenario);
   const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
   const program::Program program = build_program(

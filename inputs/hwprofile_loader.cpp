@@ -10,6 +10,7 @@
 
 #include "inputs/quantity.hpp"
 #include "inputs/yaml_reader.hpp"
+#include "units/format.hpp"
 
 namespace trainsim::inputs {
 namespace {
@@ -18,6 +19,31 @@ constexpr std::array<std::string_view, 5> dtype_names{"fp64", "fp32", "tf32", "b
 constexpr std::array<std::string_view, 2> fabric_names{"nvswitch", "pcie"};
 
 /// Records which fields a profile wrote, so that provenance can be checked against them.
+// Physically plausible ranges for any GPU system, wide enough for decades of hardware: a
+// value outside is a typo (a missing prefix, "1e-300 GB/s") that would otherwise give a
+// wildly wrong prediction without complaint.
+template <typename Quantity>
+Quantity within(const YamlValue& v, Quantity value, Quantity low, Quantity high) {
+  if (value < low || value > high) {
+    v.fail(fmt::format("expected a value between {} and {}, got {}", low, high, v.text()));
+  }
+  return value;
+}
+const Bandwidth kMinBandwidth = Bandwidth::bytes_per_second(1e6);
+const Bandwidth kMaxBandwidth = Bandwidth::bytes_per_second(1e15);
+const FlopRate kMinFlopRate = FlopRate::flops_per_second(1e9);
+const FlopRate kMaxFlopRate = FlopRate::flops_per_second(1e17);
+const Time kMaxLatency = Time::from_seconds(1.0);
+constexpr Bytes kMinMemory = Bytes::of(std::int64_t{1} << 20);
+constexpr Bytes kMaxMemory = Bytes::of(std::int64_t{1} << 50);
+
+Bandwidth bandwidth_in_range(const YamlValue& v) {
+  return within(v, v.as_bandwidth(), kMinBandwidth, kMaxBandwidth);
+}
+Time latency_in_range(const YamlValue& v) {
+  return within(v, v.as_time(), Time::zero(), kMaxLatency);
+}
+
 class FieldRecorder {
  public:
   /// A numeric field: it must have a provenance entry.
@@ -117,16 +143,18 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   if (peak.entries().empty()) peak.self().fail("expected at least one {dtype: FLOP rate} entry");
   for (const YamlMap::Entry& entry : peak.entries()) {
     const auto dtype = dtype_from_string(dtype_names[entry.key.as_choice(dtype_names)]);
-    spec.peak.emplace(*dtype, rec.numeric(entry.value).as_flop_rate());
+    spec.peak.emplace(*dtype, within(entry.value, rec.numeric(entry.value).as_flop_rate(),
+                                     kMinFlopRate, kMaxFlopRate));
   }
   spec.sm_count = rec.numeric(gpu.required("sm_count")).as_positive_int();
-  spec.memory = rec.numeric(gpu.required("memory")).as_bytes();
+  spec.memory = within(gpu.required("memory"), rec.numeric(gpu.required("memory")).as_bytes(),
+                       kMinMemory, kMaxMemory);
   if (spec.memory <= Bytes::zero()) gpu.required("memory").fail("expected a positive size");
-  spec.memory_bandwidth = rec.numeric(gpu.required("memory_bandwidth")).as_bandwidth();
+  spec.memory_bandwidth = bandwidth_in_range(rec.numeric(gpu.required("memory_bandwidth")));
   if (spec.memory_bandwidth <= Bandwidth{})
     gpu.required("memory_bandwidth").fail("expected a positive bandwidth");
   spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
-  spec.kernel_launch = rec.numeric(gpu.required("kernel_launch")).as_time();
+  spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 
   const YamlMap gemm =
       gpu.required("gemm").as_map({"max_efficiency", "tile", "ctas_per_sm", "size_efficiency"});
@@ -153,13 +181,13 @@ hw::NodeSpec read_node(const YamlValue& value, FieldRecorder& rec) {
   spec.fabric = rec.descriptive(node.required("fabric")).as_choice(fabric_names) == 0
                     ? hw::FabricKind::nvswitch
                     : hw::FabricKind::pcie;
-  spec.gpu_bandwidth = rec.numeric(node.required("gpu_bandwidth")).as_bandwidth();
-  spec.latency = rec.numeric(node.required("latency")).as_time();
+  spec.gpu_bandwidth = bandwidth_in_range(rec.numeric(node.required("gpu_bandwidth")));
+  spec.latency = latency_in_range(rec.numeric(node.required("latency")));
   if (auto bridge = node.find("host_bridge_bandwidth")) {
     if (spec.fabric != hw::FabricKind::pcie) {
       bridge->fail("host_bridge_bandwidth applies only to fabric: pcie (this node is nvswitch)");
     }
-    spec.host_bridge_bandwidth = rec.numeric(*bridge).as_bandwidth();
+    spec.host_bridge_bandwidth = bandwidth_in_range(rec.numeric(*bridge));
   }
   return spec;
 }
@@ -169,8 +197,8 @@ hw::NetworkSpec read_network(const YamlValue& value, FieldRecorder& rec) {
       value.as_map({"nics_per_node", "nic_bandwidth", "latency", "oversubscription"});
   hw::NetworkSpec spec;
   spec.nics_per_node = rec.numeric(net.required("nics_per_node")).as_positive_int();
-  spec.nic_bandwidth = rec.numeric(net.required("nic_bandwidth")).as_bandwidth();
-  spec.latency = rec.numeric(net.required("latency")).as_time();
+  spec.nic_bandwidth = bandwidth_in_range(rec.numeric(net.required("nic_bandwidth")));
+  spec.latency = latency_in_range(rec.numeric(net.required("latency")));
   spec.oversubscription = rec.numeric(net.required("oversubscription")).as_double_in(1.0, 1000.0);
   return spec;
 }
@@ -179,7 +207,7 @@ hw::CollectiveSpec read_collectives(const YamlValue& value, FieldRecorder& rec) 
   const YamlMap coll =
       value.as_map({"base_latency", "intra_node_efficiency", "inter_node_efficiency"});
   hw::CollectiveSpec spec;
-  spec.base_latency = rec.numeric(coll.required("base_latency")).as_time();
+  spec.base_latency = latency_in_range(rec.numeric(coll.required("base_latency")));
   spec.intra_node_efficiency =
       read_curve(rec.numeric(coll.required("intra_node_efficiency")), Dimension::bytes);
   spec.inter_node_efficiency =

@@ -9,6 +9,14 @@ namespace trainsim::inputs {
 namespace {
 
 constexpr std::int64_t no_max = std::numeric_limits<std::int64_t>::max();
+// Upper bounds far beyond any model trained so far; they stop absurd values early, with the
+// field named. Combinations that overflow a buffer are caught when the Program is built.
+constexpr std::int64_t kMaxCount = std::int64_t{1} << 20;  // GPUs, parallel sizes, heads
+constexpr std::int64_t kMaxLayers = 100'000;
+constexpr std::int64_t kMaxWidth = std::int64_t{1} << 22;   // hidden, ffn
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 24;  // seq_len
+constexpr std::int64_t kMaxVocab = std::int64_t{1} << 27;
+constexpr std::int64_t kMaxBatch = std::int64_t{1} << 30;  // sequences
 
 Parameter integer(std::string_view path, DefaultKind kind, std::string_view default_value,
                   std::int64_t min, std::int64_t max, std::string_view description) {
@@ -38,36 +46,36 @@ std::vector<Parameter> build_table() {
       text("name", derived, "the file name without .yaml", "scenario name used in reports"),
       text("hardware", required, "",
            "hardware profile: a name in hwprofiles/ or a path to a .yaml (relative to this file)"),
-      integer("gpus", required, "", 1, no_max, "GPUs in the job; must equal TP x PP x DP"),
-      integer("model.layers", required, "", 1, no_max, "transformer layers L"),
-      integer("model.hidden", required, "", 1, no_max, "hidden size h"),
-      integer("model.heads", required, "", 1, no_max, "attention heads a; must divide hidden"),
-      integer("model.ffn", derived, "4 x model.hidden", 1, no_max, "MLP inner width f"),
-      integer("model.seq_len", value, "2048", 1, no_max, "sequence length s (tokens)"),
-      integer("model.vocab", value, "51200", 1, no_max, "vocabulary size V as trained"),
+      integer("gpus", required, "", 1, kMaxCount, "GPUs in the job; must equal TP x PP x DP"),
+      integer("model.layers", required, "", 1, kMaxLayers, "transformer layers L"),
+      integer("model.hidden", required, "", 1, kMaxWidth, "hidden size h"),
+      integer("model.heads", required, "", 1, kMaxCount, "attention heads a; must divide hidden"),
+      integer("model.ffn", derived, "4 x model.hidden", 1, kMaxWidth, "MLP inner width f"),
+      integer("model.seq_len", value, "2048", 1, kMaxTokens, "sequence length s (tokens)"),
+      integer("model.vocab", value, "51200", 1, kMaxVocab, "vocabulary size V as trained"),
       choice("model.dtype", "bf16", {"fp32", "bf16", "fp16", "fp64"},
              "activation and weight dtype on the device"),
       choice("model.attention_flops", "dense", {"dense", "causal"},
              "count attention-core FLOPs densely (papers) or halved for the causal mask"),
-      integer("model.make_vocab_divisible_by", value, "128", 1, no_max,
+      integer("model.make_vocab_divisible_by", value, "128", 1, kMaxCount,
               "pad the vocabulary to a multiple of this x tensor.size (Megatron)"),
-      integer("training.global_batch", required, "", 1, no_max,
+      integer("training.global_batch", required, "", 1, kMaxBatch,
               "sequences per optimizer step; a multiple of micro_batch x data.size"),
-      integer("training.micro_batch", value, "1", 1, no_max, "sequences per micro batch"),
+      integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),
       choice("training.optimizer", "adam", {"adam"}, "optimizer (sets optimizer-state memory)"),
       choice("parallel.tensor.kind", "1d", {"1d", "2d", "2.5d", "3d"},
              "tensor-parallel scheme (2d, 2.5d, 3d arrive with issue 4)"),
-      integer("parallel.tensor.size", value, "1", 1, no_max,
+      integer("parallel.tensor.size", value, "1", 1, kMaxCount,
               "tensor-parallel size TP; must divide heads and ffn"),
       boolean("parallel.tensor.sequence_parallel", "false",
               "shard LayerNorm/dropout activations along the sequence (issue 3)"),
-      integer("parallel.pipeline.size", value, "1", 1, no_max,
+      integer("parallel.pipeline.size", value, "1", 1, kMaxCount,
               "pipeline stages PP (issue 5); must divide layers / chunks"),
       choice("parallel.pipeline.schedule", "1f1b",
              {"gpipe", "1f1b", "interleaved", "breadth-first", "layered"}, "pipeline schedule"),
-      integer("parallel.pipeline.chunks", value, "1", 1, no_max,
+      integer("parallel.pipeline.chunks", value, "1", 1, kMaxLayers,
               "model chunks per stage v (> 1 only with interleaved, breadth-first, layered)"),
-      integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, no_max,
+      integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
               "data-parallel size DP"),
       integer("parallel.data.zero", value, "0", 0, 3, "ZeRO stage (1-3 arrive with issue 3)"),
       boolean("parallel.data.overlap_grad_reduce", "true",

@@ -174,7 +174,10 @@ double parse_quantity(std::string_view raw, Dimension expected) {
 }
 
 Time parse_time(std::string_view text) {
-  return Time::from_seconds(parse_quantity(text, Dimension::time));
+  const double seconds = parse_quantity(text, Dimension::time);
+  // The simulator's clock counts picoseconds in 64 bits (about ±106 days).
+  if (seconds > 1e6) fail(text, Dimension::time, "too large (at most 1e6 s)");
+  return Time::from_seconds(seconds);
 }
 
 Bytes parse_bytes(std::string_view text) {

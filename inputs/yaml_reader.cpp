@@ -70,7 +70,10 @@ std::int64_t YamlValue::as_int() const {
     double real = 0.0;
     const auto [rend, rec] = std::from_chars(s.data(), s.data() + s.size(), real);
     if (rec == std::errc() && rend == s.data() + s.size()) {
-      fail(fmt::format("expected an integer, got \"{}\" (a fraction)", s));
+      fail(
+          fmt::format("expected an integer written with digits only, got \"{}\" (a real "
+                      "number)",
+                      s));
     }
     fail(fmt::format("expected an integer, got \"{}\"", s));
   }

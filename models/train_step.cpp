@@ -97,8 +97,9 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
   const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
 
-  // Megatron zeroes the contiguous gradient buffer at the start of every iteration.
-  backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
+  // Megatron zeroes the contiguous gradient buffer at the start of every iteration; it is
+  // optimizer bookkeeping, not forward work.
+  backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
   for (const GradientBucket& bucket : buckets) {
     backend.zero(bucket_grads(bucket, params), "grads.zero");
   }

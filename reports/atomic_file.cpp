@@ -11,15 +11,20 @@
 
 namespace trainsim::reports {
 
-void write_atomically(const std::filesystem::path& path,
-                      const std::function<void(std::ostream&)>& write) {
-  const std::filesystem::path target = path.empty() ? path : std::filesystem::absolute(path);
-  if (target.empty()) throw std::runtime_error("cannot write to an empty path");
-  const std::filesystem::path directory = target.parent_path();
+void check_destination(const std::filesystem::path& path) {
+  if (path.empty()) throw std::runtime_error("cannot write to an empty path");
+  const std::filesystem::path directory = std::filesystem::absolute(path).parent_path();
   if (!std::filesystem::is_directory(directory)) {
     throw std::runtime_error(fmt::format("cannot write {}: directory {} does not exist",
                                          path.string(), directory.string()));
   }
+}
+
+void write_atomically(const std::filesystem::path& path,
+                      const std::function<void(std::ostream&)>& write) {
+  check_destination(path);
+  const std::filesystem::path target = std::filesystem::absolute(path);
+  const std::filesystem::path directory = target.parent_path();
   // The pid keeps two concurrent writers of the same target from sharing a temporary.
   const std::filesystem::path temporary =
       directory / fmt::format(".{}.tmp.{}", target.filename().string(), ::getpid());

@@ -15,6 +15,10 @@ namespace trainsim::reports {
 void write_atomically(const std::filesystem::path& path,
                       const std::function<void(std::ostream&)>& write);
 
+/// Throws std::runtime_error naming `path` if its directory does not exist, so a command can
+/// refuse bad output paths before it spends time computing what it would write there.
+void check_destination(const std::filesystem::path& path);
+
 /// Convenience for text already in memory.
 void write_atomically(const std::filesystem::path& path, std::string_view contents);
 

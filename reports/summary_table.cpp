@@ -88,7 +88,9 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
                   micro_batches == 1 ? "" : "es", s.tokens_per_iteration));
   line("");
   line(fmt::format("  iteration time      {}", s.iteration_time));
-  line(fmt::format("  throughput          {:.0f} tokens/s", s.tokens_per_s));
+  line(fmt::format("  throughput          {} tokens/s",
+                   s.tokens_per_s >= 100.0 ? fmt::format("{:.0f}", s.tokens_per_s)
+                                           : fmt::format("{:.3g}", s.tokens_per_s)));
   line(fmt::format("  TFLOP/s per GPU     {:.1f} hardware, {:.1f} model  (peak {:.0f} {})",
                    s.hardware_rate_per_gpu.tflops(), s.model_rate_per_gpu.tflops(),
                    s.peak_per_gpu.tflops(), to_string(m.dtype)));

@@ -7,8 +7,34 @@
 #include <compare>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace trainsim {
+
+namespace detail {
+/// Converts to int64 or throws: a quantity outside the integer range (or NaN) would otherwise
+/// wrap silently and make a prediction faster, not fail (llround is UB out of range).
+inline std::int64_t checked_round(double value, const char* what) {
+  if (!(std::fabs(value) < 9.2e18)) {
+    throw std::out_of_range(std::string(what) + " of " + std::to_string(value) +
+                            " is outside the representable range");
+  }
+  return std::llround(value);
+}
+inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t sum = 0;
+  if (__builtin_add_overflow(a, b, &sum)) throw std::out_of_range(std::string(what) + " overflow");
+  return sum;
+}
+inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
+  std::int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product)) {
+    throw std::out_of_range(std::string(what) + " overflow");
+  }
+  return product;
+}
+}  // namespace detail
 
 /// Simulated time: a signed integer count of picoseconds (range ±106 days).
 /// Integer so that event ordering is exact and outputs are byte-identical across runs.
@@ -22,7 +48,10 @@ class Time {
   static Time from_ns(double ns) { return from_seconds(ns * 1e-9); }
   static Time from_us(double us) { return from_seconds(us * 1e-6); }
   static Time from_ms(double ms) { return from_seconds(ms * 1e-3); }
-  static Time from_seconds(double s) { return Time(std::llround(s * 1e12)); }
+  /// Throws std::out_of_range beyond ±106 days or for NaN.
+  static Time from_seconds(double s) {
+    return Time(detail::checked_round(s * 1e12, "time in picoseconds"));
+  }
 
   constexpr std::int64_t ps() const { return ps_; }
   constexpr double seconds() const { return static_cast<double>(ps_) * 1e-12; }
@@ -30,19 +59,16 @@ class Time {
   constexpr double us() const { return static_cast<double>(ps_) * 1e-6; }
 
   constexpr auto operator<=>(const Time&) const = default;
-  constexpr Time operator+(Time o) const { return Time(ps_ + o.ps_); }
-  constexpr Time operator-(Time o) const { return Time(ps_ - o.ps_); }
-  constexpr Time& operator+=(Time o) {
-    ps_ += o.ps_;
-    return *this;
-  }
-  constexpr Time& operator-=(Time o) {
-    ps_ -= o.ps_;
-    return *this;
-  }
-  constexpr Time operator*(std::int64_t k) const { return Time(ps_ * k); }
+  // Sums and products are checked: an overflowing clock must fail, not wrap.
+  Time operator+(Time o) const { return Time(detail::checked_add(ps_, o.ps_, "time")); }
+  Time operator-(Time o) const { return Time(detail::checked_add(ps_, -o.ps_, "time")); }
+  Time& operator+=(Time o) { return *this = *this + o; }
+  Time& operator-=(Time o) { return *this = *this - o; }
+  Time operator*(std::int64_t k) const { return Time(detail::checked_mul(ps_, k, "time")); }
   /// Scaling by a real factor rounds to the nearest picosecond.
-  Time scaled(double factor) const { return Time(std::llround(static_cast<double>(ps_) * factor)); }
+  Time scaled(double factor) const {
+    return Time(detail::checked_round(static_cast<double>(ps_) * factor, "time in picoseconds"));
+  }
   /// Ratio of two durations (dimensionless).
   constexpr double operator/(Time o) const {
     return static_cast<double>(ps_) / static_cast<double>(o.ps_);
@@ -60,23 +86,17 @@ class Bytes {
   static constexpr Bytes zero() { return Bytes(0); }
   static constexpr Bytes of(std::int64_t n) { return Bytes(n); }
   /// Rounds to the nearest byte (used for fractional shares such as 2(n-1)/n of a buffer).
-  static Bytes rounded(double n) { return Bytes(std::llround(n)); }
+  static Bytes rounded(double n) { return Bytes(detail::checked_round(n, "byte count")); }
 
   constexpr std::int64_t count() const { return n_; }
   constexpr double as_double() const { return static_cast<double>(n_); }
 
   constexpr auto operator<=>(const Bytes&) const = default;
-  constexpr Bytes operator+(Bytes o) const { return Bytes(n_ + o.n_); }
-  constexpr Bytes operator-(Bytes o) const { return Bytes(n_ - o.n_); }
-  constexpr Bytes& operator+=(Bytes o) {
-    n_ += o.n_;
-    return *this;
-  }
-  constexpr Bytes& operator-=(Bytes o) {
-    n_ -= o.n_;
-    return *this;
-  }
-  constexpr Bytes operator*(std::int64_t k) const { return Bytes(n_ * k); }
+  Bytes operator+(Bytes o) const { return Bytes(detail::checked_add(n_, o.n_, "bytes")); }
+  Bytes operator-(Bytes o) const { return Bytes(detail::checked_add(n_, -o.n_, "bytes")); }
+  Bytes& operator+=(Bytes o) { return *this = *this + o; }
+  Bytes& operator-=(Bytes o) { return *this = *this - o; }
+  Bytes operator*(std::int64_t k) const { return Bytes(detail::checked_mul(n_, k, "bytes")); }
   /// Exact integer division; callers check divisibility where it matters.
   constexpr Bytes operator/(std::int64_t k) const { return Bytes(n_ / k); }
   Bytes scaled(double factor) const { return rounded(static_cast<double>(n_) * factor); }
@@ -86,7 +106,7 @@ class Bytes {
   constexpr explicit Bytes(std::int64_t n) : n_(n) {}
   std::int64_t n_ = 0;
 };
-constexpr Bytes operator*(std::int64_t k, Bytes b) {
+inline Bytes operator*(std::int64_t k, Bytes b) {
   return b * k;
 }
 

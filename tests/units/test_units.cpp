@@ -40,3 +40,14 @@ TEST_CASE("quantities print with their unit") {
   CHECK(to_gib_string(Bytes::of(80LL * 1024 * 1024 * 1024)) == "80 GiB");
   CHECK(fmt::format("{}", Time::from_seconds(2)) == "2 s");
 }
+
+TEST_CASE("quantities outside the integer range throw instead of wrapping") {
+  CHECK_THROWS_AS(Time::from_seconds(1e30), std::out_of_range);
+  CHECK_THROWS_AS(Time::from_seconds(std::nan("")), std::out_of_range);
+  CHECK_THROWS_AS(Time::max() + Time::from_ps(1), std::out_of_range);
+  CHECK_THROWS_AS(Time::from_seconds(1e6) * 1'000'000, std::out_of_range);
+  CHECK_THROWS_AS(Bytes::of(1) / Bandwidth::bytes_per_second(1e-300), std::out_of_range);
+  CHECK_THROWS_AS(Bytes::of(std::int64_t{1} << 62) * 4, std::out_of_range);
+  CHECK_THROWS_AS(Bytes::rounded(1e19), std::out_of_range);
+  CHECK(Time::from_seconds(9e6) > Time::from_seconds(8e6));  // 104 days still fits
+}
