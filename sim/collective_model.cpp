@@ -1,6 +1,8 @@
 #include "sim/collective_model.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <map>
 
 #include "sim/flow_network.hpp"
 
@@ -34,11 +36,11 @@ double comm_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& h
   return curve.at(std::max(1.0, size.as_double()));
 }
 
-void append_collective_flows(CollectiveKind kind, Bytes size, std::span<const std::int32_t> gpus,
+void append_collective_flows(CollectiveKind kind, double size, std::span<const std::int32_t> gpus,
                              std::vector<FlowSpec>& out) {
   const auto n = static_cast<std::int64_t>(gpus.size());
-  if (n <= 1 || size.count() <= 0) return;
-  const double s = size.as_double();
+  if (n <= 1 || !(size > 0.0)) return;
+  const double s = size;
   const double nd = static_cast<double>(n);
   auto at = [&gpus](std::int64_t i) { return gpus[static_cast<std::size_t>(i)]; };
   switch (kind) {
@@ -68,6 +70,60 @@ void append_collective_flows(CollectiveKind kind, Bytes size, std::span<const st
   }
 }
 
+CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topology& topology,
+                                 std::int64_t nics_per_node) {
+  CollectiveRings rings;
+  rings.members = static_cast<std::int32_t>(gpus.size());
+  rings.order.assign(gpus.begin(), gpus.end());
+  if (gpus.size() <= 1) return rings;
+  // Members per node, nodes in order of first appearance.
+  std::map<std::int32_t, std::size_t> slot_of_node;
+  std::vector<std::vector<std::int32_t>> per_node;
+  for (const std::int32_t g : gpus) {
+    const auto [it, inserted] = slot_of_node.emplace(topology.node_of(g), per_node.size());
+    if (inserted) per_node.emplace_back();
+    per_node[it->second].push_back(g);
+  }
+  if (per_node.size() <= 1) return rings;
+  std::size_t fewest = gpus.size();
+  for (const auto& members : per_node)
+    fewest = std::min(fewest, members.size());
+  const auto k = static_cast<std::int32_t>(std::min<std::int64_t>(
+      std::max<std::int64_t>(1, nics_per_node), static_cast<std::int64_t>(fewest)));
+  if (k <= 1) return rings;
+  rings.channels = k;
+  rings.order.clear();
+  rings.order.reserve(static_cast<std::size_t>(k) * gpus.size());
+  for (std::int32_t c = 0; c < k; ++c) {
+    const auto begin = static_cast<std::ptrdiff_t>(rings.order.size());
+    for (const auto& members : per_node) {
+      // Start after position c so that the member at position c is last: it sends to the
+      // next node, through its own NIC.
+      const std::size_t m = members.size();
+      const std::size_t first = (static_cast<std::size_t>(c) + 1) % m;
+      for (std::size_t j = 0; j < m; ++j)
+        rings.order.push_back(members[(first + j) % m]);
+    }
+    // A ring is a cycle: start it at the group's first member, the root of broadcast and
+    // reduce chains.
+    const auto ring_begin = rings.order.begin() + begin;
+    std::rotate(ring_begin, std::find(ring_begin, rings.order.end(), gpus.front()),
+                rings.order.end());
+  }
+  return rings;
+}
+
+void append_collective_flows(CollectiveKind kind, Bytes size, const CollectiveRings& rings,
+                             std::vector<FlowSpec>& out) {
+  if (kind == CollectiveKind::all_to_all) {
+    append_collective_flows(kind, size.as_double(), rings.ring(0), out);
+    return;
+  }
+  const double per_channel = size.as_double() / static_cast<double>(rings.channels);
+  for (std::int32_t c = 0; c < rings.channels; ++c)
+    append_collective_flows(kind, per_channel, rings.ring(c), out);
+}
+
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology) {
   std::vector<std::int32_t> nodes;
   nodes.reserve(gpus.size());
@@ -82,14 +138,15 @@ Time estimate_collective(CollectiveKind kind, Bytes size, std::span<const std::i
   const std::int64_t nodes = nodes_spanned(gpus, topology);
   const Time latency = collective_latency(kind, static_cast<std::int64_t>(gpus.size()), nodes, hw);
   std::vector<FlowSpec> specs;
-  append_collective_flows(kind, size, gpus, specs);
+  append_collective_flows(kind, size, collective_rings(gpus, topology, hw.network.nics_per_node),
+                          specs);
   if (specs.empty()) return latency;
   FlowNetwork network(topology.link_capacities());
   const double efficiency = comm_efficiency(size, nodes > 1, hw);
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
-    network.start(route, f.bytes, efficiency * topology.bottleneck(route), 0);
+    network.start(route, f.bytes / efficiency, std::numeric_limits<double>::infinity(), 0);
   }
   Time elapsed = Time::zero();
   std::vector<std::int32_t> done;

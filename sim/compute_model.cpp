@@ -34,7 +34,8 @@ GemmEstimate estimate_gemm(const program::Gemm& gemm, const hw::HardwareProfile&
   e.size_efficiency = model.size_efficiency.empty() ? 1.0 : model.size_efficiency.at(flops.count());
   e.efficiency = model.max_efficiency * e.tile_efficiency * e.wave_efficiency * e.size_efficiency;
   e.math_time = flops / (hw.peak(gemm.dtype) * e.efficiency);
-  e.memory_time = gemm.min_bytes() / hw.gpu.memory_bandwidth;
+  // The same achieved HBM bandwidth as kernel_time: a GEMM streams no faster than a copy.
+  e.memory_time = gemm.min_bytes() / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency);
   e.memory_bound = e.memory_time > e.math_time;
   e.time = std::max(e.math_time, e.memory_time) + hw.gpu.kernel_launch;
   return e;

@@ -1,7 +1,8 @@
 #pragma once
 // Time of compute ops on one GPU (parallelism-reference §12): GEMMs from the roofline with
-// tile and wave quantization, memory-bound kernels from achieved HBM bandwidth; both pay the
-// kernel launch overhead.
+// tile and wave quantization floored by HBM traffic, memory-bound kernels from HBM traffic;
+// both at achieved HBM bandwidth (peak x memory_efficiency) and both pay the kernel launch
+// overhead.
 
 #include <cstdint>
 
@@ -15,7 +16,7 @@ namespace trainsim::sim {
 struct GemmEstimate {
   Time time;                     ///< modelled duration including launch overhead
   Time math_time;                ///< FLOPs / (peak x efficiency)
-  Time memory_time;              ///< min_bytes / HBM peak bandwidth (the floor)
+  Time memory_time;              ///< min_bytes / (HBM bandwidth x memory_efficiency), the floor
   double efficiency = 0.0;       ///< max_efficiency x tile x wave x size
   double tile_efficiency = 0.0;  ///< useful share of the issued CTA tiles (§12.2)
   double wave_efficiency = 0.0;  ///< filled share of the waves (§12.3)

@@ -5,10 +5,10 @@
 // went. A deadlocked Program ends with its blocked ops listed in SimulationResult::stuck.
 
 #include <memory>
-#include <stdexcept>
 
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/invalid_program.hpp"
 #include "sim/simulation_result.hpp"
 
 namespace trainsim::sim {
@@ -18,14 +18,6 @@ struct ReplayOptions {
   bool record_op_timings = true;
   /// Fill RankMemory::timeline; peaks are tracked either way.
   bool record_memory_timeline = true;
-};
-
-/// A Program that cannot be replayed as written (dependency out of range, collective on a
-/// group the rank is not in, free of a buffer never allocated, ...). Deadlocks are not
-/// errors: they are reported in SimulationResult::stuck.
-class InvalidProgram : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
 };
 
 /// One replay: owns the clock, the event queue, the topology and the link network, so

@@ -66,10 +66,10 @@ TEST_CASE("golden: all-gather, broadcast, all-to-all inside one node") {
               Bytes::of(48'000'000) / Bandwidth::gb_per_s(80) + Time::from_us(2 + 3));
   check_close(estimate_collective(CollectiveKind::broadcast, s, gpus, topo, hw),
               s / Bandwidth::gb_per_s(80) + Time::from_us(2 + 3));
-  // Each member sends S/n to each of 3 peers over its one 100 GB/s uplink: 3 flows share
-  // it (33.3 GB/s each, below the 80 GB/s cap), so (n-1)/n S / B.
+  // Each member sends S/n to each of 3 peers over its one 100 GB/s uplink: 3 flows of
+  // S/n / 0.8 wire bytes share it, so (n-1)/n S / (0.8 B).
   check_close(estimate_collective(CollectiveKind::all_to_all, s, gpus, topo, hw),
-              Bytes::of(48'000'000) / Bandwidth::gb_per_s(100) + Time::from_us(2 + 3));
+              Bytes::of(48'000'000) / Bandwidth::gb_per_s(80) + Time::from_us(2 + 3));
 }
 
 TEST_CASE("golden: an all-reduce across two nodes is limited by the NIC") {
@@ -100,6 +100,79 @@ TEST_CASE("an oversubscribed core halves what crosses it") {
   Topology topo(hw, 2);
   const std::vector<std::int32_t> gpus{0, 1};
   const Bytes s = Bytes::of(10'000'000);
+  // 5 GB/s of wire each, of which 80 % is useful.
   check_close(estimate_collective(CollectiveKind::all_reduce, s, gpus, topo, hw),
-              s / Bandwidth::gb_per_s(5) + Time::from_us(2 + 2 * 5));
+              s / Bandwidth::gb_per_s(4) + Time::from_us(2 + 2 * 5));
+}
+
+namespace {
+/// Two DGX-like nodes: 8 GPUs per NVSwitch, one 10 GB/s NIC per GPU.
+hw::HardwareProfile rail_profile() {
+  auto hw = test::small_profile();
+  hw.node.gpus = 8;
+  hw.network.nics_per_node = 8;
+  return hw;
+}
+}  // namespace
+
+TEST_CASE("multi-node rings: one channel per NIC, each leaving a node through its own NIC") {
+  const auto hw = rail_profile();
+  Topology topo(hw, 16);
+  std::vector<std::int32_t> all(16);
+  for (std::int32_t i = 0; i < 16; ++i)
+    all[static_cast<std::size_t>(i)] = i;
+  const CollectiveRings rings = collective_rings(all, topo, hw.network.nics_per_node);
+  REQUIRE(rings.channels == 8);
+  for (std::int32_t c = 0; c < rings.channels; ++c) {
+    const auto ring = rings.ring(c);
+    REQUIRE(ring.size() == 16);
+    CHECK(ring[0] == 0);  // every ring starts at the group's first member
+    // Exactly two hops cross nodes: node 0's member c sends to node 1's member c+1, and
+    // node 1's member c to node 0's member c+1.
+    int crossings = 0;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const std::int32_t from = ring[i];
+      const std::int32_t to = ring[(i + 1) % ring.size()];
+      if (topo.node_of(from) == topo.node_of(to)) continue;
+      ++crossings;
+      CHECK(from % 8 == c);
+      CHECK(to % 8 == (c + 1) % 8);
+    }
+    CHECK(crossings == 2);
+  }
+  // One member per node: that GPU's own NIC only (no PXN). One node: a single ring, as given.
+  CHECK(collective_rings(std::vector<std::int32_t>{0, 8}, topo, 8).channels == 1);
+  const std::vector<std::int32_t> node0{3, 1, 2, 0};
+  const CollectiveRings one = collective_rings(node0, topo, 8);
+  CHECK(one.channels == 1);
+  CHECK(std::vector<std::int32_t>(one.order.begin(), one.order.end()) == node0);
+  // Fewer NICs than members: one ring per NIC.
+  auto four_nics = rail_profile();
+  four_nics.network.nics_per_node = 4;
+  Topology topo4(four_nics, 16);
+  CHECK(collective_rings(all, topo4, 4).channels == 4);
+}
+
+TEST_CASE("golden: a 2-node all-reduce of full nodes reaches eff x 8 NICs of busbw") {
+  const auto hw = rail_profile();
+  Topology topo(hw, 16);
+  std::vector<std::int32_t> all(16);
+  for (std::int32_t i = 0; i < 16; ++i)
+    all[static_cast<std::size_t>(i)] = i;
+  const Bytes s = Bytes::of(64'000'000);
+  const Time latency = collective_latency(CollectiveKind::all_reduce, 16, 2, hw);
+  const Time t = estimate_collective(CollectiveKind::all_reduce, s, all, topo, hw);
+  // busbw = 2(n-1)/n S / (t - latency) = 0.8 x 8 x 10 GB/s: each of the 8 rings carries
+  // S/8 and its node crossing has a NIC to itself (the NVSwitch uplinks, 7 flows on
+  // 100 GB/s, are not the bottleneck).
+  const Bytes per_link = Bytes::of(2 * 15 * 64'000'000 / 16);
+  check_close(t, per_link / Bandwidth::gb_per_s(0.8 * 8 * 10) + latency, 10);
+  const double busbw = per_link.as_double() / (t - latency).seconds();
+  CHECK(busbw == doctest::Approx(64e9).epsilon(1e-6));
+  // With one NIC per node the same all-reduce crosses on one ring at 0.8 x 10 GB/s.
+  auto one_nic = hw;
+  one_nic.network.nics_per_node = 1;
+  Topology topo1(one_nic, 16);
+  check_close(estimate_collective(CollectiveKind::all_reduce, s, all, topo1, one_nic),
+              per_link / Bandwidth::gb_per_s(8) + latency, 10);
 }

@@ -1,0 +1,38 @@
+#pragma once
+// Where a GPU's iteration went (SimulationResult::breakdown): busy time on the compute
+// stream by phase, and each idle stretch of the compute stream charged to the op whose end
+// released the next kernel (exposed communication by group kind, pipeline bubble, other).
+
+#include <span>
+#include <vector>
+
+#include "models/program.hpp"
+#include "sim/program_index.hpp"
+#include "sim/simulation_result.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+/// What the accounting reads of one recorded rank: its ops, their index and their timings
+/// so far (end == Time::max() for an op that has not finished).
+struct RankView {
+  const program::RankProgram& program;
+  const IndexedRank& index;
+  std::span<const OpTiming> timing;
+};
+
+/// Adds `busy` of a compute-stream kernel of `phase` to the breakdown.
+void charge_busy(program::Phase phase, Time busy, TimeBreakdown& b);
+
+/// Charges an idle stretch `gap` of the compute stream to what op `waiter` waited on,
+/// following zero-time memory ops back to a real cause.
+void charge_idle(const RankView& rank, const std::vector<program::Group>& groups,
+                 program::OpIndex waiter, Time gap, TimeBreakdown& b);
+
+/// Closes a rank's breakdown at the end of the iteration: the stretch from `idle_since`
+/// (end of the last compute kernel) to the rank's last op is charged to that op, the rest up
+/// to `iteration` to other, so the fields add up to `iteration`.
+void close_breakdown(const RankView& rank, const std::vector<program::Group>& groups,
+                     Time idle_since, Time iteration, TimeBreakdown& b);
+
+}  // namespace trainsim::sim

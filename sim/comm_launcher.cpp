@@ -1,0 +1,143 @@
+#include "sim/comm_launcher.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <variant>
+
+namespace trainsim::sim {
+
+using program::Collective;
+using program::GroupId;
+using program::OpIndex;
+using program::Rank;
+
+CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
+                           const ProgramIndex& index, Topology& topology, FlowNetwork& flows)
+    : program_(program), hw_(hw), index_(index), topology_(topology), flows_(flows) {
+  groups_.resize(index.groups.size());
+  for (std::size_t g = 0; g < index.groups.size(); ++g) {
+    const IndexedGroup& ig = index.groups[g];
+    groups_[g].ready.assign(static_cast<std::size_t>(ig.instances), 0);
+    groups_[g].participants.assign(static_cast<std::size_t>(ig.instances) * ig.needed.size(),
+                                   {-1, -1});
+  }
+  channels_.resize(index.channels.size());
+  for (std::size_t c = 0; c < index.channels.size(); ++c) {
+    channels_[c].send_ready.assign(index.channels[c].send_ops.size(), 0);
+    channels_[c].recv_ready.assign(index.channels[c].recv_ops.size(), 0);
+  }
+}
+
+std::span<const Participant> CommLauncher::participants(std::int32_t id) const {
+  const Activity& a = activity(id);
+  return std::span<const Participant>(parts_).subspan(
+      static_cast<std::size_t>(a.part_begin), static_cast<std::size_t>(a.part_end - a.part_begin));
+}
+
+bool CommLauncher::joined(GroupId g, std::int32_t instance, std::int32_t slot) const {
+  const GroupProgress& gp = groups_[static_cast<std::size_t>(g)];
+  const std::size_t needed = index_.groups[static_cast<std::size_t>(g)].needed.size();
+  return gp.participants[static_cast<std::size_t>(instance) * needed +
+                         static_cast<std::size_t>(slot)]
+             .first >= 0;
+}
+
+std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
+  const OpInfo& info = index_.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)];
+  const IndexedGroup& g = index_.groups[static_cast<std::size_t>(info.ref)];
+  GroupProgress& gp = groups_[static_cast<std::size_t>(info.ref)];
+  const auto k = static_cast<std::size_t>(info.value);
+  const std::size_t needed = g.needed.size();
+  gp.participants[k * needed + static_cast<std::size_t>(info.aux)] = {r, i};
+  if (++gp.ready[k] < static_cast<std::int32_t>(needed)) return -1;
+
+  const auto [r0, i0] = gp.participants[k * needed];
+  const auto& c = std::get<Collective>(
+      program_.ranks[static_cast<std::size_t>(r0)].ops[static_cast<std::size_t>(i0)].payload);
+  const auto id = static_cast<std::int32_t>(activities_.size());
+  Activity a;
+  a.part_begin = static_cast<std::int32_t>(parts_.size());
+  parts_.insert(parts_.end(), gp.participants.begin() + static_cast<std::ptrdiff_t>(k * needed),
+                gp.participants.begin() + static_cast<std::ptrdiff_t>((k + 1) * needed));
+  a.part_end = static_cast<std::int32_t>(parts_.size());
+  for (const GroupId h : g.launches) {
+    const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
+    a.latency = std::max(
+        a.latency,
+        collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
+    flow_specs_.clear();
+    append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
+    a.flows_left += start_flows(id, comm_efficiency(c.size, hs.nodes > 1, hw_));
+  }
+  return add(a);
+}
+
+std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
+  const IndexedChannel& c = index_.channels[static_cast<std::size_t>(info.ref)];
+  ChannelProgress& cp = channels_[static_cast<std::size_t>(info.ref)];
+  const auto k = static_cast<std::size_t>(info.value);
+  if (info.kind == OpKind::send) {
+    cp.send_ready[k] = 1;
+    if (k >= cp.recv_ready.size() || !cp.recv_ready[k]) return -1;
+  } else {
+    cp.recv_ready[k] = 1;
+    if (k >= cp.send_ready.size() || !cp.send_ready[k]) return -1;
+  }
+  const OpIndex send_op = c.send_ops[k];
+  const auto& send = std::get<program::Send>(program_.ranks[static_cast<std::size_t>(c.sender)]
+                                                 .ops[static_cast<std::size_t>(send_op)]
+                                                 .payload);
+  const Rank src = program_.ranks[static_cast<std::size_t>(c.sender)].rank;
+  const bool inter = topology_.node_of(src) != topology_.node_of(send.peer);
+  const auto id = static_cast<std::int32_t>(activities_.size());
+  Activity a;
+  a.latency = p2p_latency(inter, hw_);
+  a.part_begin = static_cast<std::int32_t>(parts_.size());
+  parts_.emplace_back(c.sender, send_op);
+  parts_.emplace_back(c.receiver, c.recv_ops[k]);
+  a.part_end = static_cast<std::int32_t>(parts_.size());
+  flow_specs_.clear();
+  if (send.size.count() > 0) {
+    flow_specs_.push_back({src, send.peer, send.size.as_double()});
+    append_p2p_images(c, src, send.peer, send.size.as_double());
+  }
+  a.flows_left = start_flows(id, comm_efficiency(send.size, inter, hw_));
+  return add(a);
+}
+
+/// Representative replay: the unrecorded ranks that the sender stands for send too, to the
+/// peer at the same rank offset (the plan's translation symmetry: stage s+1 of a TP/DP
+/// position is the same offset away for every position), when that peer is represented by
+/// the receiver. Their flows share links with the recorded one.
+void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst, double bytes) {
+  if (program_.records_every_rank()) return;
+  for (const Rank image : index_.represented_by(c.sender)) {
+    if (image == src) continue;
+    const Rank peer = dst + (image - src);
+    if (peer < 0 || peer >= program_.world_size || peer == image) continue;
+    if (index_.representative[static_cast<std::size_t>(peer)] != c.receiver) continue;
+    flow_specs_.push_back({image, peer, bytes});
+  }
+}
+
+std::int32_t CommLauncher::start_flows(std::int32_t owner, double efficiency) {
+  // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
+  // wire at link speed, so flows sharing a link split its raw capacity and together never
+  // move more useful bytes than the efficiency allows.
+  constexpr double kUncapped = std::numeric_limits<double>::infinity();
+  std::int32_t started = 0;
+  for (const FlowSpec& f : flow_specs_) {
+    const auto route = topology_.route(f.src, f.dst);
+    if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
+    flows_.start(route, f.bytes / efficiency, kUncapped, owner);
+    ++started;
+  }
+  return started;
+}
+
+std::int32_t CommLauncher::add(const Activity& a) {
+  activities_.push_back(a);
+  return static_cast<std::int32_t>(activities_.size() - 1);
+}
+
+}  // namespace trainsim::sim

@@ -1,0 +1,92 @@
+#pragma once
+// Matches communication ops and starts their transfers: a collective starts when every
+// recorded rank standing for a member of its group has issued it (its flows, and in
+// representative replay those of the unrecorded groups it stands for, go onto the link
+// network); a send and its receive start together. Each match becomes an Activity that
+// ends once its flows have finished and its latency has passed; the replay owns the clock
+// and tells the launcher when flows finish.
+
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "models/program.hpp"
+#include "sim/collective_model.hpp"
+#include "sim/flow_network.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/program_index.hpp"
+#include "sim/topology.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+/// (recorded-rank index, op index): one op taking part in an activity.
+using Participant = std::pair<std::int32_t, program::OpIndex>;
+
+/// A matched collective or send/receive pair in progress.
+struct Activity {
+  std::int32_t flows_left = 0;  ///< flows still on the network
+  Time latency;                 ///< paid after the last flow finishes
+  std::int32_t part_begin = 0;  ///< range of the launcher's participant list
+  std::int32_t part_end = 0;
+};
+
+class CommLauncher {
+ public:
+  /// All references must outlive the launcher; flows are owned by their activity's id.
+  CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
+               const ProgramIndex& index, Topology& topology, FlowNetwork& flows);
+
+  /// Collective op `i` of recorded rank `r` is ready to run. Returns the id of the activity
+  /// it completes (the last needed member arrived and its flows started), or -1 while
+  /// members are missing.
+  std::int32_t collective_ready(std::int32_t r, program::OpIndex i);
+
+  /// A send or receive (its OpInfo) is ready. Returns the id of the activity once both
+  /// sides are ready (its flows started), or -1.
+  std::int32_t p2p_ready(const OpInfo& info);
+
+  const Activity& activity(std::int32_t id) const {
+    return activities_[static_cast<std::size_t>(id)];
+  }
+  /// Ops taking part in activity `id`.
+  std::span<const Participant> participants(std::int32_t id) const;
+
+  /// A flow owned by activity `id` finished; true when it was the activity's last.
+  bool flow_finished(std::int32_t id) {
+    return --activities_[static_cast<std::size_t>(id)].flows_left == 0;
+  }
+
+  /// Whether needed member `slot` of group `g` has issued its `instance`-th collective
+  /// there (for deadlock reports).
+  bool joined(program::GroupId g, std::int32_t instance, std::int32_t slot) const;
+
+ private:
+  struct GroupProgress {
+    std::vector<std::int32_t> ready;        ///< per instance, members ready
+    std::vector<Participant> participants;  ///< instances x needed slots; {-1, -1} when absent
+  };
+  struct ChannelProgress {
+    std::vector<std::uint8_t> send_ready;
+    std::vector<std::uint8_t> recv_ready;
+  };
+
+  void append_p2p_images(const IndexedChannel& c, program::Rank src, program::Rank dst,
+                         double bytes);
+  std::int32_t start_flows(std::int32_t owner, double efficiency);
+  std::int32_t add(const Activity& a);
+
+  const program::Program& program_;
+  const hw::HardwareProfile& hw_;
+  const ProgramIndex& index_;
+  Topology& topology_;
+  FlowNetwork& flows_;
+  std::vector<GroupProgress> groups_;
+  std::vector<ChannelProgress> channels_;
+  std::vector<Activity> activities_;
+  std::vector<Participant> parts_;
+  std::vector<FlowSpec> flow_specs_;
+};
+
+}  // namespace trainsim::sim

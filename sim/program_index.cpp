@@ -1,0 +1,284 @@
+#include "sim/program_index.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <variant>
+
+#include "sim/compute_model.hpp"
+
+namespace trainsim::sim {
+
+namespace {
+
+using program::GroupId;
+using program::OpIndex;
+using program::Rank;
+
+/// Fills a ProgramIndex; one per index_program call.
+struct Indexer {
+  const program::Program& program;
+  const hw::HardwareProfile& hw;
+  const Topology& topology;
+  ProgramIndex& index;
+  std::vector<IndexedRank>& ranks = index.ranks;
+  std::vector<IndexedGroup>& groups = index.groups;
+  std::vector<IndexedChannel>& channels = index.channels;
+  std::vector<std::int32_t>& representative = index.representative;
+  std::vector<std::int32_t>& represented_begin = index.represented_begin;
+  std::vector<Rank>& represented = index.represented;
+
+  [[noreturn]] void invalid(const std::string& what) const {
+    throw InvalidProgram(fmt::format("program: {}", what));
+  }
+
+  void run() {
+    const std::int32_t world = program.world_size;
+    if (world < 1) invalid(fmt::format("world size must be >= 1, got {}", world));
+    if (program.ranks.empty()) invalid("no recorded ranks");
+    representative = program.representative;
+    if (representative.empty() && program.records_every_rank()) {
+      representative.resize(static_cast<std::size_t>(world));
+      for (std::int32_t r = 0; r < world; ++r)
+        representative[static_cast<std::size_t>(r)] = r;
+    }
+    if (representative.size() != static_cast<std::size_t>(world)) {
+      invalid(fmt::format("representative has {} entries for world size {}", representative.size(),
+                          world));
+    }
+    for (const std::int32_t idx : representative) {
+      if (idx < 0 || static_cast<std::size_t>(idx) >= program.ranks.size()) {
+        invalid(
+            fmt::format("representative index {} outside 0..{}", idx, program.ranks.size() - 1));
+      }
+    }
+    for (const program::RankProgram& rp : program.ranks) {
+      if (rp.rank < 0 || rp.rank >= world) {
+        invalid(fmt::format("recorded rank {} outside 0..{}", rp.rank, world - 1));
+      }
+    }
+    represented_begin.assign(program.ranks.size() + 1, 0);
+    for (const std::int32_t idx : representative)
+      ++represented_begin[static_cast<std::size_t>(idx) + 1];
+    for (std::size_t i = 0; i < program.ranks.size(); ++i)
+      represented_begin[i + 1] += represented_begin[i];
+    represented.resize(representative.size());
+    {
+      std::vector<std::int32_t> fill(represented_begin.begin(), represented_begin.end() - 1);
+      for (std::int32_t w = 0; w < world; ++w) {
+        represented[static_cast<std::size_t>(
+            fill[static_cast<std::size_t>(representative[static_cast<std::size_t>(w)])]++)] = w;
+      }
+    }
+    index_groups();
+    ranks.resize(program.ranks.size());
+    std::vector<std::int32_t> issued(groups.size(), 0);
+    std::unordered_map<std::uint64_t, std::int32_t> channel_of;
+    for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+      index_rank(static_cast<std::int32_t>(r), issued, channel_of);
+    }
+  }
+
+  void index_groups() {
+    const auto& pg = program.groups;
+    groups.resize(pg.size());
+    // Ordered by family id so that launch lists never depend on the standard library's hashing.
+    std::map<std::int32_t, std::vector<GroupId>> families;
+    for (std::size_t g = 0; g < pg.size(); ++g) {
+      IndexedGroup& gs = groups[g];
+      for (const Rank m : pg[g].ranks) {
+        if (m < 0 || m >= program.world_size) {
+          invalid(fmt::format("group {} has rank {} outside 0..{}", g, m, program.world_size - 1));
+        }
+        const std::int32_t rep = representative[static_cast<std::size_t>(m)];
+        gs.needed.push_back(rep);
+        gs.gpus.push_back(m);
+        if (program.ranks[static_cast<std::size_t>(rep)].rank == m) gs.driven = true;
+      }
+      std::sort(gs.needed.begin(), gs.needed.end());
+      gs.needed.erase(std::unique(gs.needed.begin(), gs.needed.end()), gs.needed.end());
+      gs.nodes = nodes_spanned(gs.gpus, topology);
+      gs.rings = collective_rings(gs.gpus, topology, hw.network.nics_per_node);
+      if (gs.driven) gs.launches.push_back(static_cast<GroupId>(g));
+      families[pg[g].family].push_back(static_cast<GroupId>(g));
+    }
+    if (program.records_every_rank()) return;
+    // Representative replay: a group none of whose members is recorded is the image of a
+    // recorded group under the plan's symmetry; its flows start with that group's
+    // collectives, so all groups of a family transfer concurrently as they do in reality.
+    for (auto& [family, members] : families) {
+      std::sort(members.begin(), members.end());
+      std::unordered_map<Rank, GroupId> driven_by_rank;
+      for (const GroupId g : members) {
+        if (!groups[static_cast<std::size_t>(g)].driven) continue;
+        for (const Rank m : pg[static_cast<std::size_t>(g)].ranks)
+          driven_by_rank.emplace(m, g);
+      }
+      for (const GroupId h : members) {
+        IndexedGroup& hs = groups[static_cast<std::size_t>(h)];
+        if (hs.driven || hs.gpus.empty()) continue;
+        const Rank stand_in = program
+                                  .ranks[static_cast<std::size_t>(
+                                      representative[static_cast<std::size_t>(hs.gpus.front())])]
+                                  .rank;
+        if (auto it = driven_by_rank.find(stand_in); it != driven_by_rank.end()) {
+          groups[static_cast<std::size_t>(it->second)].launches.push_back(h);
+        }
+      }
+    }
+  }
+
+  void index_rank(std::int32_t r, std::vector<std::int32_t>& issued,
+                  std::unordered_map<std::uint64_t, std::int32_t>& channel_of) {
+    const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
+    IndexedRank& rs = ranks[static_cast<std::size_t>(r)];
+    const auto n = static_cast<std::int32_t>(rp.ops.size());
+    rs.ops.resize(static_cast<std::size_t>(n));
+    std::fill(issued.begin(), issued.end(), 0);
+    std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>> live_buffers;
+    std::array<std::int32_t, program::kStreamCount> per_stream{};
+    rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
+
+    for (std::int32_t i = 0; i < n; ++i) {
+      const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
+      OpInfo& info = rs.ops[static_cast<std::size_t>(i)];
+      const auto stream = static_cast<std::size_t>(op.stream);
+      if (stream >= program::kStreamCount)
+        invalid(fmt::format("rank {} op {}: bad stream", rp.rank, i));
+      info.stream = static_cast<std::uint8_t>(stream);
+      info.phase = op.tag.phase;
+      ++per_stream[stream];
+      if (op.dep_begin < 0 || op.dep_end < op.dep_begin ||
+          static_cast<std::size_t>(op.dep_end) > rp.dep_pool.size()) {
+        invalid(fmt::format("rank {} op {}: dependency range out of the pool", rp.rank, i));
+      }
+      for (const OpIndex d : rp.deps(op)) {
+        if (d < 0 || d >= n || d == i) {
+          invalid(fmt::format("rank {} op {}: dependency {} outside 0..{} or itself", rp.rank, i, d,
+                              n - 1));
+        }
+        ++info.pending;
+        ++rs.dependents_begin[static_cast<std::size_t>(d) + 1];
+      }
+      std::visit(
+          [&](const auto& payload) {
+            index_payload(r, i, payload, info, issued, live_buffers, channel_of);
+          },
+          op.payload);
+    }
+    // Dependents in CSR form, so finishing an op touches only the ops waiting on it.
+    for (std::int32_t i = 0; i < n; ++i) {
+      rs.dependents_begin[static_cast<std::size_t>(i) + 1] +=
+          rs.dependents_begin[static_cast<std::size_t>(i)];
+    }
+    rs.dependents.resize(rp.dep_pool.size());
+    std::vector<std::int32_t> fill(rs.dependents_begin.begin(), rs.dependents_begin.end() - 1);
+    for (std::int32_t i = 0; i < n; ++i) {
+      for (const OpIndex d : rp.deps(rp.ops[static_cast<std::size_t>(i)])) {
+        rs.dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = i;
+      }
+    }
+    rs.order.resize(static_cast<std::size_t>(n));
+    std::int32_t offset = 0;
+    for (std::size_t s = 0; s < program::kStreamCount; ++s) {
+      rs.streams[s].begin = offset;
+      offset += per_stream[s];
+      rs.streams[s].end = offset;
+    }
+    std::array<std::int32_t, program::kStreamCount> cursor{};
+    for (std::size_t s = 0; s < program::kStreamCount; ++s)
+      cursor[s] = rs.streams[s].begin;
+    for (std::int32_t i = 0; i < n; ++i) {
+      OpInfo& info = rs.ops[static_cast<std::size_t>(i)];
+      info.pos = cursor[info.stream]++;
+      rs.order[static_cast<std::size_t>(info.pos)] = i;
+    }
+  }
+
+  template <class Payload>
+  void index_payload(
+      std::int32_t r, OpIndex i, const Payload& payload, OpInfo& info,
+      std::vector<std::int32_t>& issued,
+      std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>>& live_buffers,
+      std::unordered_map<std::uint64_t, std::int32_t>& channel_of) {
+    const Rank rank = program.ranks[static_cast<std::size_t>(r)].rank;
+    if constexpr (std::is_same_v<Payload, program::Gemm>) {
+      info.kind = OpKind::compute;
+      info.value = estimate_gemm(payload, hw).time.ps();
+    } else if constexpr (std::is_same_v<Payload, program::Kernel>) {
+      info.kind = OpKind::compute;
+      info.value = kernel_time(payload, hw).ps();
+    } else if constexpr (std::is_same_v<Payload, program::Alloc>) {
+      info.kind = OpKind::alloc;
+      info.value = payload.size.count();
+      info.ref = static_cast<std::int32_t>(payload.category);
+      if (!live_buffers.emplace(payload.buffer, std::make_pair(info.value, info.ref)).second) {
+        invalid(fmt::format("rank {} op {}: buffer {} allocated twice without a free", rank, i,
+                            payload.buffer));
+      }
+    } else if constexpr (std::is_same_v<Payload, program::Free>) {
+      info.kind = OpKind::free;
+      const auto it = live_buffers.find(payload.buffer);
+      if (it == live_buffers.end()) {
+        invalid(fmt::format("rank {} op {}: free of buffer {} that is not allocated", rank, i,
+                            payload.buffer));
+      }
+      info.value = it->second.first;
+      info.ref = it->second.second;
+      live_buffers.erase(it);
+    } else if constexpr (std::is_same_v<Payload, program::Collective>) {
+      info.kind = OpKind::collective;
+      if (payload.group < 0 || static_cast<std::size_t>(payload.group) >= groups.size()) {
+        invalid(fmt::format("rank {} op {}: group {} does not exist", rank, i, payload.group));
+      }
+      IndexedGroup& g = groups[static_cast<std::size_t>(payload.group)];
+      const auto slot = std::lower_bound(g.needed.begin(), g.needed.end(), r);
+      if (slot == g.needed.end() || *slot != r) {
+        invalid(fmt::format("rank {} op {}: collective on group {} which it is not a member of",
+                            rank, i, payload.group));
+      }
+      info.ref = payload.group;
+      info.aux = static_cast<std::int32_t>(slot - g.needed.begin());
+      info.value = issued[static_cast<std::size_t>(payload.group)]++;
+      g.instances = std::max(g.instances, static_cast<std::int32_t>(info.value) + 1);
+    } else {
+      static_assert(std::is_same_v<Payload, program::Send> ||
+                    std::is_same_v<Payload, program::Recv>);
+      constexpr bool is_send = std::is_same_v<Payload, program::Send>;
+      info.kind = is_send ? OpKind::send : OpKind::recv;
+      if (payload.peer < 0 || payload.peer >= program.world_size) {
+        invalid(fmt::format("rank {} op {}: peer {} outside 0..{}", rank, i, payload.peer,
+                            program.world_size - 1));
+      }
+      const std::int32_t other = representative[static_cast<std::size_t>(payload.peer)];
+      const std::int32_t sender = is_send ? r : other;
+      const std::int32_t receiver = is_send ? other : r;
+      const std::uint64_t key =
+          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
+          static_cast<std::uint32_t>(receiver);
+      auto [it, inserted] = channel_of.emplace(key, static_cast<std::int32_t>(channels.size()));
+      if (inserted) channels.push_back(IndexedChannel{sender, receiver, {}, {}});
+      IndexedChannel& c = channels[static_cast<std::size_t>(it->second)];
+      auto& list = is_send ? c.send_ops : c.recv_ops;
+      info.ref = it->second;
+      info.value = static_cast<std::int64_t>(list.size());
+      list.push_back(i);
+    }
+  }
+};
+
+}  // namespace
+
+ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
+                           const Topology& topology) {
+  ProgramIndex index;
+  Indexer{program, hw, topology, index}.run();
+  return index;
+}
+
+}  // namespace trainsim::sim

@@ -1,0 +1,99 @@
+#pragma once
+// The replay's index of a Program, validated once and packed for the event loop: per
+// recorded rank, ops with their modelled durations, per-stream queues and dependents (CSR);
+// per group, the recorded ranks standing for its members, its rings and, in representative
+// replay, the unrecorded groups whose flows it launches; per (sender, receiver) pair of
+// recorded ranks, the point-to-point channel matching sends with receives in issue order.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/program.hpp"
+#include "sim/collective_model.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/invalid_program.hpp"
+#include "sim/topology.hpp"
+
+namespace trainsim::sim {
+
+enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv };
+
+/// What the replay needs of an op in its hot loop, packed away from the Program's variant.
+struct OpInfo {
+  std::int64_t value = 0;    ///< compute: duration (ps); alloc/free: bytes; comm: instance k
+  std::int32_t ref = 0;      ///< collective: group; send/recv: channel; alloc/free: category
+  std::int32_t aux = 0;      ///< collective: slot of this rank among the group's members
+  std::int32_t pending = 0;  ///< unfinished dependencies (the replay counts it down)
+  std::int32_t pos = 0;      ///< position in IndexedRank::order
+  OpKind kind = OpKind::compute;
+  std::uint8_t stream = 0;
+  program::Phase phase = program::Phase::forward;  ///< copied so completion stays in cache
+};
+
+/// The range of IndexedRank::order holding one stream's ops.
+struct StreamRange {
+  std::int32_t begin = 0;
+  std::int32_t end = 0;
+};
+
+struct IndexedRank {
+  std::vector<OpInfo> ops;              ///< parallel to RankProgram::ops
+  std::vector<program::OpIndex> order;  ///< op indices grouped by stream, program order within
+  std::array<StreamRange, program::kStreamCount> streams{};
+  std::vector<std::int32_t> dependents_begin;  ///< CSR: size ops + 1
+  std::vector<program::OpIndex> dependents;
+
+  /// Ops that depend on op `i`.
+  std::span<const program::OpIndex> dependents_of(program::OpIndex i) const {
+    const auto b = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(i)]);
+    const auto e = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(i) + 1]);
+    return std::span<const program::OpIndex>(dependents).subspan(b, e - b);
+  }
+};
+
+struct IndexedGroup {
+  std::vector<std::int32_t> needed;  ///< recorded-rank indices standing for the members, sorted
+  std::vector<std::int32_t> gpus;    ///< world ranks in the group's order
+  CollectiveRings rings;             ///< the rings its collectives run on
+  std::int64_t nodes = 1;
+  bool driven = false;  ///< some member is recorded as itself
+  std::vector<program::GroupId>
+      launches;                ///< groups whose flows start with this group's collective
+  std::int32_t instances = 0;  ///< collectives issued on the group (most by any rank)
+};
+
+/// Sends from one recorded rank to another, matched with receives by issue order.
+struct IndexedChannel {
+  std::int32_t sender = 0;    ///< recorded-rank index
+  std::int32_t receiver = 0;  ///< recorded-rank index
+  std::vector<program::OpIndex> send_ops;
+  std::vector<program::OpIndex> recv_ops;
+};
+
+struct ProgramIndex {
+  std::vector<IndexedRank> ranks;    ///< parallel to Program::ranks
+  std::vector<IndexedGroup> groups;  ///< parallel to Program::groups
+  std::vector<IndexedChannel> channels;
+  /// World rank -> index of the recorded rank standing for it.
+  std::vector<std::int32_t> representative;
+  /// CSR: recorded index -> the world ranks it stands for, ascending.
+  std::vector<std::int32_t> represented_begin;
+  std::vector<program::Rank> represented;
+
+  /// World ranks that recorded rank index `r` stands for, ascending.
+  std::span<const program::Rank> represented_by(std::int32_t r) const {
+    const auto b = static_cast<std::size_t>(represented_begin[static_cast<std::size_t>(r)]);
+    const auto e = static_cast<std::size_t>(represented_begin[static_cast<std::size_t>(r) + 1]);
+    return std::span<const program::Rank>(represented).subspan(b, e - b);
+  }
+};
+
+/// Validates and indexes `program` for replay on `topology`; compute durations come from
+/// `hw`'s compute model. Throws InvalidProgram, or Infeasible when the profile lacks a peak
+/// rate for a GEMM's dtype.
+ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
+                           const Topology& topology);
+
+}  // namespace trainsim::sim
