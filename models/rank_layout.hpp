@@ -38,6 +38,10 @@ class RankLayout {
   std::vector<std::int64_t> pp_group(std::int64_t rank) const;
 
  private:
+  /// The ranks that differ from `rank` only in the coordinate `axis` (0 .. size-1).
+  std::vector<std::int64_t> group_along(std::int64_t rank, std::int64_t RankCoordinates::*axis,
+                                        std::int64_t size) const;
+
   std::int64_t tp_;
   std::int64_t dp_;
   std::int64_t pp_;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/model_spec.hpp"
+#include "models/rank_layout.hpp"
 
 using namespace trainsim;
 
@@ -72,4 +73,21 @@ TEST_CASE("causal attention counting halves only the attention core") {
   causal.attention_flops = AttentionFlops::causal;
   const double diff = dense.layer_forward_flops(1).count() - causal.layer_forward_flops(1).count();
   CHECK(diff == doctest::Approx(dense.attention_core_forward_flops(1).count() / 2.0));
+}
+
+TEST_CASE("rank layout: TP fastest, then DP, then PP (Megatron order)") {
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  plan.data.size = 3;
+  plan.pipeline.size = 2;
+  const RankLayout layout(plan);
+  CHECK(layout.world_size() == 12);
+  const RankCoordinates c = layout.coordinates(9);  // 9 = 1 + 2·(1 + 3·1)
+  CHECK(c.tp == 1);
+  CHECK(c.dp == 1);
+  CHECK(c.pp == 1);
+  CHECK(layout.rank_of(c) == 9);
+  CHECK(layout.tp_group(9) == std::vector<std::int64_t>{8, 9});
+  CHECK(layout.dp_group(9) == std::vector<std::int64_t>{7, 9, 11});
+  CHECK(layout.pp_group(9) == std::vector<std::int64_t>{3, 9});
 }
