@@ -8,7 +8,9 @@
 #include <exception>
 
 #include "cli/exec_command.hpp"
+#include "cli/max_batch_command.hpp"
 #include "cli/simulate_command.hpp"
+#include "cli/validate_command.hpp"
 #include "models/errors.hpp"
 
 namespace {
@@ -22,6 +24,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   trainsim::cli::add_simulate_command(app);
   trainsim::cli::add_exec_command(app);
+  trainsim::cli::add_validate_command(app);
+  trainsim::cli::add_max_batch_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

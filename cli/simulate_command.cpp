@@ -7,16 +7,12 @@
 #include <memory>
 #include <string>
 
-#include "inputs/hwprofile_loader.hpp"
 #include "inputs/parameters.hpp"
-#include "inputs/scenario_loader.hpp"
-#include "models/build_program.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
 #include "reports/json_report.hpp"
-#include "reports/summary.hpp"
+#include "reports/scenario_run.hpp"
 #include "reports/summary_table.hpp"
-#include "sim/replay.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -27,22 +23,6 @@ struct SimulateOptions {
   std::filesystem::path trace;
   bool every_rank = false;
 };
-
-// A deadlock is a bug in a schedule: name every op that never ran and why.
-std::string describe_deadlock(const program::Program& program,
-                              const sim::SimulationResult& result) {
-  std::string text = fmt::format("the schedule deadlocked: {} ops never ran", result.stuck.size());
-  for (const sim::StuckOp& s : result.stuck) {
-    std::string_view name = "?";
-    for (const program::RankProgram& r : program.ranks) {
-      if (r.rank == s.rank && s.op >= 0 && static_cast<std::size_t>(s.op) < r.ops.size()) {
-        name = program.names.name(r.ops[static_cast<std::size_t>(s.op)].name);
-      }
-    }
-    text += fmt::format("\n  GPU {} op {} ({}): {}", s.rank, s.op, name, s.reason);
-  }
-  return text;
-}
 
 // Bad output paths fail before the simulation, not after it.
 void check_outputs(const SimulateOptions& options) {
@@ -59,21 +39,18 @@ void check_outputs(const SimulateOptions& options) {
 
 void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
-  const Scenario scenario = inputs::load_scenario(options.scenario);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
-  const program::Program program = build_program(
-      scenario, options.every_rank ? ProgramScope::every_rank : ProgramScope::representative);
-  const sim::SimulationResult result = sim::replay(program, hardware);
-  if (!result.stuck.empty()) throw std::runtime_error(describe_deadlock(program, result));
-  const reports::Summary summary = reports::summarize(scenario, hardware, program, result);
-  std::cout << reports::format_summary(scenario, hardware, summary);
+  const reports::ScenarioRun run = reports::run_scenario_file(
+      options.scenario,
+      options.every_rank ? ProgramScope::every_rank : ProgramScope::representative);
+  std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 
   if (!options.json.empty()) {
-    reports::write_atomically(options.json, reports::to_json(scenario, summary).dump(2) + "\n");
+    reports::write_atomically(options.json,
+                              reports::to_json(run.scenario, run.summary).dump(2) + "\n");
   }
   if (!options.trace.empty()) {
     reports::write_atomically(options.trace, [&](std::ostream& out) {
-      reports::write_chrome_trace(out, program, result);
+      reports::write_chrome_trace(out, run.program, run.result);
     });
   }
 }

@@ -1,0 +1,32 @@
+#pragma once
+// A published figure beside our prediction, with the signed error and the tolerance it is
+// held to. Every reproduction is a list of these; `trainsim validate` prints them and fails
+// when one leaves its tolerance.
+
+#include <string>
+#include <vector>
+
+namespace trainsim::reports {
+
+struct Comparison {
+  std::string figure;  ///< what is compared ("Table 5, 22B, SP + selective: iteration time")
+  std::string source;  ///< where the published number is printed
+  std::string unit;    ///< "s", "ms", "%", "bytes"
+  double published = 0.0;
+  double predicted = 0.0;
+  double aim = 0.03;        ///< relative error we aim for
+  double tolerance = 0.10;  ///< relative error beyond which validation fails
+
+  /// (predicted - published) / published.
+  double signed_error() const { return (predicted - published) / published; }
+  bool within_aim() const;
+  bool within_tolerance() const;
+};
+
+/// A table: figure, source, published, ours, signed error, tolerance, verdict.
+std::string format_comparisons(const std::string& title, const std::vector<Comparison>& rows);
+
+/// Number of rows outside their tolerance.
+int count_failures(const std::vector<Comparison>& rows);
+
+}  // namespace trainsim::reports

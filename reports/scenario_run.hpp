@@ -1,0 +1,34 @@
+#pragma once
+// The one pipeline every command shares: scenario -> Program (meta backend) -> replay ->
+// summary. Commands and reproductions call this instead of repeating the steps.
+
+#include <filesystem>
+
+#include "models/build_program.hpp"
+#include "models/program.hpp"
+#include "models/scenario.hpp"
+#include "reports/summary.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/simulation_result.hpp"
+
+namespace trainsim::reports {
+
+struct ScenarioRun {
+  Scenario scenario;
+  hw::HardwareProfile hardware;
+  program::Program program;
+  sim::SimulationResult result;
+  Summary summary;
+};
+
+/// Builds the Program of `scenario`, replays it on `hardware` and summarises. Throws
+/// Infeasible for plans the executor cannot build and std::runtime_error (naming every stuck
+/// op) if the schedule deadlocks.
+ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                         ProgramScope scope = ProgramScope::representative);
+
+/// Loads the scenario and its hardware profile, then runs it.
+ScenarioRun run_scenario_file(const std::filesystem::path& file,
+                              ProgramScope scope = ProgramScope::representative);
+
+}  // namespace trainsim::reports

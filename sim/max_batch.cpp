@@ -1,0 +1,77 @@
+#include "sim/max_batch.hpp"
+
+#include <algorithm>
+
+#include "models/build_program.hpp"
+#include "models/errors.hpp"
+#include "sim/replay.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+// Far beyond any GPU's memory for a transformer; stops the doubling on tiny models.
+constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
+
+BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
+                 std::int64_t micro_batch, std::int64_t micro_batches) {
+  Scenario s = base;
+  s.training.micro_batch = micro_batch;
+  s.training.global_batch = micro_batch * s.parallel.data.size * micro_batches;
+  BatchProbe p{micro_batch, Bytes::zero(), false};
+  try {
+    const program::Program program = build_program(s, ProgramScope::representative);
+    ReplayOptions options;
+    options.record_op_timings = false;
+    options.record_memory_timeline = false;
+    const SimulationResult result = replay(program, hardware, options);
+    for (const RankMemory& m : result.memory)
+      p.peak = std::max(p.peak, m.peak);
+    p.fits = result.stuck.empty() && p.peak <= hardware.gpu.memory;
+  } catch (const Infeasible&) {
+    p.fits = false;
+  }
+  return p;
+}
+
+}  // namespace
+
+MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware) {
+  MaxBatchResult r;
+  r.capacity = hardware.gpu.memory;
+  r.micro_batches_per_replica =
+      scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
+  auto try_batch = [&](std::int64_t b) {
+    r.probes.push_back(probe(scenario, hardware, b, r.micro_batches_per_replica));
+    return r.probes.back();
+  };
+
+  BatchProbe best = try_batch(1);
+  if (!best.fits) return r;
+  std::int64_t low = 1;   // fits
+  std::int64_t high = 0;  // does not fit (0: not found yet)
+  while (high == 0 && low < kMaxMicroBatch) {
+    const BatchProbe p = try_batch(low * 2);
+    if (p.fits) {
+      low *= 2;
+      best = p;
+    } else {
+      high = low * 2;
+    }
+  }
+  while (high - low > 1) {
+    const std::int64_t mid = low + (high - low) / 2;
+    const BatchProbe p = try_batch(mid);
+    if (p.fits) {
+      low = mid;
+      best = p;
+    } else {
+      high = mid;
+    }
+  }
+  r.micro_batch = low;
+  r.global_batch = low * scenario.parallel.data.size * r.micro_batches_per_replica;
+  r.peak = best.peak;
+  return r;
+}
+
+}  // namespace trainsim::sim

@@ -1,0 +1,34 @@
+#pragma once
+// The largest batch a scenario's plan can run without running out of GPU memory: a search
+// over the micro batch, each probe a full build-and-replay whose simulated peak decides.
+
+#include <cstdint>
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "sim/hardware_profile.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+struct BatchProbe {
+  std::int64_t micro_batch = 0;
+  Bytes peak;  ///< simulated peak over all GPUs (zero if the Program could not be built)
+  bool fits = false;
+};
+
+struct MaxBatchResult {
+  std::int64_t micro_batch = 0;   ///< largest micro batch that fits (0: not even 1 fits)
+  std::int64_t global_batch = 0;  ///< micro_batch × data parallel × micro batches per replica
+  std::int64_t micro_batches_per_replica = 0;  ///< kept from the scenario
+  Bytes peak;                                  ///< at the largest fitting micro batch
+  Bytes capacity;                              ///< HBM of one GPU
+  std::vector<BatchProbe> probes;              ///< in the order they were tried
+};
+
+/// Doubles the micro batch until it no longer fits, then bisects. The number of micro batches
+/// per data-parallel replica stays as in the scenario, so the global batch grows with the
+/// micro batch. A micro batch too large to build (Infeasible) counts as not fitting.
+MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware);
+
+}  // namespace trainsim::sim
