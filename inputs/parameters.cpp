@@ -68,7 +68,7 @@ std::vector<Parameter> build_table() {
       integer("parallel.tensor.size", value, "1", 1, kMaxCount,
               "tensor-parallel size TP; must divide heads and ffn"),
       boolean("parallel.tensor.sequence_parallel", "false",
-              "shard LayerNorm/dropout activations along the sequence (issue 3)"),
+              "shard LayerNorm/dropout activations along the sequence (needs tensor.size > 1)"),
       integer("parallel.pipeline.size", value, "1", 1, kMaxCount,
               "pipeline stages PP (issue 5); must divide layers / chunks"),
       choice("parallel.pipeline.schedule", "1f1b",
@@ -77,11 +77,12 @@ std::vector<Parameter> build_table() {
               "model chunks per stage v (> 1 only with interleaved, breadth-first, layered)"),
       integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
               "data-parallel size DP"),
-      integer("parallel.data.zero", value, "0", 0, 3, "ZeRO stage (1-3 arrive with issue 3)"),
+      integer("parallel.data.zero", value, "0", 0, 3,
+              "ZeRO stage (1: Megatron distributed optimizer; 2 and 3 not yet supported)"),
       boolean("parallel.data.overlap_grad_reduce", "true",
               "overlap the gradient reduction with the backward pass"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},
-             "activation recomputation (selective and full arrive with issue 3)"),
+             "activation recomputation: selective (attention core) or full (whole layers)"),
   };
 }
 

@@ -214,6 +214,18 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("global_batch {} is not a multiple of micro_batch {} x data.size {} = {}",
                      sc.training.global_batch, sc.training.micro_batch, p.data.size, per_step));
   }
+  if (p.tensor.sequence_parallel && p.tensor.size < 2) {
+    fail(r, "parallel.tensor.sequence_parallel",
+         fmt::format("sequence parallelism needs tensor.size > 1 (got {}), as in Megatron-LM; "
+                     "use false or a tensor.size of 2 or more",
+                     p.tensor.size));
+  }
+  if (p.tensor.sequence_parallel && m.seq_len % p.tensor.size != 0) {
+    fail(r, "parallel.tensor.sequence_parallel",
+         fmt::format("sequence parallelism splits seq_len {} over tensor.size {}, which does not "
+                     "divide it; use false or a tensor.size that divides {}",
+                     m.seq_len, p.tensor.size, m.seq_len));
+  }
   const std::int64_t layer_groups = p.pipeline.size * p.pipeline.chunks;
   if (m.layers % layer_groups != 0) {
     fail(r, "model.layers",
@@ -239,18 +251,10 @@ void check_supported(const ReadScenario& r) {
                      "issue 4); use 1d",
                      r.tensor_kind));
   }
-  if (p.tensor.sequence_parallel) {
-    fail(r, "parallel.tensor.sequence_parallel",
-         "sequence parallelism is not supported yet (arrives with issue 3); use false");
-  }
-  if (p.recompute != Recompute::none) {
-    fail(r, "parallel.recompute",
-         fmt::format("\"{}\" recomputation is not supported yet (arrives with issue 3); use none",
-                     p.recompute == Recompute::full ? "full" : "selective"));
-  }
-  if (p.data.zero != 0) {
+  if (p.data.zero > 1) {
     fail(r, "parallel.data.zero",
-         fmt::format("ZeRO stage {} is not supported yet (arrives with issue 3); use 0",
+         fmt::format("ZeRO stage {} is not supported yet (the executor runs 0 and 1, Megatron's "
+                     "distributed optimizer); use 0 or 1",
                      p.data.zero));
   }
   if (p.pipeline.size > 1) {

@@ -141,13 +141,15 @@ class Backend {
   /// for ids outside this shard (vocabulary-parallel embedding).
   virtual Tensor embedding_lookup(const Tensor& tokens, const Tensor& table,
                                   std::int64_t vocab_begin, std::string_view name) = 0;
-  /// x[row] += table[row / b] (learned position embedding; rows in [s, b] order).
+  /// x[row] += table[first_position + row / b] (learned position embedding; rows in [s, b]
+  /// order; `first_position` > 0 for a sequence shard).
   virtual void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
-                                      std::string_view name) = 0;
+                                      std::int64_t first_position, std::string_view name) = 0;
   virtual void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
                                   Tensor& dtable, std::string_view name) = 0;
   virtual void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
-                                           Tensor& dtable, std::string_view name) = 0;
+                                           std::int64_t first_position, Tensor& dtable,
+                                           std::string_view name) = 0;
   virtual Tensor cast(const Tensor& x, DType dtype, std::string_view name) = 0;
 
   // --- vocabulary-parallel cross entropy (Megatron's _VocabParallelCrossEntropy) -------------
@@ -170,12 +172,38 @@ class Backend {
   virtual void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                           program::Stream stream, std::string_view name) = 0;
 
+  /// Concatenates the members' [rows, cols] inputs along the rows in group order:
+  /// [n·rows, cols] (sequence parallelism's g; nccl-tests size: the gathered output).
+  virtual Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,
+                            std::string_view name) = 0;
+  /// Sums the members' [rows, cols] inputs and returns this member's row chunk
+  /// [rows/n, cols] (sequence parallelism's ḡ; nccl-tests size: the unreduced input).
+  virtual Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
+                                std::string_view name) = 0;
+  /// In place over the concatenation of `tensors`, zero-padded to n·c elements
+  /// (c = ceil(numel / n)): this member's chunk [p·c, (p+1)·c) becomes the sum over the
+  /// group, the rest keeps its local values (the distributed optimizer's reduce-scatter
+  /// inside the gradient buffer).
+  virtual void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
+                                   program::Stream stream, std::string_view name) = 0;
+  /// In place over the concatenation of `tensors` (chunks as in reduce_scatter_flat): every
+  /// member's chunk is copied to all members (the parameter all-gather after the step).
+  virtual void all_gather_flat(std::span<const Tensor> tensors, CommGroup group,
+                               program::Stream stream, std::string_view name) = 0;
+
   // --- optimizer -----------------------------------------------------------------------------
   /// Sets the tensors to zero (one multi-tensor memset).
   virtual void zero(std::span<const Tensor> tensors, std::string_view name) = 0;
   /// One multi-tensor Adam update, writing master, m, v and the model-dtype parameter.
   virtual void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                          std::string_view name) = 0;
+  /// Adam on elements [offset, offset + master.numel()) of the concatenation of `grads`,
+  /// writing the same range of the concatenated `params` (padding beyond the end is skipped).
+  /// `master`, `m`, `v` are this rank's fp32 shards (ZeRO / distributed optimizer).
+  virtual void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                              const Tensor& master, const Tensor& m, const Tensor& v,
+                              std::int64_t offset, const AdamHyper& hyper,
+                              std::string_view name) = 0;
 };
 
 }  // namespace trainsim

@@ -61,17 +61,24 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         "pipeline size {}: pipeline parallelism arrives with issue 5 (only 1 is supported)",
         plan.pipeline.size));
   }
-  if (plan.tensor.sequence_parallel) {
-    throw Infeasible("sequence parallelism arrives with issue 3 (only off is supported)");
-  }
-  if (plan.recompute != Recompute::none) {
-    throw Infeasible("activation recomputation arrives with issue 3 (only none is supported)");
-  }
-  if (plan.data.zero != 0) {
-    throw Infeasible(fmt::format("ZeRO stage {}: ZeRO arrives with issue 3 (only 0 is supported)",
-                                 plan.data.zero));
-  }
   const std::int64_t t = plan.tensor.size;
+  if (plan.tensor.sequence_parallel && t < 2) {
+    throw Infeasible(fmt::format(
+        "parallel.tensor.sequence_parallel: sequence parallelism needs tensor.size > 1 (got {}), "
+        "as in Megatron-LM; set sequence_parallel to false or tensor.size to 2 or more",
+        t));
+  }
+  if (plan.tensor.sequence_parallel && model.seq_len % t != 0) {
+    throw Infeasible(fmt::format(
+        "parallel.tensor.sequence_parallel: seq_len {} is not divisible by tensor.size {}",
+        model.seq_len, t));
+  }
+  if (plan.data.zero < 0 || plan.data.zero > 1) {
+    throw Infeasible(fmt::format(
+        "parallel.data.zero: ZeRO stage {} is not supported by the executor yet (0 and 1, "
+        "Megatron's distributed optimizer, are); use 0 or 1",
+        plan.data.zero));
+  }
   if (t < 1 || plan.data.size < 1) {
     throw Infeasible(
         fmt::format("tensor ({}) and data ({}) parallel sizes must be >= 1", t, plan.data.size));
@@ -135,7 +142,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   config.data_parallel = d;
   config.global_tokens = training.global_batch * model.seq_len;
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
-  config.bucket_size = default_bucket_size(d);
+  const GptOptions gpt_options{plan.tensor.sequence_parallel, plan.recompute};
 
   // With TP and DP only every rank runs the same ops on its own groups: rank 0 stands for all.
   const std::int64_t recorded = scope == ProgramScope::every_rank ? world : 1;
@@ -145,10 +152,11 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     program::RankProgram& out = prog.ranks.emplace_back();
     out.rank = static_cast<program::Rank>(rank);
     MetaBackend meta(out, prog.names, static_cast<program::GroupId>(c.dp),
-                     static_cast<program::GroupId>(d + c.tp));
+                     static_cast<program::GroupId>(d + c.tp), t, d);
     {
-      GptModel gpt(meta, shape, {c.tp, t});
-      OptimizerState optimizer = make_optimizer_state(meta, gpt);
+      GptModel gpt(meta, shape, {c.tp, t}, gpt_options);
+      const OptimizerLayout optimizer_layout{plan.data.zero, d, c.dp, default_bucket_size(d)};
+      OptimizerState optimizer = make_optimizer_state(meta, gpt, optimizer_layout);
       Tensor loss = run_iteration(meta, gpt, optimizer, config);
       loss.reset();
       // Parameters, gradients and optimizer state outlive the iteration: no Free for them.

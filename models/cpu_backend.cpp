@@ -374,10 +374,10 @@ Tensor CpuBackend::embedding_lookup(const Tensor& tokens, const Tensor& table,
 }
 
 void CpuBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
-                                        std::string_view) {
+                                        std::int64_t first_position, std::string_view) {
   const std::int64_t h = cols(x);
   for (std::int64_t row = 0; row < rows(x); ++row) {
-    const double* p = ptr(table) + (row / micro_batch) * h;
+    const double* p = ptr(table) + (first_position + row / micro_batch) * h;
     double* out = ptr(x) + row * h;
     for (std::int64_t c = 0; c < h; ++c)
       out[c] += p[c];
@@ -396,10 +396,11 @@ void CpuBackend::embedding_backward(const Tensor& dy, const Tensor& tokens,
 }
 
 void CpuBackend::position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
-                                             Tensor& dtable, std::string_view) {
+                                             std::int64_t first_position, Tensor& dtable,
+                                             std::string_view) {
   const std::int64_t h = cols(dy);
   for (std::int64_t row = 0; row < rows(dy); ++row) {
-    double* out = ptr(dtable) + (row / micro_batch) * h;
+    double* out = ptr(dtable) + (first_position + row / micro_batch) * h;
     for (std::int64_t c = 0; c < h; ++c)
       out[c] += ptr(dy)[row * h + c];
   }
@@ -481,6 +482,72 @@ void CpuBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, Re
   }
 }
 
+std::size_t CpuBackend::position_in(const std::vector<std::int64_t>& ranks) const {
+  return static_cast<std::size_t>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+}
+
+Tensor CpuBackend::all_gather(const Tensor& x, CommGroup group, program::Stream, std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  Shape shape = x.shape();
+  shape.rows *= static_cast<std::int64_t>(ranks.size());
+  Tensor y = make(shape, x.dtype());
+  communicator_.all_gather(ranks, rank_, values(x), values(y));
+  return y;
+}
+
+Tensor CpuBackend::reduce_scatter(const Tensor& x, CommGroup group, program::Stream,
+                                  std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  Shape shape = x.shape();
+  shape.rows /= static_cast<std::int64_t>(ranks.size());
+  Tensor y = make(shape, x.dtype());
+  communicator_.reduce_scatter(ranks, rank_, values(x), values(y));
+  return y;
+}
+
+namespace {
+// The concatenation of `tensors`, zero-padded to a multiple of n.
+std::vector<double> flatten(std::span<const Tensor> tensors, std::size_t n) {
+  std::vector<double> flat;
+  for (const Tensor& t : tensors)
+    flat.insert(flat.end(), ptr(t), ptr(t) + count(t));
+  flat.resize((flat.size() + n - 1) / n * n, 0.0);
+  return flat;
+}
+void unflatten(const std::vector<double>& flat, std::span<const Tensor> tensors) {
+  std::size_t offset = 0;
+  for (const Tensor& t : tensors) {
+    std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(offset), count(t), ptr(t));
+    offset += count(t);
+  }
+}
+}  // namespace
+
+void CpuBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
+                                     program::Stream, std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  if (ranks.size() <= 1) return;
+  std::vector<double> flat = flatten(tensors, ranks.size());
+  const std::size_t chunk = flat.size() / ranks.size();
+  std::vector<double> mine(chunk);
+  communicator_.reduce_scatter(ranks, rank_, flat, mine);
+  std::copy(mine.begin(), mine.end(),
+            flat.begin() + static_cast<std::ptrdiff_t>(position_in(ranks) * chunk));
+  unflatten(flat, tensors);
+}
+
+void CpuBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream,
+                                 std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  if (ranks.size() <= 1) return;
+  std::vector<double> flat = flatten(tensors, ranks.size());
+  const std::size_t chunk = flat.size() / ranks.size();
+  const auto begin = flat.begin() + static_cast<std::ptrdiff_t>(position_in(ranks) * chunk);
+  const std::vector<double> mine(begin, begin + static_cast<std::ptrdiff_t>(chunk));
+  communicator_.all_gather(ranks, rank_, mine, flat);
+  unflatten(flat, tensors);
+}
+
 void CpuBackend::zero(std::span<const Tensor> tensors, std::string_view) {
   for (const Tensor& t : tensors)
     std::fill_n(ptr(t), count(t), 0.0);
@@ -504,6 +571,30 @@ void CpuBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper
       ptr(t.param)[i] = w;
     }
   }
+}
+
+void CpuBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                                const Tensor& master, const Tensor& m, const Tensor& v,
+                                std::int64_t offset, const AdamHyper& hyper, std::string_view) {
+  std::vector<double> flat_params = flatten(params, 1);
+  const std::vector<double> flat_grads = flatten(grads, 1);
+  const double step = static_cast<double>(hyper.step);
+  const double correction1 = 1.0 - std::pow(hyper.beta1, step);
+  const double correction2 = 1.0 - std::pow(hyper.beta2, step);
+  for (std::size_t i = 0; i < count(master); ++i) {
+    const std::size_t k = static_cast<std::size_t>(offset) + i;
+    if (k >= flat_grads.size()) break;  // padding
+    const double g = flat_grads[k];
+    double& mi = ptr(m)[i];
+    double& vi = ptr(v)[i];
+    double& w = ptr(master)[i];
+    mi = hyper.beta1 * mi + (1.0 - hyper.beta1) * g;
+    vi = hyper.beta2 * vi + (1.0 - hyper.beta2) * g * g;
+    const double update = (mi / correction1) / (std::sqrt(vi / correction2) + hyper.eps);
+    w -= hyper.lr * (update + hyper.weight_decay * w);
+    flat_params[k] = w;
+  }
+  unflatten(flat_params, params);
 }
 
 }  // namespace trainsim

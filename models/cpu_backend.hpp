@@ -73,10 +73,11 @@ class CpuBackend final : public Backend {
   Tensor embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t vocab_begin,
                           std::string_view name) override;
   void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
-                              std::string_view name) override;
+                              std::int64_t first_position, std::string_view name) override;
   void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
                           Tensor& dtable, std::string_view name) override;
-  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch, Tensor& dtable,
+  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
+                                   std::int64_t first_position, Tensor& dtable,
                                    std::string_view name) override;
   Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
 
@@ -90,11 +91,27 @@ class CpuBackend final : public Backend {
 
   void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                   program::Stream stream, std::string_view name) override;
+  Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,
+                    std::string_view name) override;
+  Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
+                        std::string_view name) override;
+  void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                           std::string_view name) override;
+  void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                       std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;
+  void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                      const Tensor& master, const Tensor& m, const Tensor& v, std::int64_t offset,
+                      const AdamHyper& hyper, std::string_view name) override;
 
  private:
+  const std::vector<std::int64_t>& ranks_of(CommGroup group) const {
+    return group == CommGroup::tensor ? tp_group_ : dp_group_;
+  }
+  /// This rank's position in `ranks`.
+  std::size_t position_in(const std::vector<std::int64_t>& ranks) const;
   Tensor make(Shape shape, DType dtype);
   DropoutResult dropout_impl(const Tensor& x, const Tensor* bias, const Tensor* residual, double p);
 

@@ -43,6 +43,14 @@ struct TensorParallelPosition {
   std::int64_t size = 1;
 };
 
+/// How the layers run beyond the TP split.
+struct GptOptions {
+  /// LayerNorms, dropouts and residuals on the sequence shard [s/t·b, h] (needs TP > 1 and
+  /// seq_len divisible by TP).
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+};
+
 /// How a parameter is split over the TP group.
 enum class Split : std::uint8_t { replicated, rows, columns };
 
@@ -53,6 +61,9 @@ struct Parameter {
   std::int32_t layer = program::Tag::kNoLayer;
   Tensor value;  ///< model dtype (bf16), this rank's shard
   Tensor grad;   ///< fp32 main gradient, same shape
+  /// Used on the sequence shard (SP): each TP rank's gradient is partial and is all-reduced
+  /// over the TP group once per step (Megatron's finalize_model_grads).
+  bool sequence_parallel = false;
 };
 
 /// Told when a parameter's gradient is final for this iteration (Megatron's grad hook).
@@ -83,9 +94,11 @@ struct ForwardState {
 class GptModel {
  public:
   /// Allocates this rank's parameter shards and fp32 main gradients (persistent memory).
-  GptModel(Backend& backend, const GptShape& shape, TensorParallelPosition tp);
+  GptModel(Backend& backend, const GptShape& shape, TensorParallelPosition tp,
+           GptOptions options = {});
 
   const GptShape& shape() const { return shape_; }
+  const GptOptions& options() const { return options_; }
   TensorParallelPosition tensor_parallel() const { return tp_; }
   /// In registration order: word and position embedding, layers, final LayerNorm.
   std::span<Parameter> parameters() { return parameters_; }
@@ -104,9 +117,31 @@ class GptModel {
     std::size_t ln2_gamma, ln2_beta, fc1_weight, fc1_bias, fc2_weight, fc2_bias;
   };
 
-  std::size_t add_parameter(std::string name, Shape full_shape, Split split, std::int32_t layer);
-  Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved);
+  std::size_t add_parameter(std::string name, Shape full_shape, Split split, std::int32_t layer,
+                            bool sequence_parallel = false);
+  /// One layer's forward; `keep` marks its tensors saved for backward (false: the forward
+  /// of a fully recomputed layer, whose tensors die with `saved`).
+  Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved, bool keep);
+  /// QKᵀ, softmax, dropout, P·V from saved.qkv; fills probs, masks when `keep`.
+  Tensor attention_core(LayerSaved& saved, bool keep);
   Tensor layer_backward(std::size_t layer, Tensor dy, LayerSaved saved);
+  /// Input of a column-parallel linear: the sequence shard gathered (SP) or `x` itself.
+  Tensor gather_sequence(const Tensor& x, const char* name);
+  /// Output of a row-parallel linear: reduce-scattered (SP) or all-reduced over TP.
+  Tensor reduce_output(Tensor partial, const char* name);
+  /// Backward of a column-parallel linear y = x·W (+ bias handled by the caller): re-gathers
+  /// the sequence-sharded input (SP) for the weight gradient, dgrad, reduce-scatters (SP) or
+  /// all-reduces dX overlapped with the wgrad GEMM. `transpose_w`: y = x·Wᵀ (tied output).
+  /// The caller reports the weight's gradient ready (the tied one gets more later).
+  Tensor column_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
+                         bool transpose_w, const char* name);
+  void mark(const Tensor& t, bool keep) {
+    if (keep) backend_.mark_saved(t);
+  }
+  bool sequence_parallel() const { return options_.sequence_parallel; }
+  std::int64_t first_position() const {
+    return sequence_parallel() ? tp_.rank * (shape_.seq_len / tp_.size) : 0;
+  }
   void set_tag(std::int32_t layer, program::Phase phase);
   void ready(std::size_t index);
   const Tensor& value(std::size_t index) const { return parameters_[index].value; }
@@ -117,6 +152,7 @@ class GptModel {
   Backend& backend_;
   GptShape shape_;
   TensorParallelPosition tp_;
+  GptOptions options_;
   AttentionShape attention_;
   std::vector<Parameter> parameters_;
   std::size_t word_embedding_ = 0;

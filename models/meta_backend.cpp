@@ -51,8 +51,14 @@ class MetaBackend::Storage final : public TensorStorage {
 };
 
 MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
-                         program::GroupId tp_group, program::GroupId dp_group)
-    : out_(out), names_(names), tp_group_(tp_group), dp_group_(dp_group) {
+                         program::GroupId tp_group, program::GroupId dp_group, std::int64_t tp_size,
+                         std::int64_t dp_size)
+    : out_(out),
+      names_(names),
+      tp_group_(tp_group),
+      dp_group_(dp_group),
+      tp_size_(tp_size),
+      dp_size_(dp_size) {
   last_on_stream_.fill(kNone);
   for (auto& waits : pending_waits_)
     waits.fill(kNone);
@@ -387,7 +393,7 @@ Tensor MetaBackend::embedding_lookup(const Tensor& tokens, const Tensor& table, 
   return out;
 }
 
-void MetaBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t,
+void MetaBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t, std::int64_t,
                                          std::string_view name) {
   kernel(name, bytes(x) + bytes(table), bytes(x), elements(x), {{&table, false}, {&x, true}});
 }
@@ -400,8 +406,8 @@ void MetaBackend::embedding_backward(const Tensor& dy, const Tensor& tokens, std
          {{&dy, false}, {&tokens, false}, {&dtable, true}});
 }
 
-void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, Tensor& dtable,
-                                              std::string_view name) {
+void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, std::int64_t,
+                                              Tensor& dtable, std::string_view name) {
   kernel(name, bytes(dy) + bytes(dtable), bytes(dtable), elements(dy),
          {{&dy, false}, {&dtable, true}});
 }
@@ -464,6 +470,74 @@ void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
   record(c, stream, names_.intern(name), scratch_);
 }
 
+Tensor MetaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
+                               std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  Shape shape = x.shape();
+  shape.rows *= n;
+  Tensor y = make(shape, x.dtype(), name);
+  Collective c;
+  c.kind = program::CollectiveKind::all_gather;
+  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.dtype = x.dtype();
+  c.size = bytes(y);
+  record(c, stream, name, {{&x, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::reduce_scatter(const Tensor& x, CommGroup group, Stream stream,
+                                   std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  Shape shape = x.shape();
+  shape.rows /= n;
+  Tensor y = make(shape, x.dtype(), name);
+  Collective c;
+  c.kind = program::CollectiveKind::reduce_scatter;
+  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.dtype = x.dtype();
+  c.size = bytes(x);
+  record(c, stream, name, {{&x, false}, {&y, true}});
+  return y;
+}
+
+void MetaBackend::flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
+                                  CommGroup group, Bytes size, Stream stream,
+                                  std::string_view name) {
+  Collective c;
+  c.kind = kind;
+  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.dtype = tensors.front().dtype();
+  c.size = size;
+  scratch_.clear();
+  for (const Tensor& t : tensors)
+    scratch_.push_back({&t, true});
+  record(c, stream, names_.intern(name), scratch_);
+}
+
+namespace {
+// n·ceil(numel / n) elements: the padded flat buffer of a bucket.
+std::int64_t padded_numel(std::span<const Tensor> tensors, std::int64_t n) {
+  std::int64_t numel = 0;
+  for (const Tensor& t : tensors)
+    numel += t.numel();
+  return (numel + n - 1) / n * n;
+}
+}  // namespace
+
+void MetaBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
+                                      Stream stream, std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const Bytes size = Bytes::of(padded_numel(tensors, n) * tensors.front().element_bytes());
+  flat_collective(program::CollectiveKind::reduce_scatter, tensors, group, size, stream, name);
+}
+
+void MetaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup group, Stream stream,
+                                  std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const Bytes size = Bytes::of(padded_numel(tensors, n) * tensors.front().element_bytes());
+  flat_collective(program::CollectiveKind::all_gather, tensors, group, size, stream, name);
+}
+
 void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
   Bytes total;
   scratch_.clear();
@@ -492,6 +566,27 @@ void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHype
     scratch_.push_back({&t.param, true});
   }
   record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_);
+}
+
+void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                                 const Tensor& master, const Tensor& m, const Tensor& v,
+                                 std::int64_t, const AdamHyper&, std::string_view name) {
+  // Reads this rank's chunk of the fp32 gradients and the fp32 shards, writes the shards and
+  // the chunk of the model-dtype parameters.
+  const std::int64_t chunk = master.numel();
+  const Bytes shards = bytes(master) + bytes(m) + bytes(v);
+  const Bytes param_chunk = Bytes::of(chunk * params.front().element_bytes());
+  scratch_.clear();
+  for (const Tensor& g : grads)
+    scratch_.push_back({&g, false});
+  scratch_.push_back({&master, true});
+  scratch_.push_back({&m, true});
+  scratch_.push_back({&v, true});
+  for (const Tensor& p : params)
+    scratch_.push_back({&p, true});
+  record(Kernel{fp32_bytes(chunk) + shards, shards + param_chunk,
+                Flops::of(12.0 * static_cast<double>(chunk))},
+         Stream::compute, names_.intern(name), scratch_);
 }
 
 }  // namespace trainsim

@@ -18,9 +18,10 @@ namespace trainsim {
 class MetaBackend final : public Backend {
  public:
   /// Records into `out` (its rank is kept), interning names in `names`. Collectives on the
-  /// tensor/data communicator refer to `tp_group` / `dp_group` of the Program.
+  /// tensor/data communicator refer to `tp_group` / `dp_group` of the Program, whose sizes
+  /// are `tp_size` and `dp_size`.
   MetaBackend(program::RankProgram& out, program::NameTable& names, program::GroupId tp_group,
-              program::GroupId dp_group);
+              program::GroupId dp_group, std::int64_t tp_size = 1, std::int64_t dp_size = 1);
   ~MetaBackend() override;
   MetaBackend(const MetaBackend&) = delete;
   MetaBackend& operator=(const MetaBackend&) = delete;
@@ -72,10 +73,11 @@ class MetaBackend final : public Backend {
   Tensor embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t vocab_begin,
                           std::string_view name) override;
   void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
-                              std::string_view name) override;
+                              std::int64_t first_position, std::string_view name) override;
   void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
                           Tensor& dtable, std::string_view name) override;
-  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch, Tensor& dtable,
+  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
+                                   std::int64_t first_position, Tensor& dtable,
                                    std::string_view name) override;
   Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
 
@@ -89,9 +91,20 @@ class MetaBackend final : public Backend {
 
   void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                   program::Stream stream, std::string_view name) override;
+  Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,
+                    std::string_view name) override;
+  Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
+                        std::string_view name) override;
+  void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                           std::string_view name) override;
+  void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                       std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;
+  void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                      const Tensor& master, const Tensor& m, const Tensor& v, std::int64_t offset,
+                      const AdamHyper& hyper, std::string_view name) override;
 
  private:
   class Storage;
@@ -114,11 +127,16 @@ class MetaBackend final : public Backend {
                           std::initializer_list<Access> accesses);
   program::OpIndex gemm(std::string_view name, program::Gemm g,
                         std::initializer_list<Access> accesses);
+  /// Records a collective over the tensors (all written) of `size` bytes.
+  void flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
+                       CommGroup group, Bytes size, program::Stream stream, std::string_view name);
 
   program::RankProgram& out_;
   program::NameTable& names_;
   program::GroupId tp_group_;
   program::GroupId dp_group_;
+  std::int64_t tp_size_;
+  std::int64_t dp_size_;
   program::Tag tag_;
   program::BufferId next_buffer_ = 0;
   bool finished_ = false;
