@@ -97,18 +97,13 @@ DType dtype_of(std::string_view s) {
   return *dtype_from_string(s);
 }
 
+// The choice was already checked against parameters.cpp's list, which names the same values.
 PipelineSchedule schedule_of(std::string_view s) {
-  if (s == "gpipe") return PipelineSchedule::gpipe;
-  if (s == "interleaved") return PipelineSchedule::interleaved;
-  if (s == "breadth-first") return PipelineSchedule::breadth_first;
-  if (s == "layered") return PipelineSchedule::layered;
-  return PipelineSchedule::one_f_one_b;
+  return *pipeline_schedule_from_string(s);
 }
 
 Recompute recompute_of(std::string_view s) {
-  if (s == "selective") return Recompute::selective;
-  if (s == "full") return Recompute::full;
-  return Recompute::none;
+  return *recompute_from_string(s);
 }
 
 ReadScenario read(const std::filesystem::path& file) {

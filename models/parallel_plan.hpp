@@ -3,7 +3,10 @@
 // Validated against the model and training spec by inputs/scenario_loader; this struct holds
 // values only.
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string_view>
 
 #include "models/model_spec.hpp"
 
@@ -21,6 +24,55 @@ enum class PipelineSchedule : std::uint8_t {
 };
 
 enum class Optimizer : std::uint8_t { adam };
+
+/// Text forms as written in scenario files and printed in reports.
+constexpr std::string_view to_string(PipelineSchedule s) {
+  switch (s) {
+    case PipelineSchedule::gpipe:
+      return "gpipe";
+    case PipelineSchedule::one_f_one_b:
+      return "1f1b";
+    case PipelineSchedule::interleaved:
+      return "interleaved";
+    case PipelineSchedule::breadth_first:
+      return "breadth-first";
+    case PipelineSchedule::layered:
+      return "layered";
+  }
+  return "?";
+}
+
+constexpr std::string_view to_string(Recompute r) {
+  switch (r) {
+    case Recompute::none:
+      return "none";
+    case Recompute::selective:
+      return "selective";
+    case Recompute::full:
+      return "full";
+  }
+  return "?";
+}
+
+/// Inverse of to_string; nullopt for an unknown name.
+constexpr std::optional<PipelineSchedule> pipeline_schedule_from_string(std::string_view text) {
+  constexpr std::array all{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
+                           PipelineSchedule::interleaved, PipelineSchedule::breadth_first,
+                           PipelineSchedule::layered};
+  for (PipelineSchedule s : all) {
+    if (to_string(s) == text) return s;
+  }
+  return std::nullopt;
+}
+
+/// Inverse of to_string; nullopt for an unknown name.
+constexpr std::optional<Recompute> recompute_from_string(std::string_view text) {
+  constexpr std::array all{Recompute::none, Recompute::selective, Recompute::full};
+  for (Recompute r : all) {
+    if (to_string(r) == text) return r;
+  }
+  return std::nullopt;
+}
 
 struct TensorParallel {
   TensorKind kind = TensorKind::one_d;

@@ -11,34 +11,6 @@
 namespace trainsim::reports {
 namespace {
 
-std::string_view recompute_name(Recompute r) {
-  switch (r) {
-    case Recompute::none:
-      return "none";
-    case Recompute::selective:
-      return "selective";
-    case Recompute::full:
-      return "full";
-  }
-  return "?";
-}
-
-std::string_view schedule_name(PipelineSchedule s) {
-  switch (s) {
-    case PipelineSchedule::gpipe:
-      return "gpipe";
-    case PipelineSchedule::one_f_one_b:
-      return "1f1b";
-    case PipelineSchedule::interleaved:
-      return "interleaved";
-    case PipelineSchedule::breadth_first:
-      return "breadth-first";
-    case PipelineSchedule::layered:
-      return "layered";
-  }
-  return "?";
-}
-
 double percent(Time part, Time whole) {
   return whole > Time::zero() ? 100.0 * (part / whole) : 0.0;
 }
@@ -54,12 +26,12 @@ std::string plan_description(const ParallelPlan& plan) {
       fmt::format("TP {} (1d{}) × PP {}", plan.tensor.size,
                   plan.tensor.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
   if (plan.pipeline.size > 1) {
-    text += fmt::format(" ({}, {} chunk{})", schedule_name(plan.pipeline.schedule),
+    text += fmt::format(" ({}, {} chunk{})", to_string(plan.pipeline.schedule),
                         plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");
   }
   text += fmt::format(" × DP {}", plan.data.size);
   if (plan.data.zero > 0) text += fmt::format(" (ZeRO-{})", plan.data.zero);
-  text += fmt::format(", recompute {}", recompute_name(plan.recompute));
+  text += fmt::format(", recompute {}", to_string(plan.recompute));
   return text;
 }
 

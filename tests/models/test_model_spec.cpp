@@ -91,3 +91,16 @@ TEST_CASE("rank layout: TP fastest, then DP, then PP (Megatron order)") {
   CHECK(layout.dp_group(9) == std::vector<std::int64_t>{7, 9, 11});
   CHECK(layout.pp_group(9) == std::vector<std::int64_t>{3, 9});
 }
+
+TEST_CASE("plan enums round-trip through their text forms") {
+  for (PipelineSchedule s :
+       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
+        PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
+    CHECK(pipeline_schedule_from_string(to_string(s)) == s);
+  }
+  for (Recompute r : {Recompute::none, Recompute::selective, Recompute::full}) {
+    CHECK(recompute_from_string(to_string(r)) == r);
+  }
+  CHECK(to_string(PipelineSchedule::one_f_one_b) == "1f1b");
+  CHECK_FALSE(recompute_from_string("partial").has_value());
+}

@@ -100,6 +100,14 @@ class ProgramBuilder {
   program::Program p_;
 };
 
+/// Two DGX-like nodes (with 16 GPUs): 8 GPUs per NVSwitch, one NIC per GPU.
+inline hw::HardwareProfile rail_profile() {
+  auto hw = small_profile();
+  hw.node.gpus = 8;
+  hw.network.nics_per_node = 8;
+  return hw;
+}
+
 inline program::Gemm gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
   program::Gemm g;
   g.m = m;

@@ -105,18 +105,8 @@ TEST_CASE("an oversubscribed core halves what crosses it") {
               s / Bandwidth::gb_per_s(4) + Time::from_us(2 + 2 * 5));
 }
 
-namespace {
-/// Two DGX-like nodes: 8 GPUs per NVSwitch, one 10 GB/s NIC per GPU.
-hw::HardwareProfile rail_profile() {
-  auto hw = test::small_profile();
-  hw.node.gpus = 8;
-  hw.network.nics_per_node = 8;
-  return hw;
-}
-}  // namespace
-
 TEST_CASE("multi-node rings: one channel per NIC, each leaving a node through its own NIC") {
-  const auto hw = rail_profile();
+  const auto hw = test::rail_profile();
   Topology topo(hw, 16);
   std::vector<std::int32_t> all(16);
   for (std::int32_t i = 0; i < 16; ++i)
@@ -147,14 +137,14 @@ TEST_CASE("multi-node rings: one channel per NIC, each leaving a node through it
   CHECK(one.channels == 1);
   CHECK(std::vector<std::int32_t>(one.order.begin(), one.order.end()) == node0);
   // Fewer NICs than members: one ring per NIC.
-  auto four_nics = rail_profile();
+  auto four_nics = test::rail_profile();
   four_nics.network.nics_per_node = 4;
   Topology topo4(four_nics, 16);
   CHECK(collective_rings(all, topo4, 4).channels == 4);
 }
 
 TEST_CASE("golden: a 2-node all-reduce of full nodes reaches eff x 8 NICs of busbw") {
-  const auto hw = rail_profile();
+  const auto hw = test::rail_profile();
   Topology topo(hw, 16);
   std::vector<std::int32_t> all(16);
   for (std::int32_t i = 0; i < 16; ++i)

@@ -421,18 +421,8 @@ TEST_CASE("concurrent collectives share the efficiency: two all-reduces take twi
   check_close(two - latency, (one - latency) * 2);
 }
 
-namespace {
-/// Two DGX-like nodes of 8 GPUs with a NIC per GPU.
-hw::HardwareProfile rail_profile() {
-  auto hw = test::small_profile();
-  hw.node.gpus = 8;
-  hw.network.nics_per_node = 8;
-  return hw;
-}
-}  // namespace
-
 TEST_CASE("replay: a 2-node all-reduce of full nodes uses all 8 NICs") {
-  const auto hw = rail_profile();
+  const auto hw = test::rail_profile();
   ProgramBuilder b(16);
   std::vector<program::Rank> all;
   for (program::Rank r = 0; r < 16; ++r)
