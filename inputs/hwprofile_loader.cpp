@@ -297,9 +297,12 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.network = read_network(top.required("network"), rec);
   profile.collectives = read_collectives(top.required("collectives"), rec);
   const YamlMap interference =
-      top.required("interference").as_map({"compute_slowdown_during_comm"});
+      top.required("interference")
+          .as_map({"compute_slowdown_during_comm", "comm_slowdown_during_compute"});
   profile.compute_slowdown_during_comm =
       rec.numeric(interference.required("compute_slowdown_during_comm")).as_double_in(0.0, 1.0);
+  profile.comm_slowdown_during_compute =
+      rec.numeric(interference.required("comm_slowdown_during_compute")).as_double_in(0.0, 3.0);
   profile.provenance = rec.check_provenance(top.required("provenance").as_open_map());
   return profile;
 }

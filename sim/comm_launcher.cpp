@@ -1,6 +1,7 @@
 #include "sim/comm_launcher.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <variant>
 
@@ -12,8 +13,14 @@ using program::OpIndex;
 using program::Rank;
 
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
-                           const ProgramIndex& index, Topology& topology, FlowNetwork& flows)
-    : program_(program), hw_(hw), index_(index), topology_(topology), flows_(flows) {
+                           const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
+                           LinkId engine_base)
+    : program_(program),
+      hw_(hw),
+      index_(index),
+      topology_(topology),
+      flows_(flows),
+      engine_base_(engine_base) {
   groups_.resize(index.groups.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
     const IndexedGroup& ig = index.groups[g];
@@ -126,10 +133,19 @@ std::int32_t CommLauncher::start_flows(std::int32_t owner, double efficiency) {
   // move more useful bytes than the efficiency allows.
   constexpr double kUncapped = std::numeric_limits<double>::infinity();
   std::int32_t started = 0;
+  std::array<LinkId, kMaxRouteLinks> with_engine{};
   for (const FlowSpec& f : flow_specs_) {
     const auto route = topology_.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
-    flows_.start(route, f.bytes / efficiency, kUncapped, owner);
+    if (engine_base_ >= 0 && route.size() < kMaxRouteLinks &&
+        topology_.node_of(f.src) == topology_.node_of(f.dst)) {
+      std::copy(route.begin(), route.end(), with_engine.begin());
+      with_engine[route.size()] = engine_base_ + f.src;
+      flows_.start(std::span<const LinkId>(with_engine.data(), route.size() + 1),
+                   f.bytes / efficiency, kUncapped, owner);
+    } else {
+      flows_.start(route, f.bytes / efficiency, kUncapped, owner);
+    }
     ++started;
   }
   return started;

@@ -35,8 +35,12 @@ struct Activity {
 class CommLauncher {
  public:
   /// All references must outlive the launcher; flows are owned by their activity's id.
+  /// `engine_base` >= 0: link `engine_base + g` of `flows` is GPU g's communication engine,
+  /// added to the route of every transfer GPU g sends inside its node (the replay throttles
+  /// it while g computes); -1: no engine links.
   CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
-               const ProgramIndex& index, Topology& topology, FlowNetwork& flows);
+               const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
+               LinkId engine_base = -1);
 
   /// Collective op `i` of recorded rank `r` is ready to run. Returns the id of the activity
   /// it completes (the last needed member arrived and its flows started), or -1 while
@@ -87,6 +91,7 @@ class CommLauncher {
   std::vector<Activity> activities_;
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
+  LinkId engine_base_ = -1;
 };
 
 }  // namespace trainsim::sim

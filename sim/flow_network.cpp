@@ -52,6 +52,16 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   return id;
 }
 
+void FlowNetwork::set_capacity(LinkId l, double capacity) {
+  if (!(capacity > 0.0))
+    throw std::invalid_argument("flow network: link capacity must be positive");
+  auto& c = capacity_.at(static_cast<std::size_t>(l));
+  if (c == capacity) return;
+  settle();
+  c = capacity;
+  dirty_ = true;
+}
+
 void FlowNetwork::advance(Time dt) {
   now_ += dt.ps();
 }

@@ -31,6 +31,9 @@ class FlowNetwork final : public Resource {
   /// needs a non-empty route). `owner` is handed back when the flow completes.
   FlowId start(std::span<const LinkId> route, double bytes, double cap, std::int32_t owner);
 
+  /// Changes link `l`'s capacity (> 0) from now on; flows in progress keep what they moved.
+  void set_capacity(LinkId l, double capacity);
+
   Time next_completion() override;
   void advance(Time dt) override;
 

@@ -94,6 +94,11 @@ struct HardwareProfile {
   CollectiveSpec collectives;
   /// Compute kernels run this much slower while a collective shares the SMs (0 = no effect).
   double compute_slowdown_during_comm = 0.0;
+  /// Transfers inside a node move this much slower while their sending GPU runs a compute
+  /// kernel (0 = no effect): NCCL drives NVLink/PCIe peer transfers with SM loads and stores
+  /// whose memory latency rises under a concurrent kernel's traffic, while inter-node
+  /// transfers are paced by the NIC's DMA engine and are left alone.
+  double comm_slowdown_during_compute = 0.0;
   /// Field path ("gpu.memory_bandwidth") -> where the figure comes from, or "guess: why".
   std::map<std::string, std::string> provenance;
 

@@ -46,10 +46,26 @@ struct RankState {
   MemoryByCategory live{};
   Bytes live_total;
   RankMemory memory;
-  std::int32_t comm_active = 0;  ///< activities in progress on this GPU
+  std::int32_t comm_active = 0;   ///< activities in progress on this GPU
+  std::int32_t computing = 0;     ///< compute ops in progress on this GPU
+  bool engine_throttled = false;  ///< its communication engines run at the computing rate
+  bool engine_touched = false;    ///< `computing` changed in the present event
   Time compute_idle_since;
   TimeBreakdown breakdown;
 };
+
+/// The flow network's links: the topology's, then, when communication slows down under
+/// compute, one communication engine per GPU (see CommLauncher) whose capacity the replay
+/// lowers while the GPU computes. Idle, an engine runs at the GPU's fabric bandwidth, so it
+/// never limits a transfer more than the GPU's own fabric link does.
+std::vector<double> network_capacities(const Topology& topology, const hw::HardwareProfile& hw) {
+  std::vector<double> caps = topology.link_capacities();
+  if (hw.comm_slowdown_during_compute > 0.0) {
+    caps.insert(caps.end(), static_cast<std::size_t>(topology.gpu_count()),
+                hw.node.gpu_bandwidth.bytes_per_second());
+  }
+  return caps;
+}
 
 }  // namespace
 
@@ -69,6 +85,10 @@ struct Simulation::State {
   std::vector<std::pair<std::int32_t, std::int32_t>> worklist;  ///< (rank index, stream)
   std::vector<std::int32_t> completed_owners;
   double slow_rate = 1.0;
+  LinkId engine_base = -1;  ///< first communication-engine link; -1 when there are none
+  double engine_idle = 0.0;
+  double engine_busy = 0.0;
+  std::vector<std::int32_t> engine_touched;  ///< recorded ranks whose `computing` changed
   bool ran = false;
 
   State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o)
@@ -76,9 +96,17 @@ struct Simulation::State {
         hw(h),
         options(o),
         topology(h, std::max<std::int32_t>(1, p.world_size)),
-        flows(topology.link_capacities()),
+        flows(network_capacities(topology, h)),
         index(index_program(p, h, topology)),
-        comm(p, h, index, topology, flows) {
+        comm(p, h, index, topology, flows,
+             h.comm_slowdown_during_compute > 0.0
+                 ? static_cast<LinkId>(topology.link_capacities().size())
+                 : -1) {
+    if (h.comm_slowdown_during_compute > 0.0) {
+      engine_base = static_cast<LinkId>(topology.link_capacities().size());
+      engine_idle = h.node.gpu_bandwidth.bytes_per_second();
+      engine_busy = engine_idle / (1.0 + h.comm_slowdown_during_compute);
+    }
     engine.add_resource(flows);
     slow_rate = 1.0 / (1.0 + std::max(0.0, hw.compute_slowdown_during_comm));
     ranks.resize(index.ranks.size());
@@ -112,6 +140,7 @@ struct Simulation::State {
       }
       const OpIndex i = st.running;
       st.running = -1;
+      note_computing(e.a, -1);
       if (e.b == static_cast<std::int32_t>(program::Stream::compute)) {
         const Time busy = engine.now() - rs.timing[static_cast<std::size_t>(i)].start;
         charge_busy(
@@ -127,6 +156,7 @@ struct Simulation::State {
       }
     }
     drain();
+    apply_engines();
   }
 
   void on_resource(std::size_t) {
@@ -206,6 +236,7 @@ struct Simulation::State {
     }
     st.busy = true;
     st.running = i;
+    note_computing(r, +1);
     st.remaining_ps = static_cast<double>(info.value);
     st.since = now;
     st.rate = rs.comm_active > 0 ? slow_rate : 1.0;
@@ -236,6 +267,33 @@ struct Simulation::State {
                       Priority::completion, kComputeDone, r, static_cast<std::int32_t>(s),
                       st.version);
     }
+  }
+
+  void note_computing(std::int32_t r, std::int32_t delta) {
+    if (engine_base < 0) return;
+    RankState& rs = ranks[static_cast<std::size_t>(r)];
+    rs.computing += delta;
+    if (!rs.engine_touched) {
+      rs.engine_touched = true;
+      engine_touched.push_back(r);
+    }
+  }
+
+  /// Once the present event has settled (a kernel ending and the next starting at the same
+  /// instant is no change), throttles the communication engines of the GPUs whose compute
+  /// state changed: those of every GPU the recorded rank stands for.
+  void apply_engines() {
+    for (const std::int32_t r : engine_touched) {
+      RankState& rs = ranks[static_cast<std::size_t>(r)];
+      rs.engine_touched = false;
+      const bool busy = rs.computing > 0;
+      if (busy == rs.engine_throttled) continue;
+      rs.engine_throttled = busy;
+      for (const program::Rank gpu : index.represented_by(r)) {
+        flows.set_capacity(engine_base + gpu, busy ? engine_busy : engine_idle);
+      }
+    }
+    engine_touched.clear();
   }
 
   /// An activity the launcher started (id >= 0; -1 means still waiting for its peers): its
@@ -290,6 +348,7 @@ struct Simulation::State {
     // Reverse so that rank 0's compute stream is tried first (the worklist is a stack).
     std::reverse(worklist.begin(), worklist.end());
     drain();
+    apply_engines();
     engine.run(*this);
 
     SimulationResult out;

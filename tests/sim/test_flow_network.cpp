@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "sim/flow_network.hpp"
@@ -66,4 +67,22 @@ TEST_CASE("a flow limited only by its cap") {
   const auto done = drain(net);
   REQUIRE(done.size() == 1);
   CHECK(done[0].second == Time::from_ms(4));
+}
+
+TEST_CASE("a capacity change mid-flow keeps the bytes already moved") {
+  FlowNetwork net({1 * kGB, 2 * kGB});
+  const std::vector<LinkId> route{0, 1};
+  const double inf = std::numeric_limits<double>::infinity();
+  const FlowId f = net.start(route, 3e6, inf, 7);
+  CHECK(net.rate(f) == doctest::Approx(1 * kGB));
+  net.advance(Time::from_ms(1));  // 1 MB moved at 1 GB/s
+  net.set_capacity(0, 0.5 * kGB);
+  CHECK(net.rate(f) == doctest::Approx(0.5 * kGB));
+  net.advance(Time::from_ms(2));  // 1 MB more at 0.5 GB/s
+  net.set_capacity(0, 4 * kGB);   // now link 1 binds: 1 MB left at 2 GB/s
+  const auto done = drain(net);
+  REQUIRE(done.size() == 1);
+  CHECK(done[0].first == 7);
+  CHECK(done[0].second == Time::from_us(500));
+  CHECK_THROWS_AS(net.set_capacity(0, 0.0), std::invalid_argument);
 }

@@ -134,6 +134,45 @@ TEST_CASE("compute slows down exactly while a collective shares the GPU") {
   check_breakdowns_add_up(r);
 }
 
+TEST_CASE("transfers inside a node slow down exactly while their GPU computes") {
+  auto hw = test::small_profile();
+  hw.comm_slowdown_during_compute = 1.0;  // half speed while a kernel runs
+  const Bytes size = Bytes::of(8'000'000);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  const Time latency = Time::from_us(4);
+  // n = 2: S on the wire per link at 100 GB/s x 0.8 efficiency = 80 GB/s, halved to 40.
+  SUBCASE("the independent kernel outlasts the all-reduce") {
+    const auto big = gemm(2048, 2048, 8192);
+    const Time g2 = gemm_time(big, hw);
+    const Time ar = size / Bandwidth::gb_per_s(40) + latency;
+    REQUIRE(g2 > ar);
+    const SimulationResult r = replay(overlap_program(size, big), hw);
+    check_close(r.timelines[0].ops[1].end, g + ar, 4);
+    check_close(r.iteration_time, g + g2 + g, 4);
+    check_breakdowns_add_up(r);
+  }
+  SUBCASE("the all-reduce outlasts the kernel: half speed, then full speed") {
+    const auto small = gemm(256, 256, 1024);
+    const Time g2 = gemm_time(small, hw);
+    const double moved = Bandwidth::gb_per_s(40).bytes_per_second() * g2.seconds();
+    REQUIRE(moved < size.as_double());
+    const Time rest =
+        Time::from_seconds((size.as_double() - moved) / Bandwidth::gb_per_s(80).bytes_per_second());
+    const SimulationResult r = replay(overlap_program(size, small), hw);
+    check_close(r.timelines[0].ops[1].end, g + g2 + rest + latency, 4);
+    check_breakdowns_add_up(r);
+  }
+  SUBCASE("between nodes the NIC paces the transfer and compute does not slow it") {
+    hw.node.gpus = 1;
+    const auto big = gemm(2048, 2048, 8192);
+    auto calm = hw;
+    calm.comm_slowdown_during_compute = 0.0;
+    const SimulationResult slowed = replay(overlap_program(size, big), hw);
+    const SimulationResult plain = replay(overlap_program(size, big), calm);
+    CHECK(slowed.timelines[0].ops[1].end == plain.timelines[0].ops[1].end);
+  }
+}
+
 TEST_CASE("collectives on the same NIC slow each other down") {
   auto hw = test::small_profile();
   hw.node.gpus = 2;  // ranks 0,1 in node 0 and 2,3 in node 1, one NIC each
