@@ -15,8 +15,10 @@ namespace trainsim {
 
 enum class ReduceOp : std::uint8_t { sum, max };
 
-/// Which communicator of this rank a collective runs on.
-enum class CommGroup : std::uint8_t { tensor, data };
+/// Which communicator of this rank a collective runs on: the 1D tensor-parallel group, the
+/// gradient (data-parallel) group, and the row and column of a 2D/2.5D SUMMA grid.
+enum class CommGroup : std::uint8_t { tensor, data, row, column };
+inline constexpr int kCommGroupCount = 4;
 
 /// Local shape of the attention core on one TP rank.
 struct AttentionShape {
@@ -80,8 +82,11 @@ class Backend {
                           std::string_view name) = 0;
   /// Re-labels a buffer as kept for the backward pass (activations).
   virtual void mark_saved(const Tensor& t) = 0;
-  /// Token ids and labels of micro batch `index` of this rank (`tokens` ids each).
-  virtual TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) = 0;
+  /// Token ids and labels of micro batch `index` of this rank: `tokens` ids and `labels`
+  /// labels (fewer with 2D, whose embedding reads the whole micro batch and whose loss
+  /// covers this rank's batch block).
+  virtual TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens,
+                                      std::int64_t labels) = 0;
 
   // --- GEMMs ---------------------------------------------------------------------------------
   /// op(a) · op(b) into a new tensor of a's dtype.
@@ -113,6 +118,28 @@ class Backend {
   virtual Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                      const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                      std::string_view name) = 0;
+  // LayerNorm over a hidden dimension split across a group (2D): the partial statistics of
+  // the local columns are summed over the group by the caller between these steps.
+  /// [T, 1] fp32: Σ x / hidden over this rank's columns (a partial mean).
+  virtual Tensor layer_norm_partial_mean(const Tensor& x, std::int64_t hidden,
+                                         std::string_view name) = 0;
+  /// [T, 1] fp32: Σ (x − mean)² / hidden over this rank's columns (a partial variance; two
+  /// passes keep fp64 agreement with the one-device LayerNorm).
+  virtual Tensor layer_norm_partial_variance(const Tensor& x, const Tensor& mean,
+                                             std::int64_t hidden, std::string_view name) = 0;
+  /// y = (x − mean) / sqrt(var + eps) · gamma + beta; stats as layer_norm's.
+  virtual LayerNormResult layer_norm_apply(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                           const Tensor& mean, const Tensor& var,
+                                           std::string_view name) = 0;
+  /// [T, 2] fp32 partial (Σ g, Σ g·x̂) / hidden over this rank's columns with g = dy·gamma;
+  /// accumulates the local gradients of gamma and beta.
+  virtual Tensor layer_norm_backward_partial(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                             const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                             std::int64_t hidden, std::string_view name) = 0;
+  /// dx = rstd · (g − Σg/hidden − x̂ · Σg·x̂/hidden) from the group-summed `sums`.
+  virtual Tensor layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                           const Tensor& stats, const Tensor& sums,
+                                           std::string_view name) = 0;
   /// x += bias (broadcast over rows).
   virtual void add_bias(Tensor& x, const Tensor& bias, std::string_view name) = 0;
   /// dbias += column sums of dy.
@@ -180,6 +207,16 @@ class Backend {
   /// [rows/n, cols] (sequence parallelism's ḡ; nccl-tests size: the unreduced input).
   virtual Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
                                 std::string_view name) = 0;
+  /// A copy of the `root`-th member's `x` (position in the group's order) on every member
+  /// (SUMMA's panel broadcast). Every member passes a tensor of the same shape; only the
+  /// root's values are read. The Program does not record the root: a broadcast costs the
+  /// same from any member.
+  virtual Tensor broadcast(const Tensor& x, CommGroup group, std::int64_t root,
+                           program::Stream stream, std::string_view name) = 0;
+  /// In place: the `root`-th member's x becomes the sum over the group; the other members'
+  /// x are left unspecified (NCCL reduce).
+  virtual void reduce(Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+                      std::string_view name) = 0;
   /// In place over the concatenation of `tensors`, zero-padded to n·c elements
   /// (c = ceil(numel / n)): this member's chunk [p·c, (p+1)·c) becomes the sum over the
   /// group, the rest keeps its local values (the distributed optimizer's reduce-scatter

@@ -8,6 +8,7 @@
 #include "models/gpt.hpp"
 #include "models/meta_backend.hpp"
 #include "models/rank_layout.hpp"
+#include "models/tensor_grid.hpp"
 #include "models/train_step.hpp"
 
 namespace trainsim {
@@ -28,7 +29,7 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   const double s = static_cast<double>(model.seq_len);
   const double h = static_cast<double>(model.hidden);
   const double a = static_cast<double>(model.heads);
-  const double v = static_cast<double>(model.padded_vocab(plan.tensor.size));
+  const double v = static_cast<double>(model.padded_vocab(plan.tensor.vocab_shards()));
   const double f = static_cast<double>(model.ffn);
   const double layers = static_cast<double>(model.layers);
   const double state = 18.0 * (layers * (4.0 * h * h + 2.0 * h * f) + v * h) / t;
@@ -52,6 +53,88 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   }
 }
 
+// The communicators of one rank as Program group ids (-1: none).
+struct RankGroups {
+  program::GroupId tensor = -1;
+  program::GroupId data = -1;
+  program::GroupId row = -1;
+  program::GroupId column = -1;
+};
+
+// Every group of the plan, ranks in ring order: 1D TP groups, gradient (DP; 2.5D: depth x DP)
+// groups, grid rows, grid columns. Groups that are images of each other under the plan's
+// symmetry share a family (one per kind), so a representative replay launches them together.
+std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& layout) {
+  const std::int64_t world = layout.world_size();
+  std::vector<RankGroups> of(static_cast<std::size_t>(world));
+  const auto add_kind = [&](program::GroupKind kind, std::int32_t family,
+                            program::GroupId RankGroups::*slot, auto members_of) {
+    for (std::int64_t rank = 0; rank < world; ++rank) {
+      const std::vector<std::int64_t> members = members_of(rank);
+      if (members.front() != rank) continue;  // made with its first member
+      program::Group g;
+      g.id = static_cast<program::GroupId>(prog.groups.size());
+      g.kind = kind;
+      g.family = family;
+      for (const std::int64_t m : members) {
+        g.ranks.push_back(static_cast<program::Rank>(m));
+        of[static_cast<std::size_t>(m)].*slot = g.id;
+      }
+      prog.groups.push_back(std::move(g));
+    }
+  };
+  using program::GroupKind;
+  if (!layout.grid()) {
+    add_kind(GroupKind::tp, 0, &RankGroups::tensor,
+             [&](std::int64_t r) { return layout.tp_group(r); });
+  }
+  add_kind(GroupKind::dp, 1, &RankGroups::data,
+           [&](std::int64_t r) { return layout.gradient_group(r); });
+  if (layout.grid()) {
+    add_kind(GroupKind::tp, 2, &RankGroups::row,
+             [&](std::int64_t r) { return layout.row_group(r); });
+    add_kind(GroupKind::tp, 3, &RankGroups::column,
+             [&](std::int64_t r) { return layout.column_group(r); });
+  }
+  return of;
+}
+
+// The ranks whose programs are recorded. With 1D TP and DP every rank runs the same ops on
+// its own groups, so rank 0 stands for all. On a SUMMA grid the ranks differ (device (i, j)
+// is the root of step i of the column reductions and step j of the row reductions, which
+// decides where its accumulations and frees fall), so one whole grid is recorded: that of
+// depth layer 0 of DP replica 0; the other depth layers and replicas run the same programs
+// on their own batch.
+std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope) {
+  std::vector<std::int64_t> ranks;
+  for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
+    const RankCoordinates c = layout.coordinates(rank);
+    const bool first_grid = layout.grid() && c.dp == 0 && c.pp == 0 && layout.cell(rank).depth == 0;
+    if (scope == ProgramScope::every_rank || rank == 0 || first_grid) ranks.push_back(rank);
+  }
+  return ranks;
+}
+
+// For every world rank, the index in `recorded` of the rank standing for it: itself when
+// recorded, else the recorded rank on the same grid cell (depth 0, replica 0), else rank 0.
+std::vector<std::int32_t> representatives(const RankLayout& layout,
+                                          const std::vector<std::int64_t>& recorded) {
+  std::vector<std::int32_t> out(static_cast<std::size_t>(layout.world_size()), 0);
+  std::vector<std::int32_t> index_of(static_cast<std::size_t>(layout.world_size()), -1);
+  for (std::size_t i = 0; i < recorded.size(); ++i)
+    index_of[static_cast<std::size_t>(recorded[i])] = static_cast<std::int32_t>(i);
+  for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
+    std::int32_t rep = index_of[static_cast<std::size_t>(rank)];
+    if (rep < 0 && layout.grid()) {
+      GridCell cell = layout.cell(rank);
+      cell.depth = 0;
+      rep = index_of[static_cast<std::size_t>(layout.rank_of({layout.grid()->index(cell), 0, 0}))];
+    }
+    out[static_cast<std::size_t>(rank)] = std::max(rep, 0);
+  }
+  return out;
+}
+
 }  // namespace
 
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
@@ -62,6 +145,9 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         plan.pipeline.size));
   }
   const std::int64_t t = plan.tensor.size;
+  if (const std::optional<GridProblem> grid = tensor_grid_problem(model, plan, training)) {
+    throw Infeasible(fmt::format("{}: {}", grid->field, grid->message));
+  }
   if (plan.tensor.sequence_parallel && t < 2) {
     throw Infeasible(fmt::format(
         "parallel.tensor.sequence_parallel: sequence parallelism needs tensor.size > 1 (got {}), "
@@ -87,7 +173,7 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
     throw Infeasible(
         fmt::format("hidden {} is not divisible by heads {}", model.hidden, model.heads));
   }
-  if (model.heads % t != 0 || model.ffn % t != 0) {
+  if (plan.tensor.kind == TensorKind::one_d && (model.heads % t != 0 || model.ffn % t != 0)) {
     throw Infeasible(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",
                                  model.heads, model.ffn, t));
   }
@@ -108,54 +194,45 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   const RankLayout layout(plan);
   const std::int64_t world = layout.world_size();
   const std::int64_t t = layout.tp_size();
-  const std::int64_t d = layout.dp_size();
 
   program::Program prog;
   prog.world_size = static_cast<std::int32_t>(world);
-  // TP groups (one per DP index) form family 0; DP groups (one per TP index) family 1.
-  for (std::int64_t dp = 0; dp < d; ++dp) {
-    program::Group g;
-    g.id = static_cast<program::GroupId>(prog.groups.size());
-    g.kind = program::GroupKind::tp;
-    g.family = 0;
-    for (std::int64_t r : layout.tp_group(layout.rank_of({0, dp, 0}))) {
-      g.ranks.push_back(static_cast<program::Rank>(r));
-    }
-    prog.groups.push_back(std::move(g));
-  }
-  for (std::int64_t tp = 0; tp < t; ++tp) {
-    program::Group g;
-    g.id = static_cast<program::GroupId>(prog.groups.size());
-    g.kind = program::GroupKind::dp;
-    g.family = 1;
-    for (std::int64_t r : layout.dp_group(layout.rank_of({tp, 0, 0}))) {
-      g.ranks.push_back(static_cast<program::Rank>(r));
-    }
-    prog.groups.push_back(std::move(g));
-  }
+  const std::vector<RankGroups> groups = add_groups(prog, layout);
 
-  const GptShape shape = GptShape::of(model, model.padded_vocab(t), training.micro_batch,
-                                      options.hidden_dropout, options.attention_dropout);
+  const std::int64_t depth = plan.tensor.kind == TensorKind::one_d ? 1 : plan.tensor.depth;
+  const std::int64_t gradient_size = layout.gradient_group_size();
+  const GptShape shape =
+      GptShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
+                   training.micro_batch / depth, options.hidden_dropout, options.attention_dropout);
 
   IterationConfig config;
-  config.micro_batches = training.micro_batches_per_replica(d);
-  config.data_parallel = d;
+  config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
+  config.data_parallel = gradient_size;
   config.global_tokens = training.global_batch * model.seq_len;
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
   const GptOptions gpt_options{plan.tensor.sequence_parallel, plan.recompute};
 
-  // With TP and DP only every rank runs the same ops on its own groups: rank 0 stands for all.
-  const std::int64_t recorded = scope == ProgramScope::every_rank ? world : 1;
-  prog.ranks.reserve(static_cast<std::size_t>(recorded));
-  for (std::int64_t rank = 0; rank < recorded; ++rank) {
+  const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
+  prog.ranks.reserve(recorded.size());
+  for (const std::int64_t rank : recorded) {
     const RankCoordinates c = layout.coordinates(rank);
+    const RankGroups& g = groups[static_cast<std::size_t>(rank)];
     program::RankProgram& out = prog.ranks.emplace_back();
     out.rank = static_cast<program::Rank>(rank);
-    MetaBackend meta(out, prog.names, static_cast<program::GroupId>(c.dp),
-                     static_cast<program::GroupId>(d + c.tp), t, d);
+    MetaBackend meta(out, prog.names, g.tensor, g.data, t, gradient_size);
+    TensorParallelPosition position{c.tp, t, std::nullopt};
+    if (const auto& grid = layout.grid()) {
+      const std::int64_t q = grid->side();
+      meta.bind(CommGroup::row, g.row, q);
+      meta.bind(CommGroup::column, g.column, q);
+      const GridCell cell = layout.cell(rank);
+      position = {cell.row * q + cell.column, q * q, cell};
+    }
     {
-      GptModel gpt(meta, shape, {c.tp, t}, gpt_options);
-      const OptimizerLayout optimizer_layout{plan.data.zero, d, c.dp, default_bucket_size(d)};
+      GptModel gpt(meta, shape, position, gpt_options);
+      const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
+                                             layout.gradient_group_position(rank),
+                                             default_bucket_size(gradient_size)};
       OptimizerState optimizer = make_optimizer_state(meta, gpt, optimizer_layout);
       Tensor loss = run_iteration(meta, gpt, optimizer, config);
       loss.reset();
@@ -163,11 +240,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       meta.finish();
     }
   }
-  prog.representative.resize(static_cast<std::size_t>(world));
-  for (std::int64_t rank = 0; rank < world; ++rank) {
-    prog.representative[static_cast<std::size_t>(rank)] =
-        scope == ProgramScope::every_rank ? static_cast<std::int32_t>(rank) : 0;
-  }
+  prog.representative = representatives(layout, recorded);
   return prog;
 }
 

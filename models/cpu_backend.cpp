@@ -89,12 +89,10 @@ constexpr double kGeluC = 0.7978845608028654;  // sqrt(2/pi)
 CpuBackend::CpuBackend(CpuCommunicator& communicator, std::int64_t rank,
                        std::vector<std::int64_t> tp_group, std::vector<std::int64_t> dp_group,
                        std::vector<MicroBatchTokens> batches, std::uint64_t seed)
-    : communicator_(communicator),
-      rank_(rank),
-      tp_group_(std::move(tp_group)),
-      dp_group_(std::move(dp_group)),
-      batches_(std::move(batches)),
-      rng_(seed) {}
+    : communicator_(communicator), rank_(rank), batches_(std::move(batches)), rng_(seed) {
+  bind(CommGroup::tensor, std::move(tp_group));
+  bind(CommGroup::data, std::move(dp_group));
+}
 
 std::span<double> CpuBackend::values(const Tensor& t) {
   return {ptr(t), count(t)};
@@ -108,17 +106,18 @@ Tensor CpuBackend::allocate(Shape shape, DType dtype, program::MemoryCategory, s
   return make(shape, dtype);
 }
 
-TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens) {
+TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens,
+                                        std::int64_t labels) {
   const MicroBatchTokens& mb = batches_.at(static_cast<std::size_t>(index));
   if (static_cast<std::int64_t>(mb.tokens.size()) != tokens ||
-      mb.labels.size() != mb.tokens.size()) {
-    throw std::logic_error("cpu backend: micro batch has the wrong number of tokens");
+      static_cast<std::int64_t>(mb.labels.size()) != labels) {
+    throw std::logic_error("cpu backend: micro batch has the wrong number of tokens or labels");
   }
-  TokenBatch batch{make({1, tokens, 1}, DType::fp64), make({1, tokens, 1}, DType::fp64)};
-  for (std::size_t i = 0; i < mb.tokens.size(); ++i) {
+  TokenBatch batch{make({1, tokens, 1}, DType::fp64), make({1, labels, 1}, DType::fp64)};
+  for (std::size_t i = 0; i < mb.tokens.size(); ++i)
     ptr(batch.tokens)[i] = static_cast<double>(mb.tokens[i]);
+  for (std::size_t i = 0; i < mb.labels.size(); ++i)
     ptr(batch.labels)[i] = static_cast<double>(mb.labels[i]);
-  }
   return batch;
 }
 
@@ -188,60 +187,96 @@ void CpuBackend::attention_scores_backward(const Tensor& dscores, const Tensor& 
   }
 }
 
+// One device's LayerNorm is the split one with a single member: the same arithmetic.
 LayerNormResult CpuBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                        std::string_view) {
-  LayerNormResult r{make(x.shape(), x.dtype()), make({1, rows(x), 2}, DType::fp32)};
-  const std::int64_t n = cols(x);
-  for (std::int64_t row = 0; row < rows(x); ++row) {
-    const double* in = ptr(x) + row * n;
-    double mean = 0.0;
-    for (std::int64_t c = 0; c < n; ++c)
-      mean += in[c];
-    mean /= static_cast<double>(n);
-    double var = 0.0;
-    for (std::int64_t c = 0; c < n; ++c)
-      var += (in[c] - mean) * (in[c] - mean);
-    var /= static_cast<double>(n);
-    const double rstd = 1.0 / std::sqrt(var + kLayerNormEps);
-    double* out = ptr(r.y) + row * n;
-    for (std::int64_t c = 0; c < n; ++c) {
-      out[c] = (in[c] - mean) * rstd * ptr(gamma)[c] + ptr(beta)[c];
-    }
-    ptr(r.stats)[2 * row] = mean;
-    ptr(r.stats)[2 * row + 1] = rstd;
-  }
-  return r;
+  const Tensor mean = layer_norm_partial_mean(x, cols(x), "");
+  const Tensor var = layer_norm_partial_variance(x, mean, cols(x), "");
+  return layer_norm_apply(x, gamma, beta, mean, var, "");
 }
 
 Tensor CpuBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                        const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                        std::string_view) {
-  Tensor dx = make(x.shape(), x.dtype());
+  const Tensor sums = layer_norm_backward_partial(dy, x, gamma, stats, dgamma, dbeta, cols(x), "");
+  return layer_norm_backward_apply(dy, x, gamma, stats, sums, "");
+}
+
+Tensor CpuBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t hidden, std::string_view) {
+  Tensor mean = make({1, rows(x), 1}, DType::fp32);
+  matrix(mean).col(0) = matrix(x).rowwise().sum() / static_cast<double>(hidden);
+  return mean;
+}
+
+Tensor CpuBackend::layer_norm_partial_variance(const Tensor& x, const Tensor& mean,
+                                               std::int64_t hidden, std::string_view) {
+  Tensor var = make(mean.shape(), DType::fp32);
+  const Matrix centered = matrix(x).colwise() - matrix(mean).col(0);
+  matrix(var).col(0) = centered.array().square().rowwise().sum() / static_cast<double>(hidden);
+  return var;
+}
+
+LayerNormResult CpuBackend::layer_norm_apply(const Tensor& x, const Tensor& gamma,
+                                             const Tensor& beta, const Tensor& mean,
+                                             const Tensor& var, std::string_view) {
+  LayerNormResult r{make(x.shape(), x.dtype()), make({1, rows(x), 2}, DType::fp32)};
   const std::int64_t n = cols(x);
-  std::vector<double> xhat(static_cast<std::size_t>(n));
-  std::vector<double> g(static_cast<std::size_t>(n));
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double m = ptr(mean)[row];
+    const double rstd = 1.0 / std::sqrt(ptr(var)[row] + kLayerNormEps);
+    const double* in = ptr(x) + row * n;
+    double* out = ptr(r.y) + row * n;
+    for (std::int64_t c = 0; c < n; ++c)
+      out[c] = (in[c] - m) * rstd * ptr(gamma)[c] + ptr(beta)[c];
+    ptr(r.stats)[2 * row] = m;
+    ptr(r.stats)[2 * row + 1] = rstd;
+  }
+  return r;
+}
+
+Tensor CpuBackend::layer_norm_backward_partial(const Tensor& dy, const Tensor& x,
+                                               const Tensor& gamma, const Tensor& stats,
+                                               Tensor& dgamma, Tensor& dbeta, std::int64_t hidden,
+                                               std::string_view) {
+  Tensor sums = make({1, rows(x), 2}, DType::fp32);
+  const std::int64_t n = cols(x);
   for (std::int64_t row = 0; row < rows(x); ++row) {
     const double mean = ptr(stats)[2 * row];
     const double rstd = ptr(stats)[2 * row + 1];
     const double* in = ptr(x) + row * n;
     const double* d = ptr(dy) + row * n;
-    double mean_g = 0.0;
-    double mean_gx = 0.0;
+    double sum_g = 0.0;
+    double sum_gx = 0.0;
     for (std::int64_t c = 0; c < n; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      xhat[k] = (in[c] - mean) * rstd;
-      g[k] = d[c] * ptr(gamma)[c];
-      ptr(dgamma)[c] += d[c] * xhat[k];
+      const double xhat = (in[c] - mean) * rstd;
+      const double g = d[c] * ptr(gamma)[c];
+      ptr(dgamma)[c] += d[c] * xhat;
       ptr(dbeta)[c] += d[c];
-      mean_g += g[k];
-      mean_gx += g[k] * xhat[k];
+      sum_g += g;
+      sum_gx += g * xhat;
     }
-    mean_g /= static_cast<double>(n);
-    mean_gx /= static_cast<double>(n);
+    ptr(sums)[2 * row] = sum_g / static_cast<double>(hidden);
+    ptr(sums)[2 * row + 1] = sum_gx / static_cast<double>(hidden);
+  }
+  return sums;
+}
+
+Tensor CpuBackend::layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                             const Tensor& stats, const Tensor& sums,
+                                             std::string_view) {
+  Tensor dx = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double mean = ptr(stats)[2 * row];
+    const double rstd = ptr(stats)[2 * row + 1];
+    const double mean_g = ptr(sums)[2 * row];
+    const double mean_gx = ptr(sums)[2 * row + 1];
+    const double* in = ptr(x) + row * n;
+    const double* d = ptr(dy) + row * n;
     double* out = ptr(dx) + row * n;
     for (std::int64_t c = 0; c < n; ++c) {
-      const auto k = static_cast<std::size_t>(c);
-      out[c] = rstd * (g[k] - mean_g - xhat[k] * mean_gx);
+      const double xhat = (in[c] - mean) * rstd;
+      out[c] = rstd * (d[c] * ptr(gamma)[c] - mean_g - xhat * mean_gx);
     }
   }
   return dx;
@@ -468,7 +503,7 @@ void CpuBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels,
 
 void CpuBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                             program::Stream, std::string_view) {
-  const std::vector<std::int64_t>& ranks = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
   if (ranks.size() <= 1) return;
   // One fused message, as Megatron's contiguous gradient buckets are.
   std::vector<double> flat;
@@ -503,6 +538,20 @@ Tensor CpuBackend::reduce_scatter(const Tensor& x, CommGroup group, program::Str
   Tensor y = make(shape, x.dtype());
   communicator_.reduce_scatter(ranks, rank_, values(x), values(y));
   return y;
+}
+
+Tensor CpuBackend::broadcast(const Tensor& x, CommGroup group, std::int64_t root, program::Stream,
+                             std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  Tensor y = cast(x, x.dtype(), "");
+  communicator_.broadcast(ranks, rank_, ranks.at(static_cast<std::size_t>(root)), values(y));
+  return y;
+}
+
+void CpuBackend::reduce(Tensor& x, CommGroup group, std::int64_t root, program::Stream,
+                        std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  communicator_.reduce(ranks, rank_, ranks.at(static_cast<std::size_t>(root)), values(x));
 }
 
 namespace {

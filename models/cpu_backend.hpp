@@ -3,6 +3,7 @@
 // GEMMs. One backend per rank; ranks are threads sharing a CpuCommunicator. Streams, tags and
 // memory categories are ignored: ops run in program order.
 
+#include <array>
 #include <cstdint>
 #include <random>
 #include <span>
@@ -27,6 +28,12 @@ class CpuBackend final : public Backend {
              std::vector<std::int64_t> dp_group, std::vector<MicroBatchTokens> batches,
              std::uint64_t seed);
 
+  /// Collectives on `group` (the row and column of a SUMMA grid; the constructor sets tensor
+  /// and data) run over `ranks`, in ring order, containing this rank.
+  void bind(CommGroup group, std::vector<std::int64_t> ranks) {
+    groups_[static_cast<std::size_t>(group)] = std::move(ranks);
+  }
+
   /// The fp64 values of a tensor made by a CpuBackend (mutable: tests and loaders write them).
   static std::span<double> values(const Tensor& t);
 
@@ -35,7 +42,8 @@ class CpuBackend final : public Backend {
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor&) override {}
-  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) override;
+  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens,
+                              std::int64_t labels) override;
 
   Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
                 std::string_view name) override;
@@ -56,6 +64,19 @@ class CpuBackend final : public Backend {
   Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                              const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                              std::string_view name) override;
+  Tensor layer_norm_partial_mean(const Tensor& x, std::int64_t hidden,
+                                 std::string_view name) override;
+  Tensor layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t hidden,
+                                     std::string_view name) override;
+  LayerNormResult layer_norm_apply(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& mean, const Tensor& var,
+                                   std::string_view name) override;
+  Tensor layer_norm_backward_partial(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                     const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                     std::int64_t hidden, std::string_view name) override;
+  Tensor layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                   const Tensor& stats, const Tensor& sums,
+                                   std::string_view name) override;
   void add_bias(Tensor& x, const Tensor& bias, std::string_view name) override;
   void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) override;
   Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
@@ -95,6 +116,10 @@ class CpuBackend final : public Backend {
                     std::string_view name) override;
   Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
                         std::string_view name) override;
+  Tensor broadcast(const Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+                   std::string_view name) override;
+  void reduce(Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+              std::string_view name) override;
   void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
                            std::string_view name) override;
   void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
@@ -108,7 +133,7 @@ class CpuBackend final : public Backend {
 
  private:
   const std::vector<std::int64_t>& ranks_of(CommGroup group) const {
-    return group == CommGroup::tensor ? tp_group_ : dp_group_;
+    return groups_[static_cast<std::size_t>(group)];
   }
   /// This rank's position in `ranks`.
   std::size_t position_in(const std::vector<std::int64_t>& ranks) const;
@@ -117,8 +142,7 @@ class CpuBackend final : public Backend {
 
   CpuCommunicator& communicator_;
   std::int64_t rank_;
-  std::vector<std::int64_t> tp_group_;
-  std::vector<std::int64_t> dp_group_;
+  std::array<std::vector<std::int64_t>, kCommGroupCount> groups_;
   std::vector<MicroBatchTokens> batches_;
   std::mt19937_64 rng_;
 };

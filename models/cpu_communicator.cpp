@@ -100,6 +100,25 @@ void CpuCommunicator::reduce_scatter(std::span<const std::int64_t> group, std::i
   std::copy(result.begin(), result.end(), output.begin());
 }
 
+void CpuCommunicator::reduce(std::span<const std::int64_t> group, std::int64_t rank,
+                             std::int64_t root, std::span<double> data) {
+  if (group.size() <= 1) return;
+  std::size_t position = 0;
+  Rendezvous& r = arrive(group, rank, data, position);
+  std::vector<double> result;
+  if (rank == root) {
+    result.assign(r.inputs[0].begin(), r.inputs[0].end());
+    for (std::size_t m = 1; m < r.inputs.size(); ++m) {
+      const std::span<const double> in = r.inputs[m];
+      if (in.size() != result.size()) throw std::logic_error("cpu reduce: sizes differ");
+      for (std::size_t i = 0; i < result.size(); ++i)
+        result[i] += in[i];
+    }
+  }
+  release(r);  // everyone has read every input: now overwrite the root's
+  if (rank == root) std::copy(result.begin(), result.end(), data.begin());
+}
+
 void CpuCommunicator::broadcast(std::span<const std::int64_t> group, std::int64_t rank,
                                 std::int64_t root, std::span<double> data) {
   std::size_t position = 0;

@@ -32,6 +32,9 @@ class CpuCommunicator {
   /// (input size = n x output size).
   void reduce_scatter(std::span<const std::int64_t> group, std::int64_t rank,
                       std::span<const double> input, std::span<double> output);
+  /// `root`'s `data` becomes the sum over the members (in group order); the others keep theirs.
+  void reduce(std::span<const std::int64_t> group, std::int64_t rank, std::int64_t root,
+              std::span<double> data);
   /// Every member's `data` becomes `root`'s.
   void broadcast(std::span<const std::int64_t> group, std::int64_t rank, std::int64_t root,
                  std::span<double> data);

@@ -13,12 +13,14 @@
 
 namespace trainsim {
 
-/// Largest relative error of one parameter tensor over all ranks: max |partitioned − single|
-/// over max |single| on the matching slice.
+/// Largest error of one parameter tensor over all ranks: max |partitioned − single| over the
+/// ranks' shards, absolute and relative to max |single| over the whole tensor.
 struct ParameterError {
   std::string name;
-  double gradient = 0.0;  ///< main gradient after the DP all-reduce
-  double value = 0.0;     ///< parameter after the Adam step
+  double gradient = 0.0;  ///< main gradient after the DP all-reduce (relative)
+  double value = 0.0;     ///< parameter after the Adam step (relative)
+  double gradient_abs = 0.0;
+  double value_abs = 0.0;
 };
 
 struct EquivalenceReport {
@@ -29,6 +31,8 @@ struct EquivalenceReport {
   std::vector<ParameterError> parameters;
   double max_gradient_error = 0.0;
   double max_value_error = 0.0;
+  double max_gradient_abs_error = 0.0;
+  double max_value_abs_error = 0.0;
   double max_error = 0.0;  ///< over loss, gradients and values
   double tolerance = 1e-9;
   bool passed = false;  ///< max_error < tolerance

@@ -16,32 +16,57 @@ std::string layer_name(std::size_t layer, const char* what) {
   return "layers." + std::to_string(layer) + "." + what;
 }
 
-// The shard of a full shape that one TP rank holds.
-Shape local_shape(Shape full, Split split, std::int64_t tp) {
-  if (split == Split::rows) full.rows /= tp;
-  if (split == Split::columns) full.cols /= tp;
+// The shard of a full shape that one TP rank holds (`q` the 2D grid side).
+Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
+  switch (split) {
+    case Split::replicated:
+      return full;
+    case Split::rows:
+      return {full.batch, full.rows / tp, full.cols};
+    case Split::columns:
+      return {full.batch, full.rows, full.cols / tp};
+    case Split::blocks:
+      return {full.batch, full.rows / q, full.cols / q};
+    case Split::column_chunks:
+      return {1, 1, full.numel() / (q * q)};
+  }
   return full;
 }
 
 }  // namespace
 
+Split split_for(Split one_d, Shape full, bool grid) {
+  if (!grid || one_d == Split::blocks || one_d == Split::column_chunks) return one_d;
+  return one_d == Split::replicated || full.rows == 1 ? Split::column_chunks : Split::blocks;
+}
+
 GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPosition tp,
                    GptOptions options)
     : backend_(backend), shape_(shape), tp_(tp), options_(options) {
   const std::int64_t t = tp.size;
-  if (shape.heads % t != 0 || shape.ffn % t != 0 || shape.vocab % t != 0 ||
-      shape.hidden % shape.heads != 0) {
+  const std::int64_t q = tp.side();
+  if (tp.cell) grid_.emplace(backend, *tp.cell, q);
+  // 1D splits heads, ffn and vocabulary t ways; 2D splits heads and vocabulary q ways,
+  // vectors of hidden and ffn q² ways and the micro batch q ways.
+  const std::int64_t split = tp.cell ? q : t;
+  const std::int64_t vector_split = tp.cell ? q * q : 1;
+  if (shape.heads % split != 0 || shape.ffn % (tp.cell ? q * q : t) != 0 ||
+      shape.vocab % split != 0 || shape.hidden % shape.heads != 0 ||
+      shape.hidden % vector_split != 0 || shape.micro_batch % q != 0) {
     throw Infeasible("gpt: heads (" + std::to_string(shape.heads) + "), ffn (" +
-                     std::to_string(shape.ffn) + ") and padded vocabulary (" +
-                     std::to_string(shape.vocab) + ") must be divisible by the TP size (" +
-                     std::to_string(t) + ") and hidden by heads");
+                     std::to_string(shape.ffn) + "), padded vocabulary (" +
+                     std::to_string(shape.vocab) + "), hidden (" + std::to_string(shape.hidden) +
+                     ") and micro batch (" + std::to_string(shape.micro_batch) +
+                     ") must be divisible as the TP split (size " + std::to_string(t) +
+                     ") needs, and hidden by heads");
   }
-  if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0)) {
-    throw Infeasible("gpt: sequence parallelism needs TP > 1 (got " + std::to_string(t) +
+  if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0 || tp.cell)) {
+    throw Infeasible("gpt: sequence parallelism needs 1D TP > 1 (got " + std::to_string(t) +
                      ") and seq_len (" + std::to_string(shape.seq_len) +
                      ") divisible by the TP size");
   }
-  attention_ = {shape.seq_len, shape.micro_batch, shape.heads / t, shape.hidden / shape.heads};
+  attention_ = {shape.seq_len, shape.micro_batch / q, shape.heads / split,
+                shape.hidden / shape.heads};
   backend_.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
 
   const std::int64_t h = shape.hidden;
@@ -77,7 +102,8 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
 std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split,
                                     std::int32_t layer, bool sequence_parallel) {
   Parameter p;
-  const Shape local = local_shape(full_shape, split, tp_.size);
+  split = split_for(split, full_shape, grid_.has_value());
+  const Shape local = local_shape(full_shape, split, tp_.size, tp_.side());
   p.value = backend_.allocate(local, shape_.dtype, MemoryCategory::parameters, name);
   // Megatron with bf16 keeps fp32 main gradients (accumulate_allreduce_grads_in_fp32).
   p.grad = backend_.allocate(local, DType::fp32, MemoryCategory::gradients, name + ".grad");
@@ -112,6 +138,106 @@ Tensor GptModel::reduce_output(Tensor partial, const char* name) {
   return partial;
 }
 
+Tensor GptModel::embed_tokens(const Tensor& tokens) {
+  Backend& b = backend_;
+  // Vocabulary-parallel embedding: masked lookup, then g: all-reduce over TP, or with SP a
+  // reduce-scatter to the sequence shard (§1.4). 2D (ColossalAI VocabParallelEmbedding2D):
+  // vocabulary block i x hidden block j; the lookup of the whole micro batch is
+  // reduce-scattered over the column, leaving batch block i.
+  Tensor word = b.embedding_lookup(tokens, value(word_embedding_), embedding_vocab_begin(),
+                                   "embedding.lookup");
+  if (grid_) {
+    return b.reduce_scatter(word, CommGroup::column, Stream::tp, "embedding.reduce_scatter");
+  }
+  return reduce_output(std::move(word),
+                       sequence_parallel() ? "embedding.reduce_scatter" : "embedding.all_reduce");
+}
+
+Tensor GptModel::linear(const Tensor& x, std::size_t weight, LinearKind kind, const char* name) {
+  const std::string n(name);
+  if (grid_) {
+    return kind == LinearKind::output ? grid_->matmul_bt(x, value(weight), n)
+                                      : grid_->matmul(x, value(weight), n);
+  }
+  if (kind == LinearKind::row) {
+    Tensor partial = backend_.matmul(x, value(weight), false, false, n);
+    return reduce_output(std::move(partial),
+                         (n + (sequence_parallel() ? ".reduce_scatter" : ".all_reduce")).c_str());
+  }
+  // With SP the gathered [T, h] input is not kept: backward gathers it again.
+  const Tensor in = gather_sequence(x, (n + ".all_gather").c_str());
+  return backend_.matmul(in, value(weight), false, kind == LinearKind::output, n);
+}
+
+Tensor GptModel::linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
+                                 LinearKind kind, const char* name) {
+  const std::string n(name);
+  if (grid_) {
+    // Y = X·W: dX = dY·Wᵀ, dW = Xᵀ·dY. Logits Y = X·Eᵀ: dX = dY·E, dE = dYᵀ·X (§3.2).
+    if (kind == LinearKind::output) {
+      Tensor dx = grid_->matmul(dy, value(weight), n + ".dgrad");
+      grid_->matmul_at_accumulate(dy, x_saved, grad(weight), n + ".wgrad");
+      return dx;
+    }
+    Tensor dx = grid_->matmul_bt(dy, value(weight), n + ".dgrad");
+    grid_->matmul_at_accumulate(x_saved, dy, grad(weight), n + ".wgrad");
+    return dx;
+  }
+  if (kind != LinearKind::row) {
+    return column_backward(dy, x_saved, weight, kind == LinearKind::output, name);
+  }
+  // Row-parallel: g's backward is the identity; ḡ's (SP) is an all-gather.
+  const Tensor d = gather_sequence(dy, (n + ".dgrad.all_gather").c_str());
+  Tensor dx = backend_.matmul(d, value(weight), false, true, n + ".dgrad");
+  backend_.matmul_accumulate(x_saved, d, true, false, grad(weight), n + ".wgrad");
+  return dx;
+}
+
+LayerNormResult GptModel::norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                               const char* name) {
+  if (grid_) return grid_->layer_norm(x, gamma, beta, shape_.hidden, name);
+  return backend_.layer_norm(x, gamma, beta, name);
+}
+
+Tensor GptModel::norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                               const Tensor& stats, std::size_t gamma_index, std::size_t beta_index,
+                               const char* name) {
+  const std::string n(name);
+  Tensor dgamma = vector_grad(gamma_index, n + ".gamma.grad");
+  Tensor dbeta = vector_grad(beta_index, n + ".beta.grad");
+  Tensor dx =
+      grid_ ? grid_->layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, shape_.hidden,
+                                         n + ".backward")
+            : backend_.layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, n + ".backward");
+  vector_grad_done(gamma_index, dgamma, n + ".gamma.reduce_scatter");
+  vector_grad_done(beta_index, dbeta, n + ".beta.reduce_scatter");
+  return dx;
+}
+
+namespace {
+// The column block a 2D rank gathers of a vector parameter of full shape `full`.
+Shape gathered_shape(Shape full, std::int64_t q) {
+  return {1, full.batch * full.rows, full.cols / q};
+}
+}  // namespace
+
+Tensor GptModel::vector_value(std::size_t index, const std::string& name) {
+  if (!grid_) return value(index);
+  return grid_->gather_vector(value(index),
+                              gathered_shape(parameters_[index].full_shape, grid_->side()), name);
+}
+
+Tensor GptModel::vector_grad(std::size_t index, const std::string& name) {
+  if (!grid_) return grad(index);
+  return backend_.allocate(gathered_shape(parameters_[index].full_shape, grid_->side()),
+                           DType::fp32, MemoryCategory::temporaries, name);
+}
+
+void GptModel::vector_grad_done(std::size_t index, const Tensor& partial, const std::string& name) {
+  if (grid_) grid_->scatter_gradient(partial, grad(index), name);
+  ready(index);
+}
+
 Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                                  bool transpose_w, const char* name) {
   Backend& b = backend_;
@@ -139,7 +265,7 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
 ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
                                std::int64_t micro_batch_index) {
   Backend& b = backend_;
-  const bool tp = tp_.size > 1;
+  const bool tp = vocab_split();
   micro_batch_ = static_cast<std::int32_t>(micro_batch_index);
   ForwardState state;
   state.micro_batch_index = micro_batch_index;
@@ -147,14 +273,12 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   b.mark_saved(batch.tokens);
   b.mark_saved(batch.labels);
 
-  // Vocabulary-parallel embedding: masked lookup, then g: all-reduce over TP, or with SP a
-  // reduce-scatter to the sequence shard (§1.4).
-  Tensor word =
-      b.embedding_lookup(batch.tokens, value(word_embedding_), vocab_begin(), "embedding.lookup");
-  word = reduce_output(std::move(word),
-                       sequence_parallel() ? "embedding.reduce_scatter" : "embedding.all_reduce");
-  b.add_position_embedding(word, value(position_embedding_), shape_.micro_batch, first_position(),
-                           "embedding.position");
+  Tensor word = embed_tokens(batch.tokens);
+  {
+    const Tensor position = vector_value(position_embedding_, "embedding.position.all_gather");
+    b.add_position_embedding(word, position, local_micro_batch(), first_position(),
+                             "embedding.position");
+  }
   DropoutResult embedded = b.dropout(word, shape_.hidden_dropout, "embedding.dropout");
   word.reset();
   b.mark_saved(embedded.y);
@@ -176,29 +300,29 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   }
 
   set_tag(program::Tag::kNoLayer, Phase::forward);
-  LayerNormResult final_ln = b.layer_norm(x, value(final_gamma_), value(final_beta_), "final.ln");
+  state.final_gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
+  mark_gathered(state.final_gamma, true);
+  LayerNormResult final_ln = [&] {
+    const Tensor beta = vector_value(final_beta_, "final.ln.beta.all_gather");
+    return norm(x, state.final_gamma, beta, "final.ln");
+  }();
   b.mark_saved(final_ln.y);
   b.mark_saved(final_ln.stats);
   // Output layer: f (identity forward; with SP an all-gather), column-parallel over the
-  // vocabulary, tied weight.
-  Tensor logits;
-  {
-    const Tensor in = gather_sequence(final_ln.y, "output.all_gather");
-    logits = b.matmul(in, value(word_embedding_), false, true, "output.logits");
-  }
+  // vocabulary, tied weight; 2D: SUMMA A·Bᵀ, logits of batch block i, vocabulary block j.
+  Tensor logits = linear(final_ln.y, word_embedding_, LinearKind::output, "output.logits");
   // Megatron computes the cross entropy in fp32 (fp16_lm_cross_entropy off).
   Tensor logits32 = b.cast(logits, DType::fp32, "loss.cast");
   logits.reset();
   Tensor max = b.row_max(logits32, "loss.max");
-  if (tp)
-    b.all_reduce({&max, 1}, CommGroup::tensor, ReduceOp::max, Stream::tp, "loss.max.all_reduce");
+  if (tp) b.all_reduce({&max, 1}, vocab_group(), ReduceOp::max, Stream::tp, "loss.max.all_reduce");
   CrossEntropyStats stats =
       b.cross_entropy_stats(logits32, max, batch.labels, vocab_begin(), "loss.exp_sum");
   max.reset();
   if (tp) {
-    b.all_reduce({&stats.target_logit, 1}, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+    b.all_reduce({&stats.target_logit, 1}, vocab_group(), ReduceOp::sum, Stream::tp,
                  "loss.target.all_reduce");
-    b.all_reduce({&stats.sum_exp, 1}, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+    b.all_reduce({&stats.sum_exp, 1}, vocab_group(), ReduceOp::sum, Stream::tp,
                  "loss.sum_exp.all_reduce");
   }
   state.loss = b.cross_entropy_loss(logits32, stats, loss_scale, "loss.softmax");
@@ -236,27 +360,32 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   const LayerParams& p = layer_params_[layer];
   s.x = x;
 
-  // Attention block: LN1 -> f/g -> QKV (column) -> core -> out-proj (row) -> g/ḡ.
-  LayerNormResult ln1 = b.layer_norm(x, value(p.ln1_gamma), value(p.ln1_beta), "attn.ln");
+  // Attention block: LN1 -> f/g -> QKV (column) -> core -> out-proj (row) -> g/ḡ. With 2D
+  // every linear is a SUMMA product and the core holds heads block j of batch block i.
+  s.ln1_gamma = vector_value(p.ln1_gamma, "attn.ln.gamma.all_gather");
+  mark_gathered(s.ln1_gamma, keep);
+  LayerNormResult ln1 = [&] {
+    const Tensor beta = vector_value(p.ln1_beta, "attn.ln.beta.all_gather");
+    return norm(x, s.ln1_gamma, beta, "attn.ln");
+  }();
   s.ln1_y = std::move(ln1.y);
   s.ln1_stats = std::move(ln1.stats);
   mark(s.ln1_y, keep);
   mark(s.ln1_stats, keep);
+  s.qkv = linear(s.ln1_y, p.qkv_weight, LinearKind::column, "attn.qkv");
   {
-    // With SP the gathered [T, h] input is not kept: backward gathers it again.
-    const Tensor in = gather_sequence(s.ln1_y, "attn.qkv.all_gather");
-    s.qkv = b.matmul(in, value(p.qkv_weight), false, false, "attn.qkv");
+    const Tensor bias = vector_value(p.qkv_bias, "attn.qkv.bias.all_gather");
+    b.add_bias(s.qkv, bias, "attn.qkv.bias");
   }
-  b.add_bias(s.qkv, value(p.qkv_bias), "attn.qkv.bias");
   mark(s.qkv, keep);
   // Selective recomputation drops the attention core's tensors (§2.6).
   s.context = attention_core(s, keep && options_.recompute != Recompute::selective);
   mark(s.context, keep);
-  Tensor proj = b.matmul(s.context, value(p.proj_weight), false, false, "attn.proj");
-  proj = reduce_output(std::move(proj),
-                       sequence_parallel() ? "attn.proj.reduce_scatter" : "attn.proj.all_reduce");
-  DropoutResult attn_out = b.bias_dropout_add(proj, value(p.proj_bias), x, shape_.hidden_dropout,
-                                              "attn.bias_dropout_add");
+  Tensor proj = linear(s.context, p.proj_weight, LinearKind::row, "attn.proj");
+  DropoutResult attn_out = [&] {
+    const Tensor bias = vector_value(p.proj_bias, "attn.proj.bias.all_gather");
+    return b.bias_dropout_add(proj, bias, x, shape_.hidden_dropout, "attn.bias_dropout_add");
+  }();
   proj.reset();
   s.x1 = std::move(attn_out.y);
   s.attn_residual_mask = std::move(attn_out.mask);
@@ -264,23 +393,27 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   mark(s.attn_residual_mask, keep);
 
   // MLP block: LN2 -> f/g -> FC1 (column) -> GeLU -> FC2 (row) -> g/ḡ.
-  LayerNormResult ln2 = b.layer_norm(s.x1, value(p.ln2_gamma), value(p.ln2_beta), "mlp.ln");
+  s.ln2_gamma = vector_value(p.ln2_gamma, "mlp.ln.gamma.all_gather");
+  mark_gathered(s.ln2_gamma, keep);
+  LayerNormResult ln2 = [&] {
+    const Tensor beta = vector_value(p.ln2_beta, "mlp.ln.beta.all_gather");
+    return norm(s.x1, s.ln2_gamma, beta, "mlp.ln");
+  }();
   s.ln2_y = std::move(ln2.y);
   s.ln2_stats = std::move(ln2.stats);
   mark(s.ln2_y, keep);
   mark(s.ln2_stats, keep);
-  {
-    const Tensor in = gather_sequence(s.ln2_y, "mlp.fc1.all_gather");
-    s.fc1 = b.matmul(in, value(p.fc1_weight), false, false, "mlp.fc1");
-  }
+  s.fc1 = linear(s.ln2_y, p.fc1_weight, LinearKind::column, "mlp.fc1");
   mark(s.fc1, keep);
-  s.gelu = b.bias_gelu(s.fc1, value(p.fc1_bias), "mlp.gelu");
+  s.fc1_bias = vector_value(p.fc1_bias, "mlp.fc1.bias.all_gather");
+  mark_gathered(s.fc1_bias, keep);
+  s.gelu = b.bias_gelu(s.fc1, s.fc1_bias, "mlp.gelu");
   mark(s.gelu, keep);
-  Tensor fc2 = b.matmul(s.gelu, value(p.fc2_weight), false, false, "mlp.fc2");
-  fc2 = reduce_output(std::move(fc2),
-                      sequence_parallel() ? "mlp.fc2.reduce_scatter" : "mlp.fc2.all_reduce");
-  DropoutResult mlp_out = b.bias_dropout_add(fc2, value(p.fc2_bias), s.x1, shape_.hidden_dropout,
-                                             "mlp.bias_dropout_add");
+  Tensor fc2 = linear(s.gelu, p.fc2_weight, LinearKind::row, "mlp.fc2");
+  DropoutResult mlp_out = [&] {
+    const Tensor bias = vector_value(p.fc2_bias, "mlp.fc2.bias.all_gather");
+    return b.bias_dropout_add(fc2, bias, s.x1, shape_.hidden_dropout, "mlp.bias_dropout_add");
+  }();
   fc2.reset();
   s.mlp_residual_mask = std::move(mlp_out.mask);
   mark(s.mlp_residual_mask, keep);
@@ -300,14 +433,13 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
   Tensor dlogits = b.cast(state.softmax, shape_.dtype, "loss.backward.cast");
   state.softmax.reset();
   // Output layer (y = x·Wᵀ): dgrad, then f's backward overlapping the wgrad.
-  Tensor dfinal = column_backward(dlogits, state.final_ln_y, word_embedding_, true, "output");
+  Tensor dfinal =
+      linear_backward(dlogits, state.final_ln_y, word_embedding_, LinearKind::output, "output");
   dlogits.reset();
   state.final_ln_y.reset();
-  Tensor dx =
-      b.layer_norm_backward(dfinal, state.final_x, value(final_gamma_), state.final_ln_stats,
-                            grad(final_gamma_), grad(final_beta_), "final.ln.backward");
-  ready(final_gamma_);
-  ready(final_beta_);
+  Tensor dx = norm_backward(dfinal, state.final_x, state.final_gamma, state.final_ln_stats,
+                            final_gamma_, final_beta_, "final.ln");
+  state.final_gamma.reset();
   dfinal.reset();
   state.final_x.reset();
   state.final_ln_stats.reset();
@@ -334,13 +466,18 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
                                         nullptr, "embedding.dropout.backward");
   dx.reset();
   state.embedding_dropout_mask.reset();
-  b.position_embedding_backward(dembedded, shape_.micro_batch, first_position(),
-                                grad(position_embedding_), "embedding.position.backward");
-  ready(position_embedding_);
-  // With SP, the reduce-scatter's backward: gather the sequence shards.
-  const Tensor dword = gather_sequence(dembedded, "embedding.backward.all_gather");
+  {
+    Tensor dposition = vector_grad(position_embedding_, "embedding.position.grad");
+    b.position_embedding_backward(dembedded, local_micro_batch(), first_position(), dposition,
+                                  "embedding.position.backward");
+    vector_grad_done(position_embedding_, dposition, "embedding.position.reduce_scatter");
+  }
+  // The reduce-scatter's backward (SP, 2D): gather the shards of the whole micro batch.
+  const Tensor dword = grid_ ? b.all_gather(dembedded, CommGroup::column, Stream::tp,
+                                            "embedding.backward.all_gather")
+                             : gather_sequence(dembedded, "embedding.backward.all_gather");
   dembedded.reset();
-  b.embedding_backward(dword, state.batch.tokens, vocab_begin(), grad(word_embedding_),
+  b.embedding_backward(dword, state.batch.tokens, embedding_vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
   ready(word_embedding_);
   listener_ = nullptr;
@@ -351,29 +488,34 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   const LayerParams& p = layer_params_[layer];
 
   // MLP block (§1.3 B1-B7, §2.3). g's backward is the identity; ḡ's is an all-gather.
-  Tensor dfc2 = b.dropout_backward(dy, s.mlp_residual_mask, shape_.hidden_dropout,
-                                   &grad(p.fc2_bias), "mlp.dropout.backward");
-  ready(p.fc2_bias);
+  Tensor dfc2;
+  {
+    Tensor dbias = vector_grad(p.fc2_bias, "mlp.fc2.bias.grad");
+    dfc2 = b.dropout_backward(dy, s.mlp_residual_mask, shape_.hidden_dropout, &dbias,
+                              "mlp.dropout.backward");
+    vector_grad_done(p.fc2_bias, dbias, "mlp.fc2.bias.reduce_scatter");
+  }
   s.mlp_residual_mask.reset();
-  dfc2 = gather_sequence(dfc2, "mlp.fc2.dgrad.all_gather");
-  Tensor dgelu = b.matmul(dfc2, value(p.fc2_weight), false, true, "mlp.fc2.dgrad");
-  b.matmul_accumulate(s.gelu, dfc2, true, false, grad(p.fc2_weight), "mlp.fc2.wgrad");
+  Tensor dgelu = linear_backward(dfc2, s.gelu, p.fc2_weight, LinearKind::row, "mlp.fc2");
   ready(p.fc2_weight);
   dfc2.reset();
   s.gelu.reset();
-  Tensor dfc1 =
-      b.bias_gelu_backward(dgelu, s.fc1, value(p.fc1_bias), grad(p.fc1_bias), "mlp.gelu.backward");
-  ready(p.fc1_bias);
+  Tensor dfc1;
+  {
+    Tensor dbias = vector_grad(p.fc1_bias, "mlp.fc1.bias.grad");
+    dfc1 = b.bias_gelu_backward(dgelu, s.fc1, s.fc1_bias, dbias, "mlp.gelu.backward");
+    vector_grad_done(p.fc1_bias, dbias, "mlp.fc1.bias.reduce_scatter");
+  }
   dgelu.reset();
   s.fc1.reset();
-  Tensor dln2 = column_backward(dfc1, s.ln2_y, p.fc1_weight, false, "mlp.fc1");
+  s.fc1_bias.reset();
+  Tensor dln2 = linear_backward(dfc1, s.ln2_y, p.fc1_weight, LinearKind::column, "mlp.fc1");
   ready(p.fc1_weight);
   dfc1.reset();
   s.ln2_y.reset();
-  Tensor dx1 = b.layer_norm_backward(dln2, s.x1, value(p.ln2_gamma), s.ln2_stats, grad(p.ln2_gamma),
-                                     grad(p.ln2_beta), "mlp.ln.backward");
-  ready(p.ln2_gamma);
-  ready(p.ln2_beta);
+  Tensor dx1 =
+      norm_backward(dln2, s.x1, s.ln2_gamma, s.ln2_stats, p.ln2_gamma, p.ln2_beta, "mlp.ln");
+  s.ln2_gamma.reset();
   dln2.reset();
   s.x1.reset();
   s.ln2_stats.reset();
@@ -381,13 +523,15 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   dy.reset();
 
   // Attention block (§1.3 B7-B16).
-  Tensor dproj = b.dropout_backward(dx1, s.attn_residual_mask, shape_.hidden_dropout,
-                                    &grad(p.proj_bias), "attn.dropout.backward");
-  ready(p.proj_bias);
+  Tensor dproj;
+  {
+    Tensor dbias = vector_grad(p.proj_bias, "attn.proj.bias.grad");
+    dproj = b.dropout_backward(dx1, s.attn_residual_mask, shape_.hidden_dropout, &dbias,
+                               "attn.dropout.backward");
+    vector_grad_done(p.proj_bias, dbias, "attn.proj.bias.reduce_scatter");
+  }
   s.attn_residual_mask.reset();
-  dproj = gather_sequence(dproj, "attn.proj.dgrad.all_gather");
-  Tensor dcontext = b.matmul(dproj, value(p.proj_weight), false, true, "attn.proj.dgrad");
-  b.matmul_accumulate(s.context, dproj, true, false, grad(p.proj_weight), "attn.proj.wgrad");
+  Tensor dcontext = linear_backward(dproj, s.context, p.proj_weight, LinearKind::row, "attn.proj");
   ready(p.proj_weight);
   dproj.reset();
   s.context.reset();
@@ -413,16 +557,18 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   b.attention_scores_backward(dscores, s.qkv, dqkv, attention_, "attn.scores.backward");
   dscores.reset();
   s.qkv.reset();
-  Tensor dln1 = column_backward(dqkv, s.ln1_y, p.qkv_weight, false, "attn.qkv");
+  Tensor dln1 = linear_backward(dqkv, s.ln1_y, p.qkv_weight, LinearKind::column, "attn.qkv");
   ready(p.qkv_weight);
-  b.bias_grad(dqkv, grad(p.qkv_bias), "attn.qkv.bias.backward");
-  ready(p.qkv_bias);
+  {
+    Tensor dbias = vector_grad(p.qkv_bias, "attn.qkv.bias.grad");
+    b.bias_grad(dqkv, dbias, "attn.qkv.bias.backward");
+    vector_grad_done(p.qkv_bias, dbias, "attn.qkv.bias.reduce_scatter");
+  }
   dqkv.reset();
   s.ln1_y.reset();
-  Tensor dx = b.layer_norm_backward(dln1, s.x, value(p.ln1_gamma), s.ln1_stats, grad(p.ln1_gamma),
-                                    grad(p.ln1_beta), "attn.ln.backward");
-  ready(p.ln1_gamma);
-  ready(p.ln1_beta);
+  Tensor dx =
+      norm_backward(dln1, s.x, s.ln1_gamma, s.ln1_stats, p.ln1_gamma, p.ln1_beta, "attn.ln");
+  s.ln1_gamma.reset();
   dln1.reset();
   s.x.reset();
   s.ln1_stats.reset();

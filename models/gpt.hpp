@@ -1,18 +1,21 @@
 #pragma once
 // The GPT model of the reference executor, written once over `Backend`: vocabulary-parallel
 // token embedding + learned position embedding, pre-LN layers (attention, GeLU MLP) with
-// Megatron 1D tensor parallelism (column/row splits, f/g operators), final LayerNorm, logits
-// through the tied word embedding and vocabulary-parallel cross entropy
-// (parallelism-reference §0.3, §1.3, §1.4).
+// Megatron 1D tensor parallelism (column/row splits, f/g operators) or 2D SUMMA tensor
+// parallelism (grid_ops.hpp), final LayerNorm, logits through the tied word embedding and
+// vocabulary-parallel cross entropy (parallelism-reference §0.3, §1.3, §1.4, §3).
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "models/backend.hpp"
+#include "models/grid_ops.hpp"
 #include "models/model_spec.hpp"
+#include "models/tensor_grid.hpp"
 
 namespace trainsim {
 
@@ -23,8 +26,8 @@ struct GptShape {
   std::int64_t heads = 0;
   std::int64_t ffn = 0;
   std::int64_t seq_len = 0;
-  std::int64_t vocab = 0;          ///< padded, divisible by the TP size
-  std::int64_t micro_batch = 0;    ///< sequences per micro batch
+  std::int64_t vocab = 0;          ///< padded, divisible by the vocabulary shards
+  std::int64_t micro_batch = 0;    ///< sequences per micro batch (2.5D: of one depth layer)
   DType dtype = DType::bf16;       ///< parameters and activations
   double hidden_dropout = 0.1;     ///< after attention, after the MLP and on the embedding
   double attention_dropout = 0.1;  ///< on the softmax output
@@ -39,8 +42,23 @@ struct GptShape {
 
 /// This rank's place in its tensor-parallel group.
 struct TensorParallelPosition {
+  TensorParallelPosition() = default;
+  TensorParallelPosition(std::int64_t rank_in, std::int64_t size_in,
+                         std::optional<GridCell> cell_in = std::nullopt)
+      : rank(rank_in), size(size_in), cell(cell_in) {}
+
   std::int64_t rank = 0;
-  std::int64_t size = 1;
+  std::int64_t size = 1;  ///< 1D: t; 2D: q² (the grid of one depth layer with 2.5D)
+  /// 2D: this rank's cell on the q x q SUMMA grid (depth ignored); nullopt for 1D.
+  std::optional<GridCell> cell;
+
+  /// Grid side q (2D), 1 for 1D.
+  std::int64_t side() const {
+    std::int64_t q = 1;
+    while (cell && (q + 1) * (q + 1) <= size)
+      ++q;
+    return q;
+  }
 };
 
 /// How the layers run beyond the TP split.
@@ -51,8 +69,15 @@ struct GptOptions {
   Recompute recompute = Recompute::none;
 };
 
-/// How a parameter is split over the TP group.
-enum class Split : std::uint8_t { replicated, rows, columns };
+/// How a parameter is split over the TP group. 1D: replicated, rows or columns of t. 2D:
+/// `blocks` is block (i, j) of a q x q blocking; `column_chunks` (vectors and the position
+/// table, ColossalAI's [n/q²] shards) is flat chunk i of column block j.
+enum class Split : std::uint8_t { replicated, rows, columns, blocks, column_chunks };
+
+/// The split of a parameter that 1D splits as `one_d`, on a 2D grid when `grid`: matrices
+/// become grid blocks, everything else (vectors, the position table) column chunks. A 2D
+/// split is returned as is.
+Split split_for(Split one_d, Shape full, bool grid);
 
 struct Parameter {
   std::string name;  ///< "layers.3.mlp.fc1.weight", "embedding.word", ...
@@ -78,6 +103,8 @@ struct LayerSaved {
   Tensor x;  ///< layer input (LN1 input); produced and marked by the previous layer
   Tensor ln1_y, ln1_stats, qkv, probs, attn_dropout_mask, probs_dropped, context;
   Tensor attn_residual_mask, x1, ln2_y, ln2_stats, fc1, gelu, mlp_residual_mask;
+  /// Vector parameters the backward reads (2D: their all-gathered column blocks).
+  Tensor ln1_gamma, ln2_gamma, fc1_bias;
 };
 
 /// What one micro batch's forward pass leaves for its backward pass.
@@ -85,7 +112,7 @@ struct ForwardState {
   TokenBatch batch;
   Tensor embedding_dropout_mask;
   std::vector<LayerSaved> layers;
-  Tensor final_x, final_ln_y, final_ln_stats;
+  Tensor final_x, final_ln_y, final_ln_stats, final_gamma;
   Tensor softmax;  ///< fp32 [T, V/t]
   Tensor loss;     ///< [1, 1]: loss_scale · Σ token losses of this micro batch
   std::int64_t micro_batch_index = 0;
@@ -100,6 +127,8 @@ class GptModel {
   const GptShape& shape() const { return shape_; }
   const GptOptions& options() const { return options_; }
   TensorParallelPosition tensor_parallel() const { return tp_; }
+  /// Labels this rank's loss reads per micro batch (2D: its batch block's tokens).
+  std::int64_t label_tokens() const { return shape_.seq_len * local_micro_batch(); }
   /// In registration order: word and position embedding, layers, final LayerNorm.
   std::span<Parameter> parameters() { return parameters_; }
   std::span<const Parameter> parameters() const { return parameters_; }
@@ -117,8 +146,31 @@ class GptModel {
     std::size_t ln2_gamma, ln2_beta, fc1_weight, fc1_bias, fc2_weight, fc2_bias;
   };
 
+  enum class LinearKind : std::uint8_t { column, row, output };
+
   std::size_t add_parameter(std::string name, Shape full_shape, Split split, std::int32_t layer,
                             bool sequence_parallel = false);
+  // Hooks where the tensor-parallel schemes differ; each runs the 1D (Megatron) or the 2D
+  // (grid_ops) form.
+  /// Word embedding of the micro batch's tokens, reduced to this rank's activation block.
+  Tensor embed_tokens(const Tensor& tokens);
+  /// y = x·W of a column- or row-parallel linear (1D), or SUMMA (2D).
+  Tensor linear(const Tensor& x, std::size_t weight, LinearKind kind, const char* name);
+  /// Its backward: returns dx, accumulates the weight gradient.
+  Tensor linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
+                         LinearKind kind, const char* name);
+  LayerNormResult norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, const char* name);
+  /// LayerNorm backward ("NAME.backward"); reports the gradients of parameters
+  /// `gamma_index`, `beta_index` ready.
+  Tensor norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, const Tensor& stats,
+                       std::size_t gamma_index, std::size_t beta_index, const char* name);
+  /// A vector parameter as the layer uses it: its value (1D) or its gathered column block.
+  Tensor vector_value(std::size_t index, const std::string& name);
+  /// Where a vector parameter's gradient accumulates: the main gradient (1D) or a zeroed
+  /// fp32 buffer of the gathered block (2D) ...
+  Tensor vector_grad(std::size_t index, const std::string& name);
+  /// ... which this reduce-scatters into the main gradient (2D); then reports it ready.
+  void vector_grad_done(std::size_t index, const Tensor& grad, const std::string& name);
   /// One layer's forward; `keep` marks its tensors saved for backward (false: the forward
   /// of a fully recomputed layer, whose tensors die with `saved`).
   Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved, bool keep);
@@ -146,13 +198,30 @@ class GptModel {
   void ready(std::size_t index);
   const Tensor& value(std::size_t index) const { return parameters_[index].value; }
   Tensor& grad(std::size_t index) { return parameters_[index].grad; }
-  std::int64_t tokens() const { return shape_.seq_len * shape_.micro_batch; }
-  std::int64_t vocab_begin() const { return tp_.rank * (shape_.vocab / tp_.size); }
+  /// Sequences of this rank's activation block (b / q with 2D).
+  std::int64_t local_micro_batch() const { return shape_.micro_batch / tp_.side(); }
+  /// Collectives of the vocabulary-parallel loss run over the TP group (1D) or the row (2D).
+  CommGroup vocab_group() const { return grid_ ? CommGroup::row : CommGroup::tensor; }
+  bool vocab_split() const { return grid_ ? true : tp_.size > 1; }
+  /// First vocabulary id of this rank's logits: TP rank (1D) or column block j (2D).
+  std::int64_t vocab_begin() const {
+    return grid_ ? tp_.cell->column * (shape_.vocab / grid_->side())
+                 : tp_.rank * (shape_.vocab / tp_.size);
+  }
+  /// First vocabulary id of this rank's embedding rows: TP rank (1D) or row block i (2D).
+  std::int64_t embedding_vocab_begin() const {
+    return grid_ ? tp_.cell->row * (shape_.vocab / grid_->side()) : vocab_begin();
+  }
+  /// Marks a gathered vector saved for backward (1D uses the parameter itself).
+  void mark_gathered(const Tensor& t, bool keep) {
+    if (grid_) mark(t, keep);
+  }
 
   Backend& backend_;
   GptShape shape_;
   TensorParallelPosition tp_;
   GptOptions options_;
+  std::optional<GridOps> grid_;  // 2D
   AttentionShape attention_;
   std::vector<Parameter> parameters_;
   std::size_t word_embedding_ = 0;

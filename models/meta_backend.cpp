@@ -53,12 +53,9 @@ class MetaBackend::Storage final : public TensorStorage {
 MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
                          program::GroupId tp_group, program::GroupId dp_group, std::int64_t tp_size,
                          std::int64_t dp_size)
-    : out_(out),
-      names_(names),
-      tp_group_(tp_group),
-      dp_group_(dp_group),
-      tp_size_(tp_size),
-      dp_size_(dp_size) {
+    : out_(out), names_(names) {
+  bind(CommGroup::tensor, tp_group, tp_size);
+  bind(CommGroup::data, dp_group, dp_size);
   last_on_stream_.fill(kNone);
   for (auto& waits : pending_waits_)
     waits.fill(kNone);
@@ -184,11 +181,11 @@ void MetaBackend::mark_saved(const Tensor& t) {
       MemoryCategory::activations;
 }
 
-TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens) {
+TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens, std::int64_t labels) {
   // int64 token ids and labels, copied to the device by the data loader.
   TokenBatch batch;
   batch.tokens = make({1, tokens, 1}, DType::fp64, "data.tokens");
-  batch.labels = make({1, tokens, 1}, DType::fp64, "data.labels");
+  batch.labels = make({1, labels, 1}, DType::fp64, "data.labels");
   return batch;
 }
 
@@ -305,6 +302,67 @@ Tensor MetaBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const
           {&dgamma, true},
           {&dbeta, true},
           {&dx, true}});
+  return dx;
+}
+
+Tensor MetaBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t, std::string_view name) {
+  Tensor mean = make({1, x.shape().rows, 1}, DType::fp32, name);
+  kernel(name, bytes(x), bytes(mean), elements(x), {{&x, false}, {&mean, true}});
+  return mean;
+}
+
+Tensor MetaBackend::layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t,
+                                                std::string_view name) {
+  Tensor var = make(mean.shape(), DType::fp32, name);
+  kernel(name, bytes(x) + bytes(mean), bytes(var), 3.0 * elements(x),
+         {{&x, false}, {&mean, false}, {&var, true}});
+  return var;
+}
+
+LayerNormResult MetaBackend::layer_norm_apply(const Tensor& x, const Tensor& gamma,
+                                              const Tensor& beta, const Tensor& mean,
+                                              const Tensor& var, std::string_view name) {
+  LayerNormResult r;
+  r.y = make(x.shape(), x.dtype(), name);
+  r.stats = make({1, x.shape().rows, 2}, DType::fp32, name);
+  kernel(name, bytes(x) + bytes(gamma) + bytes(beta) + bytes(mean) + bytes(var),
+         bytes(r.y) + bytes(r.stats), 4.0 * elements(x),
+         {{&x, false},
+          {&gamma, false},
+          {&beta, false},
+          {&mean, false},
+          {&var, false},
+          {&r.y, true},
+          {&r.stats, true}});
+  return r;
+}
+
+Tensor MetaBackend::layer_norm_backward_partial(const Tensor& dy, const Tensor& x,
+                                                const Tensor& gamma, const Tensor& stats,
+                                                Tensor& dgamma, Tensor& dbeta, std::int64_t,
+                                                std::string_view name) {
+  Tensor sums = make({1, x.shape().rows, 2}, DType::fp32, name);
+  const Bytes grads = bytes(dgamma) + bytes(dbeta);
+  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(sums) + grads,
+         8.0 * elements(x),
+         {{&dy, false},
+          {&x, false},
+          {&gamma, false},
+          {&stats, false},
+          {&dgamma, true},
+          {&dbeta, true},
+          {&sums, true}});
+  return sums;
+}
+
+Tensor MetaBackend::layer_norm_backward_apply(const Tensor& dy, const Tensor& x,
+                                              const Tensor& gamma, const Tensor& stats,
+                                              const Tensor& sums, std::string_view name) {
+  Tensor dx = make(x.shape(), x.dtype(), name);
+  kernel(
+      name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + bytes(sums), bytes(dx),
+      6.0 * elements(x),
+      {{&dy, false}, {&x, false}, {&gamma, false}, {&stats, false}, {&sums, false}, {&dx, true}});
   return dx;
 }
 
@@ -460,7 +518,7 @@ void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
                              Stream stream, std::string_view name) {
   Collective c;
   c.kind = program::CollectiveKind::all_reduce;
-  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.group = this->group(group).id;
   c.dtype = tensors.front().dtype();
   scratch_.clear();
   for (const Tensor& t : tensors) {
@@ -472,13 +530,13 @@ void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
 
 Tensor MetaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
                                std::string_view name) {
-  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const std::int64_t n = this->group(group).size;
   Shape shape = x.shape();
   shape.rows *= n;
   Tensor y = make(shape, x.dtype(), name);
   Collective c;
   c.kind = program::CollectiveKind::all_gather;
-  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.group = this->group(group).id;
   c.dtype = x.dtype();
   c.size = bytes(y);
   record(c, stream, name, {{&x, false}, {&y, true}});
@@ -487,17 +545,41 @@ Tensor MetaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
 
 Tensor MetaBackend::reduce_scatter(const Tensor& x, CommGroup group, Stream stream,
                                    std::string_view name) {
-  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const std::int64_t n = this->group(group).size;
   Shape shape = x.shape();
   shape.rows /= n;
   Tensor y = make(shape, x.dtype(), name);
   Collective c;
   c.kind = program::CollectiveKind::reduce_scatter;
-  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.group = this->group(group).id;
   c.dtype = x.dtype();
   c.size = bytes(x);
   record(c, stream, name, {{&x, false}, {&y, true}});
   return y;
+}
+
+Tensor MetaBackend::broadcast(const Tensor& x, CommGroup group, std::int64_t, Stream stream,
+                              std::string_view name) {
+  // Every member gets its own receive buffer (the root copies into it, as ColossalAI's
+  // double buffers do); nccl-tests size: the buffer.
+  Tensor y = make(x.shape(), x.dtype(), name);
+  Collective c;
+  c.kind = program::CollectiveKind::broadcast;
+  c.group = this->group(group).id;
+  c.dtype = x.dtype();
+  c.size = bytes(y);
+  record(c, stream, name, {{&x, false}, {&y, true}});
+  return y;
+}
+
+void MetaBackend::reduce(Tensor& x, CommGroup group, std::int64_t, Stream stream,
+                         std::string_view name) {
+  Collective c;
+  c.kind = program::CollectiveKind::reduce;
+  c.group = this->group(group).id;
+  c.dtype = x.dtype();
+  c.size = bytes(x);
+  record(c, stream, name, {{&x, true}});
 }
 
 void MetaBackend::flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
@@ -505,7 +587,7 @@ void MetaBackend::flat_collective(program::CollectiveKind kind, std::span<const 
                                   std::string_view name) {
   Collective c;
   c.kind = kind;
-  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.group = this->group(group).id;
   c.dtype = tensors.front().dtype();
   c.size = size;
   scratch_.clear();
@@ -526,14 +608,14 @@ std::int64_t padded_numel(std::span<const Tensor> tensors, std::int64_t n) {
 
 void MetaBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
                                       Stream stream, std::string_view name) {
-  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const std::int64_t n = this->group(group).size;
   const Bytes size = Bytes::of(padded_numel(tensors, n) * tensors.front().element_bytes());
   flat_collective(program::CollectiveKind::reduce_scatter, tensors, group, size, stream, name);
 }
 
 void MetaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup group, Stream stream,
                                   std::string_view name) {
-  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const std::int64_t n = this->group(group).size;
   const Bytes size = Bytes::of(padded_numel(tensors, n) * tensors.front().element_bytes());
   flat_collective(program::CollectiveKind::all_gather, tensors, group, size, stream, name);
 }

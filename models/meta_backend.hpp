@@ -26,6 +26,12 @@ class MetaBackend final : public Backend {
   MetaBackend(const MetaBackend&) = delete;
   MetaBackend& operator=(const MetaBackend&) = delete;
 
+  /// Collectives on `group` refer to Program group `id` of `size` members (the row and
+  /// column of a SUMMA grid; the constructor binds tensor and data).
+  void bind(CommGroup group, program::GroupId id, std::int64_t size) {
+    groups_[static_cast<std::size_t>(group)] = {id, size};
+  }
+
   /// Stops recording: buffers released afterwards (persistent parameters, gradients and
   /// optimizer state) get no Free.
   void finish() { finished_ = true; }
@@ -35,7 +41,8 @@ class MetaBackend final : public Backend {
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor& t) override;
-  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens) override;
+  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens,
+                              std::int64_t labels) override;
 
   Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
                 std::string_view name) override;
@@ -56,6 +63,19 @@ class MetaBackend final : public Backend {
   Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                              const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                              std::string_view name) override;
+  Tensor layer_norm_partial_mean(const Tensor& x, std::int64_t hidden,
+                                 std::string_view name) override;
+  Tensor layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t hidden,
+                                     std::string_view name) override;
+  LayerNormResult layer_norm_apply(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& mean, const Tensor& var,
+                                   std::string_view name) override;
+  Tensor layer_norm_backward_partial(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                     const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                     std::int64_t hidden, std::string_view name) override;
+  Tensor layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                   const Tensor& stats, const Tensor& sums,
+                                   std::string_view name) override;
   void add_bias(Tensor& x, const Tensor& bias, std::string_view name) override;
   void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) override;
   Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
@@ -95,6 +115,10 @@ class MetaBackend final : public Backend {
                     std::string_view name) override;
   Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
                         std::string_view name) override;
+  Tensor broadcast(const Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+                   std::string_view name) override;
+  void reduce(Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+              std::string_view name) override;
   void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
                            std::string_view name) override;
   void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
@@ -133,10 +157,13 @@ class MetaBackend final : public Backend {
 
   program::RankProgram& out_;
   program::NameTable& names_;
-  program::GroupId tp_group_;
-  program::GroupId dp_group_;
-  std::int64_t tp_size_;
-  std::int64_t dp_size_;
+  struct GroupRef {
+    program::GroupId id = 0;
+    std::int64_t size = 1;
+  };
+  const GroupRef& group(CommGroup g) const { return groups_[static_cast<std::size_t>(g)]; }
+
+  std::array<GroupRef, kCommGroupCount> groups_{};
   program::Tag tag_;
   program::BufferId next_buffer_ = 0;
   bool finished_ = false;

@@ -12,8 +12,15 @@
 
 namespace trainsim {
 
-/// Tensor-parallel scheme. Only 1D (Megatron) exists so far; 2D/2.5D/3D come later.
-enum class TensorKind : std::uint8_t { one_d };
+/// Tensor-parallel scheme: 1D (Megatron), 2D (Optimus: SUMMA on a q x q grid), 2.5D
+/// (Tesseract: d stacked q x q grids splitting the batch). 3D (a q x q x q cube) comes later.
+enum class TensorKind : std::uint8_t { one_d, two_d, two_and_half_d };
+
+/// Which grid axis varies fastest over consecutive GPUs inside a tensor-parallel block, i.e.
+/// which groups share a node: row-major keeps each row group (fixed row i, all columns j)
+/// on adjacent GPUs (ColossalAI's in-group rank q·i + j + q²·k), column-major each column
+/// group, depth-major (2.5D) each depth group (the q x q grids span nodes).
+enum class GridOrder : std::uint8_t { row_major, column_major, depth_major };
 
 enum class PipelineSchedule : std::uint8_t {
   gpipe,
@@ -54,6 +61,48 @@ constexpr std::string_view to_string(Recompute r) {
   return "?";
 }
 
+constexpr std::string_view to_string(TensorKind k) {
+  switch (k) {
+    case TensorKind::one_d:
+      return "1d";
+    case TensorKind::two_d:
+      return "2d";
+    case TensorKind::two_and_half_d:
+      return "2.5d";
+  }
+  return "?";
+}
+
+constexpr std::string_view to_string(GridOrder o) {
+  switch (o) {
+    case GridOrder::row_major:
+      return "row-major";
+    case GridOrder::column_major:
+      return "column-major";
+    case GridOrder::depth_major:
+      return "depth-major";
+  }
+  return "?";
+}
+
+/// Inverse of to_string; nullopt for an unknown name (or "3d", which is not built yet).
+constexpr std::optional<TensorKind> tensor_kind_from_string(std::string_view text) {
+  constexpr std::array all{TensorKind::one_d, TensorKind::two_d, TensorKind::two_and_half_d};
+  for (TensorKind k : all) {
+    if (to_string(k) == text) return k;
+  }
+  return std::nullopt;
+}
+
+/// Inverse of to_string; nullopt for an unknown name.
+constexpr std::optional<GridOrder> grid_order_from_string(std::string_view text) {
+  constexpr std::array all{GridOrder::row_major, GridOrder::column_major, GridOrder::depth_major};
+  for (GridOrder o : all) {
+    if (to_string(o) == text) return o;
+  }
+  return std::nullopt;
+}
+
 /// Inverse of to_string; nullopt for an unknown name.
 constexpr std::optional<PipelineSchedule> pipeline_schedule_from_string(std::string_view text) {
   constexpr std::array all{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b,
@@ -76,8 +125,21 @@ constexpr std::optional<Recompute> recompute_from_string(std::string_view text) 
 
 struct TensorParallel {
   TensorKind kind = TensorKind::one_d;
-  std::int64_t size = 1;
+  std::int64_t size = 1;  ///< GPUs in the tensor-parallel block: t (1D), q² (2D), q²·d (2.5D)
   bool sequence_parallel = false;
+  std::int64_t depth = 1;  ///< 2.5D: stacked q x q grids d (1 otherwise)
+  GridOrder grid_order = GridOrder::row_major;
+
+  /// SUMMA grid side q (size / depth = q²); 1 for 1D.
+  std::int64_t grid_side() const {
+    if (kind == TensorKind::one_d) return 1;
+    std::int64_t q = 1;
+    while ((q + 1) * (q + 1) * depth <= size)
+      ++q;
+    return q;
+  }
+  /// Shards of the vocabulary (embedding rows, logits columns): t (1D), q (2D, 2.5D).
+  std::int64_t vocab_shards() const { return kind == TensorKind::one_d ? size : grid_side(); }
 };
 
 struct PipelineParallel {

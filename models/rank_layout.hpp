@@ -1,11 +1,14 @@
 #pragma once
 // Megatron's rank order: tensor-parallel rank varies fastest, then data-parallel, then
-// pipeline stage (parallelism-reference §11.4), so a TP group sits inside one node.
+// pipeline stage (parallelism-reference §11.4), so a TP group sits inside one node. With 2D
+// and 2.5D the TP block is a SUMMA grid laid out by the plan's grid order (tensor_grid.hpp).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/parallel_plan.hpp"
+#include "models/tensor_grid.hpp"
 
 namespace trainsim {
 
@@ -18,7 +21,9 @@ struct RankCoordinates {
 class RankLayout {
  public:
   explicit RankLayout(const ParallelPlan& plan)
-      : tp_(plan.tensor.size), dp_(plan.data.size), pp_(plan.pipeline.size) {}
+      : tp_(plan.tensor.size), dp_(plan.data.size), pp_(plan.pipeline.size) {
+    if (plan.tensor.kind != TensorKind::one_d) grid_.emplace(plan.tensor);
+  }
 
   std::int64_t world_size() const { return tp_ * dp_ * pp_; }
   std::int64_t tp_size() const { return tp_; }
@@ -37,14 +42,38 @@ class RankLayout {
   /// Ranks sharing `rank`'s TP and DP coordinates, in stage order.
   std::vector<std::int64_t> pp_group(std::int64_t rank) const;
 
+  /// The SUMMA grid of the TP block (2D, 2.5D), or nullopt (1D).
+  const std::optional<TensorGrid>& grid() const { return grid_; }
+  /// `rank`'s cell on the grid; requires a grid.
+  GridCell cell(std::int64_t rank) const { return grid_->cell(coordinates(rank).tp); }
+  /// Ranks of `rank`'s grid row (same row, depth, DP and PP), in column order; requires a grid.
+  std::vector<std::int64_t> row_group(std::int64_t rank) const;
+  /// Ranks of `rank`'s grid column, in row order; requires a grid.
+  std::vector<std::int64_t> column_group(std::int64_t rank) const;
+  /// Ranks holding the same parameter shard as `rank`, whose gradients are summed each step:
+  /// the DP group (1D, 2D), or with 2.5D the depth layers of every DP replica (the depth axis
+  /// splits the batch, so it is data parallelism; parallelism-reference §4.2). Ordered by DP
+  /// index, then depth.
+  std::vector<std::int64_t> gradient_group(std::int64_t rank) const;
+  /// Size of gradient_group: DP x depth.
+  std::int64_t gradient_group_size() const { return dp_ * (grid_ ? grid_->depth() : 1); }
+  /// `rank`'s position in its gradient_group.
+  std::int64_t gradient_group_position(std::int64_t rank) const {
+    return coordinates(rank).dp * (grid_ ? grid_->depth() : 1) + (grid_ ? cell(rank).depth : 0);
+  }
+
  private:
   /// The ranks that differ from `rank` only in the coordinate `axis` (0 .. size-1).
   std::vector<std::int64_t> group_along(std::int64_t rank, std::int64_t RankCoordinates::*axis,
                                         std::int64_t size) const;
 
+  /// The ranks whose cells differ from `rank`'s only in `axis` (0 .. grid side - 1).
+  std::vector<std::int64_t> grid_line(std::int64_t rank, std::int64_t GridCell::*axis) const;
+
   std::int64_t tp_;
   std::int64_t dp_;
   std::int64_t pp_;
+  std::optional<TensorGrid> grid_;
 };
 
 }  // namespace trainsim

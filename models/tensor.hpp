@@ -53,6 +53,13 @@ class Tensor {
   std::int64_t element_bytes() const { return element_bytes_; }
   /// The backend downcasts to its own storage type; only the backend that made it may.
   TensorStorage& storage() const { return *storage_; }
+  /// The same storage seen with another shape of as many elements (a flat shard of a
+  /// gathered vector read as a matrix, and back).
+  Tensor reshaped(Shape shape) const {
+    Tensor t = *this;
+    t.shape_ = shape;
+    return t;
+  }
   /// Drops this handle (the storage is freed if it was the last one).
   void reset() { storage_.reset(); }
 

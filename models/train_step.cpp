@@ -148,7 +148,8 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   Tensor loss;
   for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
-    ForwardState state = model.forward(backend.load_micro_batch(mb, tokens), loss_scale, mb);
+    ForwardState state =
+        model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()), loss_scale, mb);
     if (!loss.defined()) {
       loss = state.loss;
     } else {

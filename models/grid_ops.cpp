@@ -1,0 +1,92 @@
+#include "models/grid_ops.hpp"
+
+#include <string>
+
+namespace trainsim {
+
+using program::Stream;
+
+Tensor GridOps::matmul(const Tensor& a, const Tensor& b, std::string_view name) {
+  const std::string n(name);
+  Tensor c;
+  pipelined(
+      [&](std::int64_t l) {
+        return std::pair{
+            backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast"),
+            backend_.broadcast(b, CommGroup::column, l, Stream::tp, n + ".column_broadcast")};
+      },
+      [&](std::int64_t l, const std::pair<Tensor, Tensor>& panels) {
+        if (l == 0) {
+          c = backend_.matmul(panels.first, panels.second, false, false, n);
+        } else {
+          backend_.matmul_accumulate(panels.first, panels.second, false, false, c, n);
+        }
+      });
+  return c;
+}
+
+Tensor GridOps::matmul_bt(const Tensor& a, const Tensor& b, std::string_view name) {
+  const std::string n(name);
+  Tensor out;
+  pipelined(
+      [&](std::int64_t l) {
+        return backend_.broadcast(b, CommGroup::column, l, Stream::tp, n + ".column_broadcast");
+      },
+      [&](std::int64_t l, const Tensor& panel) {
+        Tensor partial = backend_.matmul(a, panel, false, true, n);
+        backend_.reduce(partial, CommGroup::row, l, Stream::tp, n + ".row_reduce");
+        // Only the root's buffer holds the sum: C_il lives on (i, l).
+        if (l == cell_.column) out = std::move(partial);
+      });
+  return out;
+}
+
+void GridOps::matmul_at_accumulate(const Tensor& a, const Tensor& b, Tensor& c,
+                                   std::string_view name) {
+  const std::string n(name);
+  pipelined(
+      [&](std::int64_t l) {
+        return backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast");
+      },
+      [&](std::int64_t l, const Tensor& panel) {
+        Tensor partial = backend_.matmul(panel, b, true, false, n);
+        backend_.reduce(partial, CommGroup::column, l, Stream::tp, n + ".column_reduce");
+        if (l == cell_.row) backend_.accumulate(c, partial, n + ".accumulate");
+      });
+}
+
+Tensor GridOps::gather_vector(const Tensor& shard, Shape shape, std::string_view name) {
+  return backend_.all_gather(shard, CommGroup::column, Stream::tp, name).reshaped(shape);
+}
+
+void GridOps::scatter_gradient(const Tensor& partial, Tensor& shard_grad, std::string_view name) {
+  // Row chunk i of the [q, n/q²] view is the shard device (i, j) owns.
+  const Tensor chunks = partial.reshaped({1, side_, partial.numel() / side_});
+  const Tensor mine = backend_.reduce_scatter(chunks, CommGroup::column, Stream::tp, name);
+  backend_.accumulate(shard_grad, mine, std::string(name) + ".accumulate");
+}
+
+LayerNormResult GridOps::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                    std::int64_t hidden, std::string_view name) {
+  const std::string n(name);
+  Tensor mean = backend_.layer_norm_partial_mean(x, hidden, n + ".mean");
+  backend_.all_reduce({&mean, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
+                      n + ".mean.all_reduce");
+  Tensor var = backend_.layer_norm_partial_variance(x, mean, hidden, n + ".variance");
+  backend_.all_reduce({&var, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
+                      n + ".variance.all_reduce");
+  return backend_.layer_norm_apply(x, gamma, beta, mean, var, n);
+}
+
+Tensor GridOps::layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                    const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                    std::int64_t hidden, std::string_view name) {
+  const std::string n(name);
+  Tensor sums =
+      backend_.layer_norm_backward_partial(dy, x, gamma, stats, dgamma, dbeta, hidden, n + ".sums");
+  backend_.all_reduce({&sums, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
+                      n + ".sums.all_reduce");
+  return backend_.layer_norm_backward_apply(dy, x, gamma, stats, sums, n);
+}
+
+}  // namespace trainsim
