@@ -42,8 +42,9 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
   }
   const EquivalenceReport report = check_against_single_device(scenario.model, scenario.parallel,
                                                                scenario.training, options.seed);
-  fmt::print("cpu backend (fp64): {} ranks as threads (TP {} × DP {}), seed {}\n", report.ranks,
-             scenario.parallel.tensor.size, scenario.parallel.data.size, options.seed);
+  fmt::print("cpu backend (fp64): {} ranks as threads (TP {} {} × DP {}), seed {}\n", report.ranks,
+             scenario.parallel.tensor.size, to_string(scenario.parallel.tensor.kind),
+             scenario.parallel.data.size, options.seed);
   fmt::print("  loss, partitioned   {:.15g}\n", report.loss_partitioned);
   fmt::print("  loss, one device    {:.15g}\n", report.loss_single);
   if (!options.check) return;

@@ -64,9 +64,19 @@ std::vector<Parameter> build_table() {
       integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),
       choice("training.optimizer", "adam", {"adam"}, "optimizer (sets optimizer-state memory)"),
       choice("parallel.tensor.kind", "1d", {"1d", "2d", "2.5d", "3d"},
-             "tensor-parallel scheme (2d, 2.5d, 3d arrive with issue 4)"),
+             "tensor-parallel scheme: 1d Megatron, 2d Optimus (SUMMA on q x q), 2.5d Tesseract "
+             "(depth x q x q); 3d arrives with issue 4"),
       integer("parallel.tensor.size", value, "1", 1, kMaxCount,
-              "tensor-parallel size TP; must divide heads and ffn"),
+              "GPUs per tensor-parallel block: 1d t (divides heads and ffn), 2d q², 2.5d q² x "
+              "depth (q >= 2 divides heads, q² divides hidden and ffn, q x depth divides "
+              "micro_batch)"),
+      integer("parallel.tensor.depth", value, "1", 1, kMaxCount,
+              "2.5d: stacked q x q grids d, each on micro_batch / d sequences (1 otherwise)"),
+      choice("parallel.tensor.grid_order", "row-major",
+             {"row-major", "column-major", "depth-major"},
+             "2d/2.5d: grid axis that varies fastest over consecutive GPUs, i.e. which groups "
+             "share a node: row-major (row groups), column-major (column groups), depth-major "
+             "(2.5d depth groups)"),
       boolean("parallel.tensor.sequence_parallel", "false",
               "shard LayerNorm/dropout activations along the sequence (needs tensor.size > 1)"),
       integer("parallel.pipeline.size", value, "1", 1, kMaxCount,

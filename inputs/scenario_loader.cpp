@@ -9,12 +9,13 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/parameters.hpp"
 #include "inputs/yaml_reader.hpp"
+#include "models/tensor_grid.hpp"
 
 namespace trainsim::inputs {
 namespace {
 
 /// A scenario as read, before the checks: the values, the tensor kind as written (the
-/// Scenario cannot represent 2d/2.5d/3d yet), and where each field was written.
+/// Scenario cannot represent 3d yet), and where each field was written.
 struct ReadScenario {
   Scenario scenario;
   std::string tensor_kind;
@@ -140,9 +141,11 @@ ReadScenario read(const std::filesystem::path& file) {
   const SectionReader tensor = parallel.section("tensor");
   ParallelPlan& plan = sc.parallel;
   out.tensor_kind = std::string(tensor.choice("kind"));
-  plan.tensor.kind = TensorKind::one_d;
+  plan.tensor.kind = tensor_kind_from_string(out.tensor_kind).value_or(TensorKind::one_d);
   plan.tensor.size = tensor.integer("size");
   plan.tensor.sequence_parallel = tensor.boolean("sequence_parallel");
+  plan.tensor.depth = tensor.integer("depth");
+  plan.tensor.grid_order = *grid_order_from_string(tensor.choice("grid_order"));
   const SectionReader pipeline = parallel.section("pipeline");
   plan.pipeline.size = pipeline.integer("size");
   plan.pipeline.schedule = schedule_of(pipeline.choice("schedule"));
@@ -193,13 +196,22 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("hidden {} is not divisible by heads {}; heads must divide hidden", m.hidden,
                      m.heads));
   }
-  if (m.heads % p.tensor.size != 0) {
+  const bool one_d = p.tensor.kind == TensorKind::one_d;
+  if (one_d && p.tensor.depth != 1) {
+    fail(r, "parallel.tensor.depth",
+         fmt::format("depth {} stacks the grids of 2.5d tensor parallelism; kind {} has depth 1",
+                     p.tensor.depth, r.tensor_kind));
+  }
+  if (const std::optional<GridProblem> grid = tensor_grid_problem(m, p, sc.training)) {
+    fail(r, grid->field, grid->message);
+  }
+  if (one_d && m.heads % p.tensor.size != 0) {
     fail(r, "parallel.tensor.size",
          fmt::format("heads {} is not divisible by tensor.size {}; use a tensor.size that "
                      "divides {}",
                      m.heads, p.tensor.size, m.heads));
   }
-  if (m.ffn % p.tensor.size != 0) {
+  if (one_d && m.ffn % p.tensor.size != 0) {
     fail(r, "model.ffn",
          fmt::format("ffn {} is not divisible by tensor.size {}", m.ffn, p.tensor.size));
   }
@@ -240,10 +252,10 @@ void check_consistency(const ReadScenario& r) {
 /// Features that parse but are not simulated yet. Each later issue deletes its lines here.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  if (r.tensor_kind != "1d") {
+  if (!tensor_kind_from_string(r.tensor_kind)) {
     fail(r, "parallel.tensor.kind",
-         fmt::format("\"{}\" tensor parallelism is not supported yet (2d, 2.5d and 3d arrive with "
-                     "issue 4); use 1d",
+         fmt::format("\"{}\" tensor parallelism is not supported yet (3d arrives with issue 4); "
+                     "use 1d, 2d or 2.5d",
                      r.tensor_kind));
   }
   if (p.data.zero > 1) {

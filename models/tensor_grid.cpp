@@ -71,7 +71,10 @@ std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const Par
                             t.size, t.depth, 4 * t.depth));
   }
   if (!two_d && t.grid_order == GridOrder::depth_major && t.depth < 2) {
-    return problem("parallel.tensor.grid_order", "depth-major needs depth >= 2");
+    return problem("parallel.tensor.grid_order",
+                   fmt::format("depth-major orders the depth axis, which needs depth >= 2 (got "
+                               "{}); use row-major or column-major",
+                               t.depth));
   }
   if (two_d && t.grid_order == GridOrder::depth_major) {
     return problem("parallel.tensor.grid_order",
@@ -83,6 +86,12 @@ std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const Par
                    fmt::format("sequence parallelism is Megatron's 1d scheme; {} already splits "
                                "every activation over batch and hidden (use false)",
                                kind));
+  }
+  if (plan.data.zero > 1) {
+    return problem("parallel.data.zero",
+                   fmt::format("ZeRO stage {} is not verified with {} tensor parallelism; use 0 or "
+                               "1 (the distributed optimizer)",
+                               plan.data.zero, kind));
   }
   const std::int64_t batch_split = q * t.depth;
   if (training.micro_batch % batch_split != 0) {

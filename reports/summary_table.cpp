@@ -22,9 +22,17 @@ double percent(Bytes part, Bytes whole) {
 }  // namespace
 
 std::string plan_description(const ParallelPlan& plan) {
+  const TensorParallel& t = plan.tensor;
+  std::string grid;
+  if (t.kind == TensorKind::two_d) {
+    grid = fmt::format(", {0} x {0} grid, {1}", t.grid_side(), to_string(t.grid_order));
+  } else if (t.kind == TensorKind::two_and_half_d) {
+    grid = fmt::format(", {0} x {0} x depth {1}, {2}", t.grid_side(), t.depth,
+                       to_string(t.grid_order));
+  }
   std::string text =
-      fmt::format("TP {} (1d{}) × PP {}", plan.tensor.size,
-                  plan.tensor.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
+      fmt::format("TP {} ({}{}{}) × PP {}", t.size, to_string(t.kind), grid,
+                  t.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
   if (plan.pipeline.size > 1) {
     text += fmt::format(" ({}, {} chunk{})", to_string(plan.pipeline.schedule),
                         plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");

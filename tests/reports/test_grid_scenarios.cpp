@@ -1,0 +1,44 @@
+// The 2D and 2.5D test scenarios simulate end to end on every shipped hardware profile, and
+// one recorded grid standing for the others gives what recording every GPU gives.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "reports/scenario_run.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+
+TEST_CASE("2D and 2.5D scenarios simulate on every shipped profile; representative = full") {
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  std::set<std::filesystem::path> profiles;
+  for (const auto& entry : std::filesystem::directory_iterator(root / "hwprofiles")) {
+    if (entry.path().extension() == ".yaml") profiles.insert(entry.path());
+  }
+  REQUIRE(profiles.size() >= 6);
+  for (const std::string name : {"tiny-2d-dp2", "tiny-2p5d", "tiny-2d-q4"}) {
+    const Scenario scenario = inputs::load_scenario(root / "scenarios/tests" / (name + ".yaml"));
+    CHECK(scenario.parallel.tensor.kind != TensorKind::one_d);
+    for (const std::filesystem::path& file : profiles) {
+      CAPTURE(name);
+      CAPTURE(file.stem().string());
+      const hw::HardwareProfile hardware = inputs::load_hardware_profile(file);
+      const reports::ScenarioRun one = reports::run_scenario(scenario, hardware);
+      const reports::ScenarioRun all =
+          reports::run_scenario(scenario, hardware, ProgramScope::every_rank);
+      CHECK(one.summary.iteration_time > Time::zero());
+      CHECK(one.summary.iteration_time == all.summary.iteration_time);
+      CHECK(one.summary.memory.peak == all.summary.memory.peak);
+      // No recomputation and an unpadded vocabulary: the GEMMs are exactly the model's.
+      CHECK(one.summary.hardware_flops ==
+            scenario.model.model_flops(scenario.training.global_batch));
+      // One q x q grid recorded; every GPU in the full replay.
+      const TensorParallel& t = scenario.parallel.tensor;
+      CHECK(one.program.ranks.size() == static_cast<std::size_t>(t.size / t.depth));
+      CHECK(all.program.ranks.size() == static_cast<std::size_t>(scenario.gpus));
+    }
+  }
+}
