@@ -13,7 +13,8 @@ namespace trainsim {
 
 /// Which ranks get their own recorded program.
 enum class ProgramScope : std::uint8_t {
-  representative,  ///< one rank per class of provably identical ranks (TP + DP: rank 0 alone)
+  representative,  ///< one rank per class of identical ranks (1D TP + DP: rank 0 alone;
+                   ///< 2D/2.5D: one q x q grid)
   every_rank       ///< all world ranks
 };
 
@@ -23,8 +24,9 @@ struct ExecutorOptions {
   double attention_dropout = 0.1;
 };
 
-/// The Program of one training iteration. Groups list every TP group (one family) and every
-/// DP group (another), ranks in ring order. Throws Infeasible for pipeline parallelism,
+/// The Program of one training iteration. Groups list every 1D TP group, every gradient
+/// (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring order,
+/// one family per kind. Throws Infeasible for pipeline parallelism,
 /// sequence parallelism with TP 1, ZeRO stages the executor lacks, or sizes that do not
 /// divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
