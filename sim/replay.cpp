@@ -210,7 +210,7 @@ struct Simulation::State {
           return;
         case OpKind::alloc:
         case OpKind::free:
-          apply_memory(rs, info);
+          apply_memory(rs, info, i);
           finish_op(r, i);
           break;
         case OpKind::collective:
@@ -308,7 +308,7 @@ struct Simulation::State {
     }
   }
 
-  void apply_memory(RankState& rs, const OpInfo& info) {
+  void apply_memory(RankState& rs, const OpInfo& info, OpIndex i) {
     const Bytes size = Bytes::of(info.value);
     if (size.count() == 0) return;
     Bytes& cat = rs.live[static_cast<std::size_t>(info.ref)];
@@ -332,6 +332,7 @@ struct Simulation::State {
       m.peak = rs.live_total;
       m.peak_at = now;
       m.at_peak = rs.live;
+      m.peak_op = i;
     }
   }
 
