@@ -125,13 +125,25 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
 
 void MetaBackend::release(Storage& st) {
   if (finished_) return;
-  // A Free runs on the compute stream after every other-stream use of the buffer.
+  // The Free runs on the stream that used the buffer last, after every use on the other
+  // streams: PyTorch's caching allocator (with record_stream) hands the block back once the
+  // last stream using it is done, without making the compute stream wait. A buffer whose last
+  // reader is a collective (a bucket after its reduce-scatter, a tensor after its TP
+  // reduce-scatter) is thus freed when the collective ends while compute runs on.
+  OpIndex last = st.last_writer;
+  Stream stream = st.writer_stream;
+  for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+    if (st.last_reader[s] > last) {
+      last = st.last_reader[s];
+      stream = static_cast<Stream>(s);
+    }
+  }
   const auto index = static_cast<OpIndex>(out_.ops.size());
-  auto& need = pending_waits_[stream_index(Stream::compute)];
+  auto& need = pending_waits_[stream_index(stream)];
   std::array<OpIndex, program::kStreamCount> deps = need;
   need.fill(kNone);
   const auto consider = [&](OpIndex op, Stream from) {
-    if (op != kNone && from != Stream::compute) {
+    if (op != kNone && from != stream) {
       deps[stream_index(from)] = std::max(deps[stream_index(from)], op);
     }
   };
@@ -141,7 +153,7 @@ void MetaBackend::release(Storage& st) {
   }
   program::Op op;
   op.payload = Free{st.id};
-  op.stream = Stream::compute;
+  op.stream = stream;
   op.tag = tag_;
   op.name = st.name;
   op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
@@ -150,7 +162,7 @@ void MetaBackend::release(Storage& st) {
   }
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
   out_.ops.push_back(std::move(op));
-  last_on_stream_[stream_index(Stream::compute)] = index;
+  last_on_stream_[stream_index(stream)] = index;
 }
 
 Tensor MetaBackend::allocate_buffer(Shape shape, DType dtype, bool mask, MemoryCategory category,

@@ -3,8 +3,8 @@
 // program::RankProgram. Dependencies are derived from tensor use: each buffer remembers the
 // op that last wrote it and the last reader on each stream, and an op touching a buffer last
 // used on another stream waits for that op (read-after-write and write-after-read). Every
-// tensor creation is an Alloc; the drop of its last handle is a Free, after any other-stream
-// use of the buffer.
+// tensor creation is an Alloc; the drop of its last handle is a Free on the stream that used
+// the buffer last, after any use on the other streams.
 
 #include <array>
 #include <cstdint>

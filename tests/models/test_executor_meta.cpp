@@ -444,6 +444,37 @@ TEST_CASE("meta: SP backward re-gathers the input beside dgrad, reduce-scatter b
   CHECK_FALSE(waits_for(wgrad, scatter));  // the reduce-scatter overlaps the wgrad GEMM
 }
 
+TEST_CASE("meta: a buffer last read by a collective is freed on its stream, compute runs on") {
+  // Megatron keeps the SP dgrad alive until its async reduce-scatter is waited for, while the
+  // wgrad GEMM runs: nothing on the compute stream between the two may wait for the scatter.
+  ParallelPlan pl = plan(2, 1);
+  pl.tensor.sequence_parallel = true;
+  const Program p = build_program(small_model(), pl, training(1, 1), ProgramScope::representative);
+  const RankProgram& r = p.ranks[0];
+  int checked = 0;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    if (name_of(p, r.ops[i]) != "mlp.fc1.dgrad.reduce_scatter" ||
+        !std::holds_alternative<Collective>(r.ops[i].payload)) {
+      continue;
+    }
+    bool freed_on_tp = false;
+    bool compute_waits = false;
+    for (std::size_t j = i + 1; j < r.ops.size(); ++j) {
+      const Op& op = r.ops[j];
+      if (std::holds_alternative<Free>(op.payload) && op.stream == Stream::tp) freed_on_tp = true;
+      if (name_of(p, op) == "mlp.fc1.wgrad") break;
+      if (op.stream != Stream::compute) continue;
+      for (const OpIndex d : r.deps(op)) {
+        if (static_cast<std::size_t>(d) >= i) compute_waits = true;
+      }
+    }
+    CHECK(freed_on_tp);
+    CHECK_FALSE(compute_waits);
+    ++checked;
+  }
+  CHECK(checked == small_model().layers);
+}
+
 TEST_CASE("meta: backward TP all-reduce overlaps the weight-gradient GEMM") {
   const Program p =
       build_program(small_model(), plan(2, 1), training(1, 1), ProgramScope::representative);
