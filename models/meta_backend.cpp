@@ -550,6 +550,48 @@ void MetaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup gro
   flat_collective(program::CollectiveKind::all_gather, tensors, group, size, stream, name);
 }
 
+void MetaBackend::record_flat(program::CollectiveKind kind, CommGroup group, DType dtype,
+                              Bytes size, Bytes local_read, Bytes local_written, Stream stream,
+                              std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  if (n == 1) {
+    // A group of one exchanges nothing: the op is a local copy (or add) kernel.
+    record(Kernel{local_read, local_written, Flops::zero()}, Stream::compute, names_.intern(name),
+           scratch_);
+    return;
+  }
+  Collective c;
+  c.kind = kind;
+  c.group = group == CommGroup::tensor ? tp_group_ : dp_group_;
+  c.dtype = dtype;
+  c.size = size;
+  record(c, stream, names_.intern(name), scratch_);
+}
+
+void MetaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
+                                            CommGroup group, Stream stream, std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const Bytes size = Bytes::of(n * shard.numel() * tensors.front().element_bytes());
+  scratch_.clear();
+  for (const Tensor& t : tensors)
+    scratch_.push_back({&t, false});
+  scratch_.push_back({&shard, true});
+  record_flat(program::CollectiveKind::reduce_scatter, group, tensors.front().dtype(), size,
+              size + bytes(shard), bytes(shard), stream, name);
+}
+
+void MetaBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
+                                    CommGroup group, Stream stream, std::string_view name) {
+  const std::int64_t n = group == CommGroup::tensor ? tp_size_ : dp_size_;
+  const Bytes size = Bytes::of(n * shard.numel() * shard.element_bytes());
+  scratch_.clear();
+  scratch_.push_back({&shard, false});
+  for (const Tensor& t : tensors)
+    scratch_.push_back({&t, true});
+  record_flat(program::CollectiveKind::all_gather, group, shard.dtype(), size, bytes(shard), size,
+              stream, name);
+}
+
 void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
   Bytes total;
   scratch_.clear();
@@ -581,8 +623,9 @@ void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHype
 }
 
 void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                                 const Tensor& master, const Tensor& m, const Tensor& v,
-                                 std::int64_t, const AdamHyper&, std::string_view name) {
+                                 std::int64_t, const Tensor& master, const Tensor& m,
+                                 const Tensor& v, std::int64_t, const AdamHyper&,
+                                 std::string_view name) {
   // Reads this rank's chunk of the fp32 gradients and the fp32 shards, writes the shards and
   // the chunk of the model-dtype parameters.
   const std::int64_t chunk = master.numel();

@@ -99,12 +99,17 @@ class MetaBackend final : public Backend {
                            std::string_view name) override;
   void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
                        std::string_view name) override;
+  void reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard, CommGroup group,
+                                 program::Stream stream, std::string_view name) override;
+  void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors, CommGroup group,
+                         program::Stream stream, std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;
   void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                      const Tensor& master, const Tensor& m, const Tensor& v, std::int64_t offset,
-                      const AdamHyper& hyper, std::string_view name) override;
+                      std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                      const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
+                      std::string_view name) override;
 
  private:
   class Storage;
@@ -130,6 +135,12 @@ class MetaBackend final : public Backend {
   /// Records a collective over the tensors (all written) of `size` bytes.
   void flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
                        CommGroup group, Bytes size, program::Stream stream, std::string_view name);
+
+  /// Records a collective of `size` bytes over the accesses in scratch_; over a group of one,
+  /// a local kernel reading and writing the given bytes instead.
+  void record_flat(program::CollectiveKind kind, CommGroup group, DType dtype, Bytes size,
+                   Bytes local_read, Bytes local_written, program::Stream stream,
+                   std::string_view name);
 
   program::RankProgram& out_;
   program::NameTable& names_;

@@ -591,9 +591,10 @@ TEST_CASE("meta: unsupported plans are Infeasible") {
   CHECK_THROWS_WITH_AS(build_program(m, sp, training(2, 1), ProgramScope::representative),
                        doctest::Contains("sequence_parallel"), Infeasible);
   ParallelPlan z = plan(1, 2);
-  z.data.zero = 2;
+  z.data.zero = 4;
   CHECK_THROWS_WITH_AS(build_program(m, z, training(2, 1), ProgramScope::representative),
-                       doctest::Contains("parallel.data.zero"), Infeasible);
+                       doctest::Contains("parallel.data.zero: ZeRO stage 4 does not exist"),
+                       Infeasible);
   CHECK_THROWS_AS(build_program(m, plan(3, 1), training(2, 1), ProgramScope::representative),
                   Infeasible);
   CHECK_THROWS_AS(build_program(m, plan(1, 2), training(3, 1), ProgramScope::representative),
