@@ -75,6 +75,10 @@ class Backend {
   /// The next op issued on `waiter` starts only after everything issued so far on `waited`
   /// (cudaStreamWaitEvent).
   virtual void stream_wait(program::Stream waiter, program::Stream waited) = 0;
+  /// The next op issued on `waiter` starts only after every op issued so far that used `t`
+  /// (cudaStreamWaitEvent on an event recorded after them): a wait for one collective while
+  /// later ones on its stream run on.
+  virtual void wait_for(program::Stream waiter, const Tensor& t) = 0;
   /// A new buffer (cpu: zero-filled). `category` says what the memory is for.
   virtual Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                           std::string_view name) = 0;

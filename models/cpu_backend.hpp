@@ -32,6 +32,7 @@ class CpuBackend final : public Backend {
 
   void set_tag(const program::Tag&) override {}
   void stream_wait(program::Stream, program::Stream) override {}
+  void wait_for(program::Stream, const Tensor&) override {}
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor&) override {}

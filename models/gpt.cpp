@@ -23,6 +23,7 @@ class NoHooks final : public ParameterHooks {
   void before_forward(std::int32_t) override {}
   void after_forward(std::int32_t) override {}
   void before_backward(std::int32_t) override {}
+  void before_gradient(std::size_t) override {}
   void after_backward(std::int32_t) override {}
   void grad_ready(std::size_t) override {}
 };
@@ -111,6 +112,12 @@ void GptModel::set_tag(std::int32_t layer, Phase phase) {
 
 void GptModel::ready(std::size_t index) {
   hooks_->grad_ready(index);
+}
+
+Tensor& GptModel::grad(std::size_t index) {
+  Tensor& g = parameters_[index].grad;
+  if (!g.defined()) hooks_->before_gradient(index);
+  return g;
 }
 
 void GptModel::attach(ParameterHooks* hooks) {

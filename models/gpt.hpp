@@ -86,8 +86,10 @@ class ParameterHooks {
   virtual void before_forward(std::int32_t layer) = 0;
   /// After the forward pass last reads them.
   virtual void after_forward(std::int32_t layer) = 0;
-  /// Before `layer`'s backward (and its recomputation) reads the values or writes gradients.
+  /// Before `layer`'s backward (and its recomputation) reads the values.
   virtual void before_backward(std::int32_t layer) = 0;
+  /// Before the backward pass writes an undefined gradient (it must be defined after).
+  virtual void before_gradient(std::size_t parameter_index) = 0;
   /// After `layer`'s backward.
   virtual void after_backward(std::int32_t layer) = 0;
   /// The gradient of a parameter is final for this micro batch.
@@ -170,7 +172,8 @@ class GptModel {
   /// Sets `hooks_` for one pass (no hooks: ones that do nothing); sharded state needs hooks.
   void attach(ParameterHooks* hooks);
   const Tensor& value(std::size_t index) const { return parameters_[index].value; }
-  Tensor& grad(std::size_t index) { return parameters_[index].grad; }
+  /// The gradient to accumulate into; the hooks provide it first if it is undefined.
+  Tensor& grad(std::size_t index);
   std::int64_t tokens() const { return shape_.seq_len * shape_.micro_batch; }
   std::int64_t vocab_begin() const { return tp_.rank * (shape_.vocab / tp_.size); }
 

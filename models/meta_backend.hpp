@@ -32,6 +32,7 @@ class MetaBackend final : public Backend {
 
   void set_tag(const program::Tag& tag) override { tag_ = tag; }
   void stream_wait(program::Stream waiter, program::Stream waited) override;
+  void wait_for(program::Stream waiter, const Tensor& t) override;
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor& t) override;
@@ -155,6 +156,10 @@ class MetaBackend final : public Backend {
   std::array<program::OpIndex, program::kStreamCount> last_on_stream_;
   std::array<std::array<program::OpIndex, program::kStreamCount>, program::kStreamCount>
       pending_waits_;
+  /// For each stream, the latest op of each other stream that its recorded ops already wait
+  /// for (directly).
+  std::array<std::array<program::OpIndex, program::kStreamCount>, program::kStreamCount>
+      ordered_after_;
   std::vector<Access> scratch_;
 };
 

@@ -1,7 +1,7 @@
 #include "models/train_step.hpp"
 
 #include <algorithm>
-#include <map>
+#include <deque>
 #include <stdexcept>
 #include <string>
 
@@ -145,11 +145,8 @@ class StepHooks final : public ParameterHooks {
         gathered_(optimizer.buckets.size(), false) {
     const std::vector<GradientBucket>& buckets = optimizer.buckets;
     for (std::size_t b = 0; b < buckets.size(); ++b) {
-      for (std::size_t i : buckets[b].parameters) {
+      for (std::size_t i : buckets[b].parameters)
         bucket_of_[i] = b;
-        std::vector<std::size_t>& of_layer = buckets_of_layer_[params_[i].layer];
-        if (of_layer.empty() || of_layer.back() != b) of_layer.push_back(b);
-      }
     }
   }
 
@@ -175,19 +172,38 @@ class StepHooks final : public ParameterHooks {
       for (std::size_t b = 0; b < remaining_.size(); ++b)
         remaining_[b] = optimizer_.buckets[b].parameters.size();
     }
-    if (zero_ < 2) return;
-    if (zero_ >= 3) gather(layer);
-    for (std::size_t b : buckets_of_layer_[layer])
-      provide_gradients(b);
+    if (zero_ < 3) return;
+    gather(layer);
     // Backward order: the embedding unit (already gathered), then layers L-1, ..., 0.
     const std::int32_t next = layer == program::Tag::kNoLayer
                                   ? static_cast<std::int32_t>(model_.shape().layers) - 1
                                   : layer - 1;
-    if (zero_ >= 3 && next >= 0) gather(next);
+    if (next >= 0) gather(next);
+  }
+
+  // ZeRO 2 and 3: a zeroed full-size buffer for the bucket's gradients, from the first write
+  // of one of them in the backward pass until the bucket's reduce-scatter.
+  void before_gradient(std::size_t parameter_index) override {
+    const std::size_t b = bucket_of_[parameter_index];
+    const GradientBucket& bucket = optimizer_.buckets[b];
+    // DeepSpeed's double-buffered reduction buckets: a new bucket reuses the memory of the
+    // one before the last, waiting for its reduce-scatter, so that the transient gradients
+    // stay bounded when the DP network is slower than the backward pass (which then stalls).
+    free_reduced(1);
+    for (std::size_t i : bucket.parameters) {
+      Parameter& p = params_[i];
+      p.grad =
+          backend_.allocate(p.shape, DType::fp32, MemoryCategory::comm_buffers, p.name + ".grad");
+    }
+    backend_.zero(bucket_grads(bucket, params_), "dp.grad_bucket.zero");
   }
 
   void after_backward(std::int32_t layer) override {
     if (zero_ >= 3) release(layer);
+    // The end of every backward pass waits for the reductions (DeepSpeed's
+    // independent_gradient_partition_epilogue synchronizes; FSDP's final post-backward
+    // callback waits for its reduce-scatter stream).
+    if (layer == program::Tag::kNoLayer) free_reduced(0);
   }
 
   void grad_ready(std::size_t parameter_index) override {
@@ -221,8 +237,8 @@ class StepHooks final : public ParameterHooks {
                                        CommGroup::data, Stream::dp, "dp.grad.reduce_scatter");
     // Without overlap the backward waits for each bucket (DeepSpeed without overlap_comm).
     if (!config_.overlap_grad_reduce) backend_.stream_wait(Stream::compute, Stream::dp);
-    for (std::size_t i : bucket.parameters)
-      params_[i].grad.reset();  // freed on the dp stream once the scatter is done
+    reducing_.push_back(take_gradients(b));
+    if (!config_.overlap_grad_reduce) free_reduced(0);
   }
 
  private:
@@ -230,19 +246,6 @@ class StepHooks final : public ParameterHooks {
     // make_layer_units: layers last-first, then the embedding unit.
     const auto layers = static_cast<std::size_t>(model_.shape().layers);
     return layer == program::Tag::kNoLayer ? layers : layers - 1 - static_cast<std::size_t>(layer);
-  }
-
-  // ZeRO 2 and 3: a zeroed full-size buffer for the bucket's gradients, from the backward of
-  // the bucket's first layer until its reduce-scatter.
-  void provide_gradients(std::size_t b) {
-    const GradientBucket& bucket = optimizer_.buckets[b];
-    if (params_[bucket.parameters.front()].grad.defined()) return;
-    for (std::size_t i : bucket.parameters) {
-      Parameter& p = params_[i];
-      p.grad =
-          backend_.allocate(p.shape, DType::fp32, MemoryCategory::comm_buffers, p.name + ".grad");
-    }
-    backend_.zero(bucket_grads(bucket, params_), "dp.grad_bucket.zero");
   }
 
   // ZeRO 3: the unit's parameters gathered from the DP shards (issued on the dp stream, so a
@@ -259,6 +262,23 @@ class StepHooks final : public ParameterHooks {
     }
     backend_.all_gather_shards(optimizer_.shards[u].param, bucket_values(unit, params_),
                                CommGroup::data, Stream::dp, "dp.param.all_gather");
+  }
+
+  // The bucket's gradient buffers, taken from the parameters (which then hold none).
+  std::vector<Tensor> take_gradients(std::size_t b) {
+    std::vector<Tensor> grads;
+    for (std::size_t i : optimizer_.buckets[b].parameters)
+      grads.push_back(std::move(params_[i].grad));
+    return grads;
+  }
+
+  // Waits for the oldest scattering buckets until at most `keep` remain, freeing each on the
+  // compute stream once its reduce-scatter is done.
+  void free_reduced(std::size_t keep) {
+    while (reducing_.size() > keep) {
+      backend_.wait_for(Stream::compute, reducing_.front().front());
+      reducing_.pop_front();
+    }
   }
 
   void release(std::int32_t layer) {
@@ -278,8 +298,8 @@ class StepHooks final : public ParameterHooks {
   std::vector<std::size_t> bucket_of_;
   std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
   std::vector<bool> gathered_;          // ZeRO 3: per unit
-  // ZeRO 2: the buckets holding gradients of each layer (Tag::kNoLayer: outside the layers).
-  std::map<std::int32_t, std::vector<std::size_t>> buckets_of_layer_;
+  // ZeRO 2, 3: gradient buffers of buckets being reduce-scattered, oldest first.
+  std::deque<std::vector<Tensor>> reducing_;
 };
 
 }  // namespace
