@@ -18,8 +18,9 @@ namespace {
 // small enough to build in memory. Computed in double so the check itself cannot overflow.
 constexpr double kMaxBytes = 0x1p62;
 constexpr double kMaxRecordedOps = 5e7;
-// Ops the executor records per layer and micro batch, with margin (about 70 today).
-constexpr double kOpsPerLayerAndMicroBatch = 200.0;
+// Ops the executor records per layer and micro batch, with margin (measured: about 175 with
+// SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
+constexpr double kOpsPerLayerAndMicroBatch = 250.0;
 
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training) {

@@ -7,11 +7,16 @@
 //   1  Megatron's distributed optimizer: reduce-scatter of the full gradient buffer after the
 //      last micro batch, Adam on this rank's fp32 shard, all-gather of the updated parameters.
 //   2  gradients sharded too (DeepSpeed stage 2): a bucket's full gradients exist only from
-//      the backward of its first layer to its reduce-scatter, which adds this rank's chunk
-//      into a persistent fp32 gradient shard; then Adam on the shard and the parameter
-//      all-gather as in 1. With gradient accumulation the reduce-scatter runs in every micro
-//      batch (as DeepSpeed does; a full buffer kept across micro batches would undo the
-//      saving), so it costs m× the single reduce-scatter of stage 1 (§8.2).
+//      the first write of one of them in the backward pass to its reduce-scatter, which adds
+//      this rank's chunk into a persistent fp32 gradient shard; then Adam on the shard and the
+//      parameter all-gather as in 1. Buckets are double-buffered as DeepSpeed's: a new one
+//      waits until at most one other is still scattering, and every backward pass ends by
+//      waiting for its reductions. So the transient gradients stay at most the bucket that
+//      holds the tied embedding (written first, final last) plus two buckets, whatever the
+//      speed of the DP network (a slow one stalls the backward instead). With gradient
+//      accumulation the reduce-scatter runs in every micro batch (as DeepSpeed does; a full
+//      buffer kept across micro batches would undo the saving), so it costs m× the single
+//      reduce-scatter of stage 1 (§8.2).
 //   3  parameters sharded too (DeepSpeed stage 3 / FSDP FULL_SHARD, one unit per layer plus
 //      one for the embeddings and final LayerNorm): each rank keeps a 1/N_d shard of every
 //      unit's bf16 parameters; a unit's parameters are all-gathered before its forward and
@@ -20,8 +25,10 @@
 //      unit's all-gather is issued one unit ahead on the dp stream (FSDP's forward and
 //      backward prefetch), so at most two layers are gathered at once. The embedding unit
 //      stays gathered from its forward to the end of its backward (FSDP keeps the root
-//      unsharded after forward). Per micro batch: 2 all-gathers and 1 reduce-scatter per layer,
-//      1 and 1 for the embedding unit: ≈ 3mΨ (§8.2).
+//      unsharded after forward). Gradient buffers per unit as the buckets of 2. Per micro
+//      batch: 2 all-gathers and 1 reduce-scatter per layer, 1 and 1 for the embedding unit:
+//      ≈ 3mΨ elements on the wire (§8.2); at most the embedding unit and two layers gathered
+//      (bf16) and the same in full fp32 gradients.
 // Sequence-parallel parameters get their gradients all-reduced over TP: once per step after
 // the DP reduction (ZeRO 0 and 1, Megatron's finalize_model_grads), or per bucket before the
 // DP reduce-scatter (ZeRO 2 and 3: the shard mixes parameters, so the sum over TP is taken
