@@ -235,9 +235,8 @@ class StepHooks final : public ParameterHooks {
     }
     backend_.reduce_scatter_accumulate(bucket_grads(bucket, params_), optimizer_.shards[b].grad,
                                        CommGroup::data, Stream::dp, "dp.grad.reduce_scatter");
-    // Without overlap the backward waits for each bucket (DeepSpeed without overlap_comm).
-    if (!config_.overlap_grad_reduce) backend_.stream_wait(Stream::compute, Stream::dp);
     reducing_.push_back(take_gradients(b));
+    // Without overlap the backward waits for each bucket (DeepSpeed without overlap_comm).
     if (!config_.overlap_grad_reduce) free_reduced(0);
   }
 
