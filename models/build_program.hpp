@@ -25,8 +25,7 @@ struct ExecutorOptions {
 
 /// The Program of one training iteration. Groups list every TP group (one family) and every
 /// DP group (another), ranks in ring order. Throws Infeasible for pipeline parallelism,
-/// sequence parallelism with TP 1, ZeRO stages the executor lacks, or sizes that do not
-/// divide.
+/// sequence parallelism with TP 1, ZeRO stages outside 0-3, or sizes that do not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
                                const ExecutorOptions& options = {});

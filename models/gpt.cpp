@@ -1,5 +1,6 @@
 #include "models/gpt.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 #include "models/errors.hpp"
@@ -15,6 +16,17 @@ namespace {
 std::string layer_name(std::size_t layer, const char* what) {
   return "layers." + std::to_string(layer) + "." + what;
 }
+
+// Without a training step that shards state, nothing needs to happen around the passes.
+class NoHooks final : public ParameterHooks {
+ public:
+  void before_forward(std::int32_t) override {}
+  void after_forward(std::int32_t) override {}
+  void before_backward(std::int32_t) override {}
+  void before_gradient(std::size_t) override {}
+  void after_backward(std::int32_t) override {}
+  void grad_ready(std::size_t) override {}
+};
 
 // The shard of a full shape that one TP rank holds.
 Shape local_shape(Shape full, Split split, std::int64_t tp) {
@@ -77,10 +89,14 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
 std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split,
                                     std::int32_t layer, bool sequence_parallel) {
   Parameter p;
-  const Shape local = local_shape(full_shape, split, tp_.size);
-  p.value = backend_.allocate(local, shape_.dtype, MemoryCategory::parameters, name);
+  p.shape = local_shape(full_shape, split, tp_.size);
+  if (!options_.shard_parameters) {
+    p.value = backend_.allocate(p.shape, shape_.dtype, MemoryCategory::parameters, name);
+  }
   // Megatron with bf16 keeps fp32 main gradients (accumulate_allreduce_grads_in_fp32).
-  p.grad = backend_.allocate(local, DType::fp32, MemoryCategory::gradients, name + ".grad");
+  if (!options_.shard_gradients) {
+    p.grad = backend_.allocate(p.shape, DType::fp32, MemoryCategory::gradients, name + ".grad");
+  }
   p.name = std::move(name);
   p.full_shape = full_shape;
   p.split = split;
@@ -95,7 +111,21 @@ void GptModel::set_tag(std::int32_t layer, Phase phase) {
 }
 
 void GptModel::ready(std::size_t index) {
-  if (listener_ != nullptr) listener_->grad_ready(index);
+  hooks_->grad_ready(index);
+}
+
+Tensor& GptModel::grad(std::size_t index) {
+  Tensor& g = parameters_[index].grad;
+  if (!g.defined()) hooks_->before_gradient(index);
+  return g;
+}
+
+void GptModel::attach(ParameterHooks* hooks) {
+  static NoHooks none;
+  if (hooks == nullptr && (options_.shard_gradients || options_.shard_parameters)) {
+    throw std::invalid_argument("gpt: sharded gradients or parameters need ParameterHooks");
+  }
+  hooks_ = hooks != nullptr ? hooks : &none;
 }
 
 Tensor GptModel::gather_sequence(const Tensor& x, const char* name) {
@@ -136,14 +166,17 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
   return dx;
 }
 
-ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
-                               std::int64_t micro_batch_index) {
+ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
+                               ParameterHooks* hooks) {
   Backend& b = backend_;
   const bool tp = tp_.size > 1;
+  const std::int32_t none = program::Tag::kNoLayer;
+  attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(micro_batch_index);
   ForwardState state;
   state.micro_batch_index = micro_batch_index;
-  set_tag(program::Tag::kNoLayer, Phase::forward);
+  set_tag(none, Phase::forward);
+  hooks_->before_forward(none);
   b.mark_saved(batch.tokens);
   b.mark_saved(batch.labels);
 
@@ -165,8 +198,11 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   state.layers.resize(layer_params_.size());
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = 0; l < layer_params_.size(); ++l) {
-    set_tag(static_cast<std::int32_t>(l), Phase::forward);
+    const auto tag = static_cast<std::int32_t>(l);
+    set_tag(tag, Phase::forward);
+    hooks_->before_forward(tag);
     x = layer_forward(l, x, state.layers[l], !full);
+    hooks_->after_forward(tag);
     if (full) {
       // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
       Tensor input = std::move(state.layers[l].x);
@@ -175,7 +211,7 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
     }
   }
 
-  set_tag(program::Tag::kNoLayer, Phase::forward);
+  set_tag(none, Phase::forward);
   LayerNormResult final_ln = b.layer_norm(x, value(final_gamma_), value(final_beta_), "final.ln");
   b.mark_saved(final_ln.y);
   b.mark_saved(final_ln.stats);
@@ -208,6 +244,8 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   state.final_ln_y = std::move(final_ln.y);
   state.final_ln_stats = std::move(final_ln.stats);
   state.batch = std::move(batch);
+  hooks_->after_forward(none);
+  hooks_ = nullptr;
   return state;
 }
 
@@ -288,12 +326,14 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   return std::move(mlp_out.y);
 }
 
-void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener* listener) {
+void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks) {
   Backend& b = backend_;
-  listener_ = listener;
+  const std::int32_t none = program::Tag::kNoLayer;
+  attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(state.micro_batch_index);
-  set_tag(program::Tag::kNoLayer, Phase::backward);
+  set_tag(none, Phase::backward);
   state.loss.reset();
+  hooks_->before_backward(none);
 
   b.cross_entropy_backward(state.softmax, state.batch.labels, vocab_begin(), loss_scale,
                            "loss.backward");
@@ -315,9 +355,10 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = layer_params_.size(); l-- > 0;) {
     const auto tag = static_cast<std::int32_t>(l);
+    set_tag(tag, full ? Phase::recompute : Phase::backward);
+    hooks_->before_backward(tag);
     if (full) {
       // Re-run the layer's forward (with its TP collectives) from the kept input.
-      set_tag(tag, Phase::recompute);
       LayerSaved fresh;
       const Tensor input = std::move(state.layers[l].x);
       state.layers[l] = LayerSaved{};
@@ -327,9 +368,10 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
     }
     set_tag(tag, Phase::backward);
     dx = layer_backward(l, std::move(dx), std::move(state.layers[l]));
+    hooks_->after_backward(tag);
   }
 
-  set_tag(program::Tag::kNoLayer, Phase::backward);
+  set_tag(none, Phase::backward);
   Tensor dembedded = b.dropout_backward(dx, state.embedding_dropout_mask, shape_.hidden_dropout,
                                         nullptr, "embedding.dropout.backward");
   dx.reset();
@@ -343,7 +385,8 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
   b.embedding_backward(dword, state.batch.tokens, vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
   ready(word_embedding_);
-  listener_ = nullptr;
+  hooks_->after_backward(none);
+  hooks_ = nullptr;
 }
 
 Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
