@@ -264,6 +264,26 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::zero());
 }
 
+TEST_CASE("memory: a free and an allocation at the same instant do not count twice") {
+  const auto hw = test::small_profile();
+  ProgramBuilder b(1);
+  using program::Alloc;
+  using program::Free;
+  using program::MemoryCategory;
+  const auto g = gemm(512, 512, 4096);
+  b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::activations});
+  const auto gi = b.add(0, g);
+  b.add(0, Free{1});
+  // Ready at the same instant as the free, on another stream (the replay happens to handle it
+  // first).
+  b.add(0, Alloc{2, Bytes::of(100), MemoryCategory::comm_buffers}, Stream::tp, {gi});
+  const SimulationResult r = replay(b.program(), hw);
+  const RankMemory& m = r.memory[0];
+  CHECK(m.peak == Bytes::of(100));
+  CHECK(m.peak_at == Time::zero());
+  CHECK(m.peak_op == 0);
+}
+
 namespace {
 // Two pipeline stages: forward on 0, send activations, forward+backward on 1, send grads
 // back, backward on 0, then an optimizer step and a DP-free finish.
