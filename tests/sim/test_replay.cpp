@@ -14,7 +14,10 @@
 
 using namespace trainsim;
 using namespace trainsim::sim;
+using program::Alloc;
+using program::Free;
 using program::GroupKind;
+using program::MemoryCategory;
 using program::Phase;
 using program::Stream;
 using test::all_reduce;
@@ -237,9 +240,6 @@ TEST_CASE("representative replay launches the whole family: same times as every-
 TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   const auto hw = test::small_profile();
   ProgramBuilder b(1);
-  using program::Alloc;
-  using program::Free;
-  using program::MemoryCategory;
   const auto g = gemm(512, 512, 4096);
   b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::parameters});
   b.add(0, Alloc{2, Bytes::of(50), MemoryCategory::activations});
@@ -267,9 +267,6 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
 TEST_CASE("memory: a free and an allocation at the same instant do not count twice") {
   const auto hw = test::small_profile();
   ProgramBuilder b(1);
-  using program::Alloc;
-  using program::Free;
-  using program::MemoryCategory;
   const auto g = gemm(512, 512, 4096);
   b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::activations});
   const auto gi = b.add(0, g);
