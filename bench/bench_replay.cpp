@@ -36,6 +36,7 @@ hw::HardwareProfile bench_profile() {
   hw.collectives.intra_node_efficiency = hw::EfficiencyCurve({{1e5, 0.2}, {1e8, 0.85}});
   hw.collectives.inter_node_efficiency = hw::EfficiencyCurve({{1e5, 0.2}, {1e8, 0.9}});
   hw.compute_slowdown_during_comm = 0.1;
+  hw.comm_slowdown_during_compute = 0.5;  // exercise the communication-engine links
   return hw;
 }
 

@@ -56,6 +56,12 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
   fmt::print("\n  largest relative error {:.3e} (loss {:.3e}); tolerance {:.0e}: {}\n",
              report.max_error, report.loss_error, report.tolerance,
              report.passed ? "PASSED" : "FAILED");
+  if (report.uncompared > 0) {
+    throw std::runtime_error(fmt::format(
+        "{} gradient or parameter entries were held by no rank after the step (ZeRO shards "
+        "must cover every entry)",
+        report.uncompared));
+  }
   if (!report.passed) {
     throw std::runtime_error(fmt::format(
         "the partitioned run differs from the single device by {:.3e} (tolerance {:.0e})",

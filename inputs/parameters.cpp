@@ -88,7 +88,8 @@ std::vector<Parameter> build_table() {
       integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
               "data-parallel size DP"),
       integer("parallel.data.zero", value, "0", 0, 3,
-              "ZeRO stage (1: Megatron distributed optimizer; 2 and 3 not yet supported)"),
+              "ZeRO stage: 1 shards the optimizer state (Megatron distributed optimizer), 2 "
+              "also the gradients, 3 also the parameters"),
       boolean("parallel.data.overlap_grad_reduce", "true",
               "overlap the gradient reduction with the backward pass"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},

@@ -258,12 +258,6 @@ void check_supported(const ReadScenario& r) {
                      "use 1d, 2d or 2.5d",
                      r.tensor_kind));
   }
-  if (p.data.zero > 1) {
-    fail(r, "parallel.data.zero",
-         fmt::format("ZeRO stage {} is not supported yet (the executor runs 0 and 1, Megatron's "
-                     "distributed optimizer); use 0 or 1",
-                     p.data.zero));
-  }
   if (p.pipeline.size > 1) {
     fail(r, "parallel.pipeline.size",
          fmt::format("pipeline parallelism (size {}) is not supported yet (pipeline parallelism "

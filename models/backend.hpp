@@ -77,6 +77,10 @@ class Backend {
   /// The next op issued on `waiter` starts only after everything issued so far on `waited`
   /// (cudaStreamWaitEvent).
   virtual void stream_wait(program::Stream waiter, program::Stream waited) = 0;
+  /// The next op issued on `waiter` starts only after every op issued so far that used `t`
+  /// (cudaStreamWaitEvent on an event recorded after them): a wait for one collective while
+  /// later ones on its stream run on.
+  virtual void wait_for(program::Stream waiter, const Tensor& t) = 0;
   /// A new buffer (cpu: zero-filled). `category` says what the memory is for.
   virtual Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                           std::string_view name) = 0;
@@ -227,6 +231,20 @@ class Backend {
   /// member's chunk is copied to all members (the parameter all-gather after the step).
   virtual void all_gather_flat(std::span<const Tensor> tensors, CommGroup group,
                                program::Stream stream, std::string_view name) = 0;
+  /// Over the concatenation of `tensors` zero-padded to n·c elements (c = shard.numel()):
+  /// `shard` += this member's chunk [p·c, (p+1)·c) of the sum over the group (ZeRO-2/3: a
+  /// bucket's gradients reduced into this rank's persistent gradient shard; DeepSpeed adds the
+  /// reduced partition into its fp32 partition gradient, an add folded into the collective
+  /// here). A group of one adds its own chunk. nccl-tests size: the padded input.
+  virtual void reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
+                                         CommGroup group, program::Stream stream,
+                                         std::string_view name) = 0;
+  /// The concatenation of `tensors` (padded to n·c, c = shard.numel()) becomes the members'
+  /// shards in group order (ZeRO-3: a layer's parameters gathered from their 1/n shards).
+  /// nccl-tests size: the padded output.
+  virtual void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
+                                 CommGroup group, program::Stream stream,
+                                 std::string_view name) = 0;
 
   // --- optimizer -----------------------------------------------------------------------------
   /// Sets the tensors to zero (one multi-tensor memset).
@@ -234,12 +252,14 @@ class Backend {
   /// One multi-tensor Adam update, writing master, m, v and the model-dtype parameter.
   virtual void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                          std::string_view name) = 0;
-  /// Adam on elements [offset, offset + master.numel()) of the concatenation of `grads`,
-  /// writing the same range of the concatenated `params` (padding beyond the end is skipped).
-  /// `master`, `m`, `v` are this rank's fp32 shards (ZeRO / distributed optimizer).
+  /// Adam on this rank's chunk of a bucket: the gradients are elements [grad_offset,
+  /// grad_offset + master.numel()) of the concatenation of `grads` (ZeRO-1: the full bucket
+  /// and the chunk's offset; ZeRO-2: the gradient shard itself and 0); the result goes to
+  /// elements [offset, offset + master.numel()) of the concatenated `params` (padding beyond
+  /// their end is skipped). `master`, `m`, `v` are this rank's fp32 shards.
   virtual void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                              const Tensor& master, const Tensor& m, const Tensor& v,
-                              std::int64_t offset, const AdamHyper& hyper,
+                              std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                              const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                               std::string_view name) = 0;
 };
 

@@ -27,8 +27,7 @@ struct ExecutorOptions {
 /// The Program of one training iteration. Groups list every 1D TP group, every gradient
 /// (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring order,
 /// one family per kind. Throws Infeasible for pipeline parallelism,
-/// sequence parallelism with TP 1, ZeRO stages the executor lacks, or sizes that do not
-/// divide.
+/// sequence parallelism with TP 1, ZeRO stages outside 0-3, or sizes that do not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
                                const ExecutorOptions& options = {});

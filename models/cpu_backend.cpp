@@ -597,6 +597,34 @@ void CpuBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup grou
   unflatten(flat, tensors);
 }
 
+void CpuBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
+                                           CommGroup group, program::Stream, std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  const std::size_t chunk = count(shard);
+  std::vector<double> flat = flatten(tensors, ranks.size());
+  flat.resize(ranks.size() * chunk, 0.0);  // the shard's size sets the padding
+  std::vector<double> mine(chunk);
+  if (ranks.size() <= 1) {
+    mine = flat;
+  } else {
+    communicator_.reduce_scatter(ranks, rank_, flat, mine);
+  }
+  for (std::size_t i = 0; i < chunk; ++i)
+    ptr(shard)[i] += mine[i];
+}
+
+void CpuBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
+                                   CommGroup group, program::Stream, std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  std::vector<double> flat(ranks.size() * count(shard));
+  if (ranks.size() <= 1) {
+    std::copy_n(ptr(shard), count(shard), flat.begin());
+  } else {
+    communicator_.all_gather(ranks, rank_, values(shard), flat);
+  }
+  unflatten(flat, tensors);
+}
+
 void CpuBackend::zero(std::span<const Tensor> tensors, std::string_view) {
   for (const Tensor& t : tensors)
     std::fill_n(ptr(t), count(t), 0.0);
@@ -623,8 +651,9 @@ void CpuBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper
 }
 
 void CpuBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                                const Tensor& master, const Tensor& m, const Tensor& v,
-                                std::int64_t offset, const AdamHyper& hyper, std::string_view) {
+                                std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                                const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
+                                std::string_view) {
   std::vector<double> flat_params = flatten(params, 1);
   const std::vector<double> flat_grads = flatten(grads, 1);
   const double step = static_cast<double>(hyper.step);
@@ -632,8 +661,8 @@ void CpuBackend::adam_step_flat(std::span<const Tensor> params, std::span<const 
   const double correction2 = 1.0 - std::pow(hyper.beta2, step);
   for (std::size_t i = 0; i < count(master); ++i) {
     const std::size_t k = static_cast<std::size_t>(offset) + i;
-    if (k >= flat_grads.size()) break;  // padding
-    const double g = flat_grads[k];
+    if (k >= flat_params.size()) break;  // padding
+    const double g = flat_grads[static_cast<std::size_t>(grad_offset) + i];
     double& mi = ptr(m)[i];
     double& vi = ptr(v)[i];
     double& w = ptr(master)[i];

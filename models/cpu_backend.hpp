@@ -39,6 +39,7 @@ class CpuBackend final : public Backend {
 
   void set_tag(const program::Tag&) override {}
   void stream_wait(program::Stream, program::Stream) override {}
+  void wait_for(program::Stream, const Tensor&) override {}
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor&) override {}
@@ -124,12 +125,17 @@ class CpuBackend final : public Backend {
                            std::string_view name) override;
   void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
                        std::string_view name) override;
+  void reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard, CommGroup group,
+                                 program::Stream stream, std::string_view name) override;
+  void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors, CommGroup group,
+                         program::Stream stream, std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;
   void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                      const Tensor& master, const Tensor& m, const Tensor& v, std::int64_t offset,
-                      const AdamHyper& hyper, std::string_view name) override;
+                      std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                      const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
+                      std::string_view name) override;
 
  private:
   const std::vector<std::int64_t>& ranks_of(CommGroup group) const {

@@ -170,58 +170,103 @@ struct RankSetup {
   TensorParallelPosition tp;
 };
 
+// This rank's chunk [offset, offset + chunk) of a bucket's concatenated parameters.
+Values chunk_of(const std::vector<Values>& per_parameter, const GradientBucket& bucket,
+                const AdamShard& shard) {
+  Values flat;
+  for (std::size_t i : bucket.parameters)
+    flat.insert(flat.end(), per_parameter[i].begin(), per_parameter[i].end());
+  Values chunk(static_cast<std::size_t>(shard.master.numel()), 0.0);  // zero padding
+  for (std::size_t k = 0; k < chunk.size(); ++k) {
+    const auto at = static_cast<std::size_t>(shard.offset) + k;
+    if (at < flat.size()) chunk[k] = flat[at];
+  }
+  return chunk;
+}
+
+// The inverse: a bucket's chunk written into the per-parameter arrays (other entries kept).
+void place_chunk(const Values& chunk, const GradientBucket& bucket, const AdamShard& shard,
+                 std::vector<Values>& per_parameter) {
+  std::size_t at = 0;
+  const auto begin = static_cast<std::size_t>(shard.offset);
+  for (std::size_t i : bucket.parameters) {
+    for (double& x : per_parameter[i]) {
+      if (at >= begin && at - begin < chunk.size()) x = chunk[at - begin];
+      ++at;
+    }
+  }
+}
+
+// Arrays shaped like the parameters, all NaN: not held by this rank.
+std::vector<Values> unknown_like(std::span<const Parameter> params) {
+  std::vector<Values> out;
+  for (const Parameter& p : params) {
+    out.emplace_back(static_cast<std::size_t>(p.shape.numel()),
+                     std::numeric_limits<double>::quiet_NaN());
+  }
+  return out;
+}
+
 RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shape,
                     const std::vector<Values>& full, const IterationConfig& config,
-                    const GptOptions& options, int zero, std::int64_t dp_rank) {
+                    GptOptions options, int zero, std::int64_t dp_rank) {
   CpuBackend cpu(comm, setup.rank, setup.tp_group, setup.dp_group, std::move(setup.batches),
                  static_cast<std::uint64_t>(setup.rank));
   cpu.bind(CommGroup::row, setup.row_group);
   cpu.bind(CommGroup::column, setup.column_group);
+  shard_model_state(options, zero);
   GptModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
   std::int64_t numel = 0;
-  for (const Parameter& p : params)
-    numel += p.value.numel();
+  std::vector<Values> initial;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    numel += params[i].shape.numel();
+    initial.push_back(slice(full[i], params[i], setup.tp));
+  }
   // Several buckets even for tiny models, so that the bucketing path is exercised.
   const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
                                std::max<std::int64_t>(1, numel / 3)};
   OptimizerState optimizer = make_optimizer_state(cpu, model, layout);
   for (std::size_t i = 0; i < params.size(); ++i) {
-    load(params[i].value, slice(full[i], params[i], setup.tp));
-    if (zero == 0) load(optimizer.tensors[i].master, read(params[i].value));
+    if (zero < 3) load(params[i].value, initial[i]);
+    if (zero == 0) load(optimizer.tensors[i].master, initial[i]);
   }
-  // ZeRO: the master shard is this rank's chunk of the bucket's concatenated parameters.
+  // ZeRO: the master (and ZeRO-3 parameter) shard is this rank's chunk of the bucket.
   for (std::size_t b = 0; b < optimizer.shards.size(); ++b) {
-    Values flat;
-    for (std::size_t i : optimizer.buckets[b].parameters) {
-      const Values v = read(params[i].value);
-      flat.insert(flat.end(), v.begin(), v.end());
-    }
     const AdamShard& shard = optimizer.shards[b];
-    const std::span<double> master = CpuBackend::values(shard.master);
-    for (std::size_t k = 0; k < master.size(); ++k) {
-      const auto at = static_cast<std::size_t>(shard.offset) + k;
-      master[k] = at < flat.size() ? flat[at] : 0.0;
-    }
+    const Values chunk = chunk_of(initial, optimizer.buckets[b], shard);
+    load(shard.master, chunk);
+    if (zero >= 3) load(shard.param, chunk);
   }
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
   RankResult r;
   r.loss = CpuBackend::values(loss)[0];
-  for (const Parameter& p : params) {
-    r.grads.push_back(read(p.grad));
-    r.values.push_back(read(p.value));
+  if (zero == 0) {
+    for (const Parameter& p : params)
+      r.grads.push_back(read(p.grad));
+  } else {
+    // Only this rank's chunk of each bucket's gradient is reduced: the rest is not compared.
+    std::vector<Values> full_grads;
+    if (zero == 1) {
+      for (const Parameter& p : params)
+        full_grads.push_back(read(p.grad));
+    }
+    r.grads = unknown_like(params);
+    for (std::size_t b = 0; b < optimizer.shards.size(); ++b) {
+      const AdamShard& shard = optimizer.shards[b];
+      const Values chunk =
+          zero == 1 ? chunk_of(full_grads, optimizer.buckets[b], shard) : read(shard.grad);
+      place_chunk(chunk, optimizer.buckets[b], shard, r.grads);
+    }
   }
-  // With a sharded optimizer only this rank's chunk of each bucket's gradient is reduced:
-  // mark the rest as not compared.
-  for (std::size_t b = 0; b < optimizer.shards.size() && config.data_parallel > 1; ++b) {
-    const std::int64_t begin = optimizer.shards[b].offset;
-    const std::int64_t end = begin + optimizer.shards[b].master.numel();
-    std::int64_t at = 0;
-    for (std::size_t i : optimizer.buckets[b].parameters) {
-      for (double& g : r.grads[i]) {
-        if (at < begin || at >= end) g = std::numeric_limits<double>::quiet_NaN();
-        ++at;
-      }
+  if (zero < 3) {
+    for (const Parameter& p : params)
+      r.values.push_back(read(p.value));
+  } else {
+    r.values = unknown_like(params);
+    for (std::size_t b = 0; b < optimizer.shards.size(); ++b) {
+      const AdamShard& shard = optimizer.shards[b];
+      place_chunk(read(shard.param), optimizer.buckets[b], shard, r.values);
     }
   }
   return r;
@@ -241,6 +286,14 @@ double max_abs(const Values& v) {
   for (const double x : v)
     m = std::max(m, std::abs(x));
   return m;
+}
+
+// Marks the entries of `got` that are compared (not NaN) in `seen`.
+void mark_compared(const Values& got, std::vector<bool>& seen) {
+  seen.resize(got.size(), false);
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    if (!std::isnan(got[k])) seen[k] = true;
+  }
 }
 
 // Parameter names and full shapes of the model, in registration order.
@@ -340,6 +393,11 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   for (std::size_t i = 0; i < blueprint.size(); ++i) {
     ParameterError e;
     e.name = blueprint[i].name;
+    // Per TP position (2D: grid cell), the entries some rank of the gradient group compared
+    // (ZeRO shards split them over DP, with 2.5D over depth x DP).
+    const auto positions = static_cast<std::size_t>(position_of(layout, 0).size);
+    std::vector<std::vector<bool>> grad_seen(positions);
+    std::vector<std::vector<bool>> value_seen(positions);
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const TensorParallelPosition tp = position_of(layout, rank);
       const RankResult& r = results[static_cast<std::size_t>(rank)];
@@ -347,6 +405,12 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
           e.gradient_abs, max_abs_difference(r.grads[i], slice(single.grads[i], blueprint[i], tp)));
       e.value_abs = std::max(
           e.value_abs, max_abs_difference(r.values[i], slice(single.values[i], blueprint[i], tp)));
+      mark_compared(r.grads[i], grad_seen[static_cast<std::size_t>(tp.rank)]);
+      mark_compared(r.values[i], value_seen[static_cast<std::size_t>(tp.rank)]);
+    }
+    for (std::size_t p = 0; p < grad_seen.size(); ++p) {
+      report.uncompared += std::count(grad_seen[p].begin(), grad_seen[p].end(), false) +
+                           std::count(value_seen[p].begin(), value_seen[p].end(), false);
     }
     // Relative to the whole tensor: a shard can hold only entries whose true gradient is 0
     // (the key bias: softmax ignores a constant shift), where a shard-relative error is noise.
@@ -362,7 +426,7 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   }
   report.max_error =
       std::max({report.max_error, report.max_gradient_error, report.max_value_error});
-  report.passed = report.max_error < report.tolerance;
+  report.passed = report.max_error < report.tolerance && report.uncompared == 0;
   return report;
 }
 

@@ -17,7 +17,7 @@ namespace trainsim {
 /// ranks' shards, absolute and relative to max |single| over the whole tensor.
 struct ParameterError {
   std::string name;
-  double gradient = 0.0;  ///< main gradient after the DP all-reduce (relative)
+  double gradient = 0.0;  ///< main gradient after the DP reduction (this rank's shard; relative)
   double value = 0.0;     ///< parameter after the Adam step (relative)
   double gradient_abs = 0.0;
   double value_abs = 0.0;
@@ -35,7 +35,9 @@ struct EquivalenceReport {
   double max_value_abs_error = 0.0;
   double max_error = 0.0;  ///< over loss, gradients and values
   double tolerance = 1e-9;
-  bool passed = false;  ///< max_error < tolerance
+  /// Gradient and value entries no rank compared (each must be held by some DP rank).
+  std::int64_t uncompared = 0;
+  bool passed = false;  ///< max_error < tolerance and uncompared == 0
 };
 
 /// Runs the check; dropout is off, vocabulary padded as the executor pads it for the plan's

@@ -1,5 +1,6 @@
 #include "models/gpt.hpp"
 
+#include <stdexcept>
 #include <utility>
 
 #include "models/errors.hpp"
@@ -15,6 +16,17 @@ namespace {
 std::string layer_name(std::size_t layer, const char* what) {
   return "layers." + std::to_string(layer) + "." + what;
 }
+
+// Without a training step that shards state, nothing needs to happen around the passes.
+class NoHooks final : public ParameterHooks {
+ public:
+  void before_forward(std::int32_t) override {}
+  void after_forward(std::int32_t) override {}
+  void before_backward(std::int32_t) override {}
+  void before_gradient(std::size_t) override {}
+  void after_backward(std::int32_t) override {}
+  void grad_ready(std::size_t) override {}
+};
 
 // The shard of a full shape that one TP rank holds (`q` the 2D grid side).
 Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
@@ -103,10 +115,14 @@ std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split sp
                                     std::int32_t layer, bool sequence_parallel) {
   Parameter p;
   split = split_for(split, full_shape, grid_.has_value());
-  const Shape local = local_shape(full_shape, split, tp_.size, tp_.side());
-  p.value = backend_.allocate(local, shape_.dtype, MemoryCategory::parameters, name);
+  p.shape = local_shape(full_shape, split, tp_.size, tp_.side());
+  if (!options_.shard_parameters) {
+    p.value = backend_.allocate(p.shape, shape_.dtype, MemoryCategory::parameters, name);
+  }
   // Megatron with bf16 keeps fp32 main gradients (accumulate_allreduce_grads_in_fp32).
-  p.grad = backend_.allocate(local, DType::fp32, MemoryCategory::gradients, name + ".grad");
+  if (!options_.shard_gradients) {
+    p.grad = backend_.allocate(p.shape, DType::fp32, MemoryCategory::gradients, name + ".grad");
+  }
   p.name = std::move(name);
   p.full_shape = full_shape;
   p.split = split;
@@ -121,7 +137,21 @@ void GptModel::set_tag(std::int32_t layer, Phase phase) {
 }
 
 void GptModel::ready(std::size_t index) {
-  if (listener_ != nullptr) listener_->grad_ready(index);
+  hooks_->grad_ready(index);
+}
+
+Tensor& GptModel::grad(std::size_t index) {
+  Tensor& g = parameters_[index].grad;
+  if (!g.defined()) hooks_->before_gradient(index);
+  return g;
+}
+
+void GptModel::attach(ParameterHooks* hooks) {
+  static NoHooks none;
+  if (hooks == nullptr && (options_.shard_gradients || options_.shard_parameters)) {
+    throw std::invalid_argument("gpt: sharded gradients or parameters need ParameterHooks");
+  }
+  hooks_ = hooks != nullptr ? hooks : &none;
 }
 
 Tensor GptModel::gather_sequence(const Tensor& x, const char* name) {
@@ -262,14 +292,17 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
   return dx;
 }
 
-ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
-                               std::int64_t micro_batch_index) {
+ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
+                               ParameterHooks* hooks) {
   Backend& b = backend_;
   const bool tp = vocab_split();
+  const std::int32_t none = program::Tag::kNoLayer;
+  attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(micro_batch_index);
   ForwardState state;
   state.micro_batch_index = micro_batch_index;
-  set_tag(program::Tag::kNoLayer, Phase::forward);
+  set_tag(none, Phase::forward);
+  hooks_->before_forward(none);
   b.mark_saved(batch.tokens);
   b.mark_saved(batch.labels);
 
@@ -289,8 +322,11 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   state.layers.resize(layer_params_.size());
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = 0; l < layer_params_.size(); ++l) {
-    set_tag(static_cast<std::int32_t>(l), Phase::forward);
+    const auto tag = static_cast<std::int32_t>(l);
+    set_tag(tag, Phase::forward);
+    hooks_->before_forward(tag);
     x = layer_forward(l, x, state.layers[l], !full);
+    hooks_->after_forward(tag);
     if (full) {
       // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
       Tensor input = std::move(state.layers[l].x);
@@ -299,12 +335,12 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
     }
   }
 
-  set_tag(program::Tag::kNoLayer, Phase::forward);
-  state.final_gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
-  mark_gathered(state.final_gamma, true);
+  set_tag(none, Phase::forward);
   LayerNormResult final_ln = [&] {
+    const Tensor gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
+    state.final_gamma = saved_vector(gamma, true);
     const Tensor beta = vector_value(final_beta_, "final.ln.beta.all_gather");
-    return norm(x, state.final_gamma, beta, "final.ln");
+    return norm(x, gamma, beta, "final.ln");
   }();
   b.mark_saved(final_ln.y);
   b.mark_saved(final_ln.stats);
@@ -332,6 +368,8 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale,
   state.final_ln_y = std::move(final_ln.y);
   state.final_ln_stats = std::move(final_ln.stats);
   state.batch = std::move(batch);
+  hooks_->after_forward(none);
+  hooks_ = nullptr;
   return state;
 }
 
@@ -362,11 +400,11 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
 
   // Attention block: LN1 -> f/g -> QKV (column) -> core -> out-proj (row) -> g/ḡ. With 2D
   // every linear is a SUMMA product and the core holds heads block j of batch block i.
-  s.ln1_gamma = vector_value(p.ln1_gamma, "attn.ln.gamma.all_gather");
-  mark_gathered(s.ln1_gamma, keep);
   LayerNormResult ln1 = [&] {
+    const Tensor gamma = vector_value(p.ln1_gamma, "attn.ln.gamma.all_gather");
+    s.ln1_gamma = saved_vector(gamma, keep);
     const Tensor beta = vector_value(p.ln1_beta, "attn.ln.beta.all_gather");
-    return norm(x, s.ln1_gamma, beta, "attn.ln");
+    return norm(x, gamma, beta, "attn.ln");
   }();
   s.ln1_y = std::move(ln1.y);
   s.ln1_stats = std::move(ln1.stats);
@@ -393,11 +431,11 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   mark(s.attn_residual_mask, keep);
 
   // MLP block: LN2 -> f/g -> FC1 (column) -> GeLU -> FC2 (row) -> g/ḡ.
-  s.ln2_gamma = vector_value(p.ln2_gamma, "mlp.ln.gamma.all_gather");
-  mark_gathered(s.ln2_gamma, keep);
   LayerNormResult ln2 = [&] {
+    const Tensor gamma = vector_value(p.ln2_gamma, "mlp.ln.gamma.all_gather");
+    s.ln2_gamma = saved_vector(gamma, keep);
     const Tensor beta = vector_value(p.ln2_beta, "mlp.ln.beta.all_gather");
-    return norm(s.x1, s.ln2_gamma, beta, "mlp.ln");
+    return norm(s.x1, gamma, beta, "mlp.ln");
   }();
   s.ln2_y = std::move(ln2.y);
   s.ln2_stats = std::move(ln2.stats);
@@ -405,9 +443,11 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   mark(s.ln2_stats, keep);
   s.fc1 = linear(s.ln2_y, p.fc1_weight, LinearKind::column, "mlp.fc1");
   mark(s.fc1, keep);
-  s.fc1_bias = vector_value(p.fc1_bias, "mlp.fc1.bias.all_gather");
-  mark_gathered(s.fc1_bias, keep);
-  s.gelu = b.bias_gelu(s.fc1, s.fc1_bias, "mlp.gelu");
+  {
+    const Tensor bias = vector_value(p.fc1_bias, "mlp.fc1.bias.all_gather");
+    s.fc1_bias = saved_vector(bias, keep);
+    s.gelu = b.bias_gelu(s.fc1, bias, "mlp.gelu");
+  }
   mark(s.gelu, keep);
   Tensor fc2 = linear(s.gelu, p.fc2_weight, LinearKind::row, "mlp.fc2");
   DropoutResult mlp_out = [&] {
@@ -421,12 +461,14 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   return std::move(mlp_out.y);
 }
 
-void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener* listener) {
+void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks) {
   Backend& b = backend_;
-  listener_ = listener;
+  const std::int32_t none = program::Tag::kNoLayer;
+  attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(state.micro_batch_index);
-  set_tag(program::Tag::kNoLayer, Phase::backward);
+  set_tag(none, Phase::backward);
   state.loss.reset();
+  hooks_->before_backward(none);
 
   b.cross_entropy_backward(state.softmax, state.batch.labels, vocab_begin(), loss_scale,
                            "loss.backward");
@@ -437,8 +479,8 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
       linear_backward(dlogits, state.final_ln_y, word_embedding_, LinearKind::output, "output");
   dlogits.reset();
   state.final_ln_y.reset();
-  Tensor dx = norm_backward(dfinal, state.final_x, state.final_gamma, state.final_ln_stats,
-                            final_gamma_, final_beta_, "final.ln");
+  Tensor dx = norm_backward(dfinal, state.final_x, backward_vector(state.final_gamma, final_gamma_),
+                            state.final_ln_stats, final_gamma_, final_beta_, "final.ln");
   state.final_gamma.reset();
   dfinal.reset();
   state.final_x.reset();
@@ -447,9 +489,10 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = layer_params_.size(); l-- > 0;) {
     const auto tag = static_cast<std::int32_t>(l);
+    set_tag(tag, full ? Phase::recompute : Phase::backward);
+    hooks_->before_backward(tag);
     if (full) {
       // Re-run the layer's forward (with its TP collectives) from the kept input.
-      set_tag(tag, Phase::recompute);
       LayerSaved fresh;
       const Tensor input = std::move(state.layers[l].x);
       state.layers[l] = LayerSaved{};
@@ -459,9 +502,10 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
     }
     set_tag(tag, Phase::backward);
     dx = layer_backward(l, std::move(dx), std::move(state.layers[l]));
+    hooks_->after_backward(tag);
   }
 
-  set_tag(program::Tag::kNoLayer, Phase::backward);
+  set_tag(none, Phase::backward);
   Tensor dembedded = b.dropout_backward(dx, state.embedding_dropout_mask, shape_.hidden_dropout,
                                         nullptr, "embedding.dropout.backward");
   dx.reset();
@@ -480,7 +524,8 @@ void GptModel::backward(ForwardState state, double loss_scale, GradReadyListener
   b.embedding_backward(dword, state.batch.tokens, embedding_vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
   ready(word_embedding_);
-  listener_ = nullptr;
+  hooks_->after_backward(none);
+  hooks_ = nullptr;
 }
 
 Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
@@ -503,7 +548,8 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   Tensor dfc1;
   {
     Tensor dbias = vector_grad(p.fc1_bias, "mlp.fc1.bias.grad");
-    dfc1 = b.bias_gelu_backward(dgelu, s.fc1, s.fc1_bias, dbias, "mlp.gelu.backward");
+    dfc1 = b.bias_gelu_backward(dgelu, s.fc1, backward_vector(s.fc1_bias, p.fc1_bias), dbias,
+                                "mlp.gelu.backward");
     vector_grad_done(p.fc1_bias, dbias, "mlp.fc1.bias.reduce_scatter");
   }
   dgelu.reset();
@@ -513,8 +559,8 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   ready(p.fc1_weight);
   dfc1.reset();
   s.ln2_y.reset();
-  Tensor dx1 =
-      norm_backward(dln2, s.x1, s.ln2_gamma, s.ln2_stats, p.ln2_gamma, p.ln2_beta, "mlp.ln");
+  Tensor dx1 = norm_backward(dln2, s.x1, backward_vector(s.ln2_gamma, p.ln2_gamma), s.ln2_stats,
+                             p.ln2_gamma, p.ln2_beta, "mlp.ln");
   s.ln2_gamma.reset();
   dln2.reset();
   s.x1.reset();
@@ -566,8 +612,8 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   }
   dqkv.reset();
   s.ln1_y.reset();
-  Tensor dx =
-      norm_backward(dln1, s.x, s.ln1_gamma, s.ln1_stats, p.ln1_gamma, p.ln1_beta, "attn.ln");
+  Tensor dx = norm_backward(dln1, s.x, backward_vector(s.ln1_gamma, p.ln1_gamma), s.ln1_stats,
+                            p.ln1_gamma, p.ln1_beta, "attn.ln");
   s.ln1_gamma.reset();
   dln1.reset();
   s.x.reset();

@@ -67,6 +67,12 @@ struct GptOptions {
   /// seq_len divisible by TP).
   bool sequence_parallel = false;
   Recompute recompute = Recompute::none;
+  /// No persistent full gradients (ZeRO-2 and 3): the training step's hooks define each
+  /// Parameter::grad before the layer's backward writes it and drop it after the reduction.
+  bool shard_gradients = false;
+  /// No persistent full parameters (ZeRO-3): the hooks define each Parameter::value before
+  /// the layer's forward or backward uses it and drop it afterwards.
+  bool shard_parameters = false;
 };
 
 /// How a parameter is split over the TP group. 1D: replicated, rows or columns of t. 2D:
@@ -84,17 +90,34 @@ struct Parameter {
   Shape full_shape;  ///< shape on a single device
   Split split = Split::replicated;
   std::int32_t layer = program::Tag::kNoLayer;
-  Tensor value;  ///< model dtype (bf16), this rank's shard
-  Tensor grad;   ///< fp32 main gradient, same shape
+  Shape shape;   ///< this TP rank's part of full_shape
+  Tensor value;  ///< model dtype (bf16), `shape`; undefined at rest with shard_parameters
+  Tensor grad;   ///< fp32 main gradient, `shape`; undefined at rest with shard_gradients
   /// Used on the sequence shard (SP): each TP rank's gradient is partial and is all-reduced
   /// over the TP group once per step (Megatron's finalize_model_grads).
   bool sequence_parallel = false;
 };
 
-/// Told when a parameter's gradient is final for this iteration (Megatron's grad hook).
-class GradReadyListener {
+/// Told around the model's use of its parameters, so that a training step can gather sharded
+/// parameters, provide gradient buffers and reduce gradients once final (Megatron's grad
+/// hooks; FSDP's and DeepSpeed ZeRO-3's pre-forward and pre-backward hooks). `layer` is a
+/// layer index, or Tag::kNoLayer for the parameters outside the layers (embeddings, final
+/// LayerNorm; the output layer uses the tied word embedding): those are used from the start of
+/// the forward pass to its end and from the start of the backward pass to its end.
+class ParameterHooks {
  public:
-  virtual ~GradReadyListener() = default;
+  virtual ~ParameterHooks() = default;
+  /// Before the forward pass first reads `layer`'s parameter values.
+  virtual void before_forward(std::int32_t layer) = 0;
+  /// After the forward pass last reads them.
+  virtual void after_forward(std::int32_t layer) = 0;
+  /// Before `layer`'s backward (and its recomputation) reads the values.
+  virtual void before_backward(std::int32_t layer) = 0;
+  /// Before the backward pass writes an undefined gradient (it must be defined after).
+  virtual void before_gradient(std::size_t parameter_index) = 0;
+  /// After `layer`'s backward.
+  virtual void after_backward(std::int32_t layer) = 0;
+  /// The gradient of a parameter is final for this micro batch.
   virtual void grad_ready(std::size_t parameter_index) = 0;
 };
 
@@ -103,7 +126,8 @@ struct LayerSaved {
   Tensor x;  ///< layer input (LN1 input); produced and marked by the previous layer
   Tensor ln1_y, ln1_stats, qkv, probs, attn_dropout_mask, probs_dropped, context;
   Tensor attn_residual_mask, x1, ln2_y, ln2_stats, fc1, gelu, mlp_residual_mask;
-  /// Vector parameters the backward reads (2D: their all-gathered column blocks).
+  /// Vector parameters the backward reads: their all-gathered column blocks (2D; undefined
+  /// with 1D, see GptModel::saved_vector).
   Tensor ln1_gamma, ln2_gamma, fc1_bias;
 };
 
@@ -135,10 +159,12 @@ class GptModel {
 
   /// Forward of one micro batch. `loss_scale` multiplies the summed token losses (1 / tokens
   /// in the global batch gives the global mean once summed over micro batches and replicas).
-  ForwardState forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index);
+  /// `hooks` may be null unless parameters are sharded.
+  ForwardState forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
+                       ParameterHooks* hooks = nullptr);
   /// Backward of one micro batch; accumulates into the main gradients and frees the saved
-  /// tensors as it goes. `listener` (may be null) hears when each gradient is final.
-  void backward(ForwardState state, double loss_scale, GradReadyListener* listener);
+  /// tensors as it goes. `hooks` may be null unless gradients or parameters are sharded.
+  void backward(ForwardState state, double loss_scale, ParameterHooks* hooks);
 
  private:
   struct LayerParams {
@@ -196,8 +222,11 @@ class GptModel {
   }
   void set_tag(std::int32_t layer, program::Phase phase);
   void ready(std::size_t index);
+  /// Sets `hooks_` for one pass (no hooks: ones that do nothing); sharded state needs hooks.
+  void attach(ParameterHooks* hooks);
   const Tensor& value(std::size_t index) const { return parameters_[index].value; }
-  Tensor& grad(std::size_t index) { return parameters_[index].grad; }
+  /// The gradient to accumulate into; the hooks provide it first if it is undefined.
+  Tensor& grad(std::size_t index);
   /// Sequences of this rank's activation block (b / q with 2D).
   std::int64_t local_micro_batch() const { return shape_.micro_batch / tp_.side(); }
   /// Collectives of the vocabulary-parallel loss run over the TP group (1D) or the row (2D).
@@ -212,9 +241,18 @@ class GptModel {
   std::int64_t embedding_vocab_begin() const {
     return grid_ ? tp_.cell->row * (shape_.vocab / grid_->side()) : vocab_begin();
   }
-  /// Marks a gathered vector saved for backward (1D uses the parameter itself).
-  void mark_gathered(const Tensor& t, bool keep) {
-    if (grid_) mark(t, keep);
+  /// What the backward keeps of a vector parameter used by the forward: its gathered column
+  /// block (2D, marked saved when `keep`); nothing with 1D, whose backward reads the parameter
+  /// itself (with ZeRO-3 regathered before the backward, not held from the forward).
+  Tensor saved_vector(const Tensor& used, bool keep) {
+    if (!grid_) return {};
+    mark(used, keep);
+    return used;
+  }
+  /// The vector parameter `index` as the backward reads it: the saved gathered block (2D) or
+  /// the parameter's value (1D).
+  const Tensor& backward_vector(const Tensor& saved, std::size_t index) const {
+    return saved.defined() ? saved : value(index);
   }
 
   Backend& backend_;
@@ -229,8 +267,8 @@ class GptModel {
   std::vector<LayerParams> layer_params_;
   std::size_t final_gamma_ = 0;
   std::size_t final_beta_ = 0;
-  std::int32_t micro_batch_ = 0;           // tag of the pass in progress
-  GradReadyListener* listener_ = nullptr;  // set during backward only
+  std::int32_t micro_batch_ = 0;     // tag of the pass in progress
+  ParameterHooks* hooks_ = nullptr;  // set by attach() for each pass
 };
 
 }  // namespace trainsim

@@ -41,6 +41,19 @@ class MetaBackend::Storage final : public TensorStorage {
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
+  /// Adds every use of the buffer so far on a stream other than `stream` to `deps`.
+  void uses_outside(Stream stream, std::array<OpIndex, program::kStreamCount>& deps) const {
+    const auto consider = [&](OpIndex op, Stream from) {
+      if (op != kNone && from != stream) {
+        deps[stream_index(from)] = std::max(deps[stream_index(from)], op);
+      }
+    };
+    consider(last_writer, writer_stream);
+    for (std::size_t s = 0; s < last_reader.size(); ++s) {
+      consider(last_reader[s], static_cast<Stream>(s));
+    }
+  }
+
   MetaBackend& owner;
   program::BufferId id;
   NameId name;
@@ -59,6 +72,8 @@ MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
   last_on_stream_.fill(kNone);
   for (auto& waits : pending_waits_)
     waits.fill(kNone);
+  for (auto& after : ordered_after_)
+    after.fill(kNone);
 }
 
 MetaBackend::~MetaBackend() = default;
@@ -66,6 +81,11 @@ MetaBackend::~MetaBackend() = default;
 void MetaBackend::stream_wait(Stream waiter, Stream waited) {
   OpIndex& slot = pending_waits_[stream_index(waiter)][stream_index(waited)];
   slot = std::max(slot, last_on_stream_[stream_index(waited)]);
+}
+
+void MetaBackend::wait_for(Stream waiter, const Tensor& t) {
+  static_cast<const Storage&>(t.storage())
+      .uses_outside(waiter, pending_waits_[stream_index(waiter)]);
 }
 
 OpIndex MetaBackend::record(program::Payload payload, Stream stream, std::string_view name,
@@ -99,9 +119,11 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
   op.tag = tag_;
   op.name = name;
   op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
-  for (OpIndex& dep : need) {
-    if (dep != kNone) out_.dep_pool.push_back(dep);
-    dep = kNone;
+  for (std::size_t s = 0; s < need.size(); ++s) {
+    if (need[s] != kNone) out_.dep_pool.push_back(need[s]);
+    ordered_after_[stream_index(stream)][s] =
+        std::max(ordered_after_[stream_index(stream)][s], need[s]);
+    need[s] = kNone;
   }
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
   out_.ops.push_back(std::move(op));
@@ -122,32 +144,50 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
 
 void MetaBackend::release(Storage& st) {
   if (finished_) return;
-  // A Free runs on the compute stream after every other-stream use of the buffer.
+  // The Free runs on the stream that used the buffer last, after every use on the other
+  // streams: PyTorch's caching allocator (with record_stream) hands the block back once the
+  // last stream using it is done, without making the compute stream wait. A buffer whose last
+  // reader is a collective (a bucket after its reduce-scatter, a tensor after its TP
+  // reduce-scatter) is thus freed when the collective ends while compute runs on. When the
+  // compute stream already waits for every use (the executor waited for that collective, to
+  // reuse its memory), the Free goes there, so the next allocation follows it.
+  std::array<OpIndex, program::kStreamCount> outside;
+  outside.fill(kNone);
+  st.uses_outside(Stream::compute, outside);
+  const auto& compute_waits = pending_waits_[stream_index(Stream::compute)];
+  const auto& compute_after = ordered_after_[stream_index(Stream::compute)];
+  bool compute_covers = true;
+  for (std::size_t s = 0; s < outside.size(); ++s) {
+    compute_covers = compute_covers && outside[s] <= std::max(compute_waits[s], compute_after[s]);
+  }
+  OpIndex last = st.last_writer;
+  Stream stream = st.writer_stream;
+  for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+    if (st.last_reader[s] > last) {
+      last = st.last_reader[s];
+      stream = static_cast<Stream>(s);
+    }
+  }
+  if (compute_covers) stream = Stream::compute;
   const auto index = static_cast<OpIndex>(out_.ops.size());
-  auto& need = pending_waits_[stream_index(Stream::compute)];
+  auto& need = pending_waits_[stream_index(stream)];
   std::array<OpIndex, program::kStreamCount> deps = need;
   need.fill(kNone);
-  const auto consider = [&](OpIndex op, Stream from) {
-    if (op != kNone && from != Stream::compute) {
-      deps[stream_index(from)] = std::max(deps[stream_index(from)], op);
-    }
-  };
-  consider(st.last_writer, st.writer_stream);
-  for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
-    consider(st.last_reader[s], static_cast<Stream>(s));
-  }
+  st.uses_outside(stream, deps);
   program::Op op;
   op.payload = Free{st.id};
-  op.stream = Stream::compute;
+  op.stream = stream;
   op.tag = tag_;
   op.name = st.name;
   op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
-  for (OpIndex dep : deps) {
-    if (dep != kNone) out_.dep_pool.push_back(dep);
+  for (std::size_t s = 0; s < deps.size(); ++s) {
+    if (deps[s] != kNone) out_.dep_pool.push_back(deps[s]);
+    ordered_after_[stream_index(stream)][s] =
+        std::max(ordered_after_[stream_index(stream)][s], deps[s]);
   }
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
   out_.ops.push_back(std::move(op));
-  last_on_stream_[stream_index(Stream::compute)] = index;
+  last_on_stream_[stream_index(stream)] = index;
 }
 
 Tensor MetaBackend::allocate_buffer(Shape shape, DType dtype, bool mask, MemoryCategory category,
@@ -620,6 +660,48 @@ void MetaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup gro
   flat_collective(program::CollectiveKind::all_gather, tensors, group, size, stream, name);
 }
 
+void MetaBackend::record_flat(program::CollectiveKind kind, CommGroup group, DType dtype,
+                              Bytes size, Bytes local_read, Bytes local_written, Stream stream,
+                              std::string_view name) {
+  const std::int64_t n = this->group(group).size;
+  if (n == 1) {
+    // A group of one exchanges nothing: the op is a local copy (or add) kernel.
+    record(Kernel{local_read, local_written, Flops::zero()}, Stream::compute, names_.intern(name),
+           scratch_);
+    return;
+  }
+  Collective c;
+  c.kind = kind;
+  c.group = this->group(group).id;
+  c.dtype = dtype;
+  c.size = size;
+  record(c, stream, names_.intern(name), scratch_);
+}
+
+void MetaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
+                                            CommGroup group, Stream stream, std::string_view name) {
+  const std::int64_t n = this->group(group).size;
+  const Bytes size = Bytes::of(n * shard.numel() * tensors.front().element_bytes());
+  scratch_.clear();
+  for (const Tensor& t : tensors)
+    scratch_.push_back({&t, false});
+  scratch_.push_back({&shard, true});
+  record_flat(program::CollectiveKind::reduce_scatter, group, tensors.front().dtype(), size,
+              size + bytes(shard), bytes(shard), stream, name);
+}
+
+void MetaBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
+                                    CommGroup group, Stream stream, std::string_view name) {
+  const std::int64_t n = this->group(group).size;
+  const Bytes size = Bytes::of(n * shard.numel() * shard.element_bytes());
+  scratch_.clear();
+  scratch_.push_back({&shard, false});
+  for (const Tensor& t : tensors)
+    scratch_.push_back({&t, true});
+  record_flat(program::CollectiveKind::all_gather, group, shard.dtype(), size, bytes(shard), size,
+              stream, name);
+}
+
 void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
   Bytes total;
   scratch_.clear();
@@ -651,8 +733,9 @@ void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHype
 }
 
 void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                                 const Tensor& master, const Tensor& m, const Tensor& v,
-                                 std::int64_t, const AdamHyper&, std::string_view name) {
+                                 std::int64_t, const Tensor& master, const Tensor& m,
+                                 const Tensor& v, std::int64_t, const AdamHyper&,
+                                 std::string_view name) {
   // Reads this rank's chunk of the fp32 gradients and the fp32 shards, writes the shards and
   // the chunk of the model-dtype parameters.
   const std::int64_t chunk = master.numel();

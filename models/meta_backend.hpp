@@ -3,8 +3,8 @@
 // program::RankProgram. Dependencies are derived from tensor use: each buffer remembers the
 // op that last wrote it and the last reader on each stream, and an op touching a buffer last
 // used on another stream waits for that op (read-after-write and write-after-read). Every
-// tensor creation is an Alloc; the drop of its last handle is a Free, after any other-stream
-// use of the buffer.
+// tensor creation is an Alloc; the drop of its last handle is a Free on the stream that used
+// the buffer last, after any use on the other streams.
 
 #include <array>
 #include <cstdint>
@@ -38,6 +38,7 @@ class MetaBackend final : public Backend {
 
   void set_tag(const program::Tag& tag) override { tag_ = tag; }
   void stream_wait(program::Stream waiter, program::Stream waited) override;
+  void wait_for(program::Stream waiter, const Tensor& t) override;
   Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
                   std::string_view name) override;
   void mark_saved(const Tensor& t) override;
@@ -123,12 +124,17 @@ class MetaBackend final : public Backend {
                            std::string_view name) override;
   void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
                        std::string_view name) override;
+  void reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard, CommGroup group,
+                                 program::Stream stream, std::string_view name) override;
+  void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors, CommGroup group,
+                         program::Stream stream, std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;
   void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
-                      const Tensor& master, const Tensor& m, const Tensor& v, std::int64_t offset,
-                      const AdamHyper& hyper, std::string_view name) override;
+                      std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                      const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
+                      std::string_view name) override;
 
  private:
   class Storage;
@@ -155,6 +161,12 @@ class MetaBackend final : public Backend {
   void flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
                        CommGroup group, Bytes size, program::Stream stream, std::string_view name);
 
+  /// Records a collective of `size` bytes over the accesses in scratch_; over a group of one,
+  /// a local kernel reading and writing the given bytes instead.
+  void record_flat(program::CollectiveKind kind, CommGroup group, DType dtype, Bytes size,
+                   Bytes local_read, Bytes local_written, program::Stream stream,
+                   std::string_view name);
+
   program::RankProgram& out_;
   program::NameTable& names_;
   struct GroupRef {
@@ -171,6 +183,10 @@ class MetaBackend final : public Backend {
   std::array<program::OpIndex, program::kStreamCount> last_on_stream_;
   std::array<std::array<program::OpIndex, program::kStreamCount>, program::kStreamCount>
       pending_waits_;
+  /// For each stream, the latest op of each other stream that its recorded ops already wait
+  /// for (directly).
+  std::array<std::array<program::OpIndex, program::kStreamCount>, program::kStreamCount>
+      ordered_after_;
   std::vector<Access> scratch_;
 };
 

@@ -1,5 +1,7 @@
 #include "models/program.hpp"
 
+#include <fmt/format.h>
+
 namespace trainsim::program {
 
 std::string_view to_string(Stream s) {
@@ -110,6 +112,12 @@ std::size_t Program::op_count() const {
   for (const RankProgram& r : ranks)
     n += r.ops.size();
   return n;
+}
+
+std::string op_label(const Program& program, const Op& op) {
+  const std::string_view name = program.names.name(op.name);
+  if (op.tag.layer == Tag::kNoLayer) return std::string(name);
+  return fmt::format("L{} {}", op.tag.layer, name);
 }
 
 }  // namespace trainsim::program

@@ -188,4 +188,7 @@ struct Program {
   std::size_t op_count() const;
 };
 
+/// "L12 attn.qkv" for an op of a transformer layer, the bare name otherwise.
+std::string op_label(const Program& program, const Op& op);
+
 }  // namespace trainsim::program

@@ -87,12 +87,6 @@ std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const Par
                                "every activation over batch and hidden (use false)",
                                kind));
   }
-  if (plan.data.zero > 1) {
-    return problem("parallel.data.zero",
-                   fmt::format("ZeRO stage {} is not verified with {} tensor parallelism; use 0 or "
-                               "1 (the distributed optimizer)",
-                               plan.data.zero, kind));
-  }
   const std::int64_t batch_split = q * t.depth;
   if (training.micro_batch % batch_split != 0) {
     return problem(

@@ -1,6 +1,9 @@
 #include "models/train_step.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <stdexcept>
+#include <string>
 
 namespace trainsim {
 
@@ -18,7 +21,7 @@ std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
   GradientBucket current;
   for (std::size_t i = parameters.size(); i-- > 0;) {
     current.parameters.push_back(i);
-    current.numel += parameters[i].grad.numel();
+    current.numel += parameters[i].shape.numel();
     if (current.numel >= bucket_size) {
       buckets.push_back(std::move(current));
       current = {};
@@ -28,15 +31,46 @@ std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
   return buckets;
 }
 
+std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters) {
+  std::int32_t layers = 0;
+  for (const Parameter& p : parameters)
+    layers = std::max(layers, p.layer + 1);
+  // Unit u < layers holds layer layers - 1 - u; the last unit the rest.
+  std::vector<GradientBucket> units(static_cast<std::size_t>(layers) + 1);
+  for (std::size_t i = parameters.size(); i-- > 0;) {
+    const std::int32_t layer = parameters[i].layer;
+    GradientBucket& unit =
+        units[layer == program::Tag::kNoLayer ? units.size() - 1
+                                              : static_cast<std::size_t>(layers - 1 - layer)];
+    unit.parameters.push_back(i);
+    unit.numel += parameters[i].shape.numel();
+  }
+  return units;
+}
+
+void shard_model_state(GptOptions& options, int zero) {
+  options.shard_gradients = zero >= 2;
+  options.shard_parameters = zero >= 3;
+}
+
 OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
                                     const OptimizerLayout& layout) {
+  GptOptions expected = model.options();
+  shard_model_state(expected, layout.zero);
+  if (expected.shard_gradients != model.options().shard_gradients ||
+      expected.shard_parameters != model.options().shard_parameters) {
+    throw std::invalid_argument("make_optimizer_state: the model's sharding does not match ZeRO " +
+                                std::to_string(layout.zero));
+  }
   OptimizerState state;
   state.layout = layout;
-  state.buckets = make_buckets(model.parameters(), layout.bucket_size);
+  state.buckets = layout.zero >= 3 ? make_layer_units(model.parameters())
+                                   : make_buckets(model.parameters(), layout.bucket_size);
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
   if (layout.zero >= 1) {
     // Megatron's distributed optimizer: each DP rank owns one contiguous chunk of every
-    // bucket (padded to a multiple of DP) and keeps fp32 master and moments for it only.
+    // bucket (padded to a multiple of DP) and keeps fp32 master and moments for it only;
+    // ZeRO 2 and 3 keep the gradients and parameters of that chunk only, too.
     const std::int64_t n = layout.data_parallel;
     for (const GradientBucket& bucket : state.buckets) {
       const std::int64_t chunk = (bucket.numel + n - 1) / n;
@@ -49,6 +83,13 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
           backend.allocate(shape, DType::fp32, MemoryCategory::optimizer_state, "shard.adam_m");
       shard.v =
           backend.allocate(shape, DType::fp32, MemoryCategory::optimizer_state, "shard.adam_v");
+      if (layout.zero >= 2) {
+        shard.grad = backend.allocate(shape, DType::fp32, MemoryCategory::gradients, "shard.grad");
+      }
+      if (layout.zero >= 3) {
+        shard.param =
+            backend.allocate(shape, model.shape().dtype, MemoryCategory::parameters, "shard.param");
+      }
       state.shards.push_back(std::move(shard));
     }
     return state;
@@ -85,45 +126,179 @@ std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const 
   return values;
 }
 
-// Launches a bucket's all-reduce as soon as all of its gradients are final (Megatron DDP with
-// overlap_grad_reduce).
-class BucketLauncher final : public GradReadyListener {
+// What the step does around the model's passes: launches each bucket's reduction as soon as
+// all of its gradients are final (Megatron DDP with overlap_grad_reduce; DeepSpeed's
+// reduce-bucket hooks), and with ZeRO 2 and 3 provides the gradient buffers and (3) gathers
+// the parameters of each unit.
+class StepHooks final : public ParameterHooks {
  public:
-  BucketLauncher(Backend& backend, std::span<const Parameter> params,
-                 const std::vector<GradientBucket>& buckets, bool scatter)
+  StepHooks(Backend& backend, GptModel& model, OptimizerState& optimizer,
+            const IterationConfig& config)
       : backend_(backend),
-        params_(params),
-        buckets_(buckets),
-        scatter_(scatter),
-        bucket_of_(params.size()) {
+        model_(model),
+        params_(model.parameters()),
+        optimizer_(optimizer),
+        config_(config),
+        zero_(optimizer.layout.zero),
+        bucket_of_(params_.size()),
+        remaining_(optimizer.buckets.size()),
+        gathered_(optimizer.buckets.size(), false) {
+    const std::vector<GradientBucket>& buckets = optimizer.buckets;
     for (std::size_t b = 0; b < buckets.size(); ++b) {
-      remaining_.push_back(buckets[b].parameters.size());
       for (std::size_t i : buckets[b].parameters)
         bucket_of_[i] = b;
     }
   }
 
-  void grad_ready(std::size_t parameter_index) override {
-    const std::size_t b = bucket_of_[parameter_index];
-    if (--remaining_[b] == 0) launch(b);
+  /// ZeRO 0 and 1 reduce only after the last micro batch (no_sync before it).
+  void begin_micro_batch(bool last) {
+    launch_ = zero_ >= 2 || (last && config_.overlap_grad_reduce);
   }
 
-  void launch(std::size_t b) {
-    const std::vector<Tensor> grads = bucket_grads(buckets_[b], params_);
-    if (scatter_) {
-      backend_.reduce_scatter_flat(grads, CommGroup::data, Stream::dp, "dp.grad.reduce_scatter");
-    } else {
-      backend_.all_reduce(grads, CommGroup::data, ReduceOp::sum, Stream::dp, "dp.grad.all_reduce");
+  void before_forward(std::int32_t layer) override {
+    if (zero_ < 3) return;
+    gather(layer);
+    // Forward order: the embedding unit, then layers 0, 1, ...
+    const std::int32_t next = layer + 1;
+    if (next < model_.shape().layers) gather(next);
+  }
+
+  void after_forward(std::int32_t layer) override {
+    if (zero_ >= 3 && layer != program::Tag::kNoLayer) release(layer);
+  }
+
+  void before_backward(std::int32_t layer) override {
+    if (layer == program::Tag::kNoLayer) {
+      for (std::size_t b = 0; b < remaining_.size(); ++b)
+        remaining_[b] = optimizer_.buckets[b].parameters.size();
     }
+    if (zero_ < 3) return;
+    gather(layer);
+    // Backward order: the embedding unit (already gathered), then layers L-1, ..., 0.
+    const std::int32_t next = layer == program::Tag::kNoLayer
+                                  ? static_cast<std::int32_t>(model_.shape().layers) - 1
+                                  : layer - 1;
+    if (next >= 0) gather(next);
+  }
+
+  // ZeRO 2 and 3: a zeroed full-size buffer for the bucket's gradients, from the first write
+  // of one of them in the backward pass until the bucket's reduce-scatter.
+  void before_gradient(std::size_t parameter_index) override {
+    const std::size_t b = bucket_of_[parameter_index];
+    const GradientBucket& bucket = optimizer_.buckets[b];
+    // DeepSpeed's double-buffered reduction buckets: a new bucket reuses the memory of the
+    // one before the last, waiting for its reduce-scatter, so that the transient gradients
+    // stay bounded when the DP network is slower than the backward pass (which then stalls).
+    free_reduced(1);
+    for (std::size_t i : bucket.parameters) {
+      Parameter& p = params_[i];
+      p.grad =
+          backend_.allocate(p.shape, DType::fp32, MemoryCategory::comm_buffers, p.name + ".grad");
+    }
+    backend_.zero(bucket_grads(bucket, params_), "dp.grad_bucket.zero");
+  }
+
+  void after_backward(std::int32_t layer) override {
+    if (zero_ >= 3) release(layer);
+    // The end of every backward pass waits for the reductions (DeepSpeed's
+    // independent_gradient_partition_epilogue synchronizes; FSDP's final post-backward
+    // callback waits for its reduce-scatter stream).
+    if (layer == program::Tag::kNoLayer) free_reduced(0);
+  }
+
+  void grad_ready(std::size_t parameter_index) override {
+    const std::size_t b = bucket_of_[parameter_index];
+    if (--remaining_[b] == 0 && launch_) reduce(b);
+  }
+
+  /// Reduces bucket `b` over DP: ZeRO 0 all-reduce, 1 reduce-scatter in place, 2 and 3
+  /// reduce-scatter into the shard and free the bucket.
+  void reduce(std::size_t b) {
+    const GradientBucket& bucket = optimizer_.buckets[b];
+    if (zero_ == 0) {
+      backend_.all_reduce(bucket_grads(bucket, params_), CommGroup::data, ReduceOp::sum, Stream::dp,
+                          "dp.grad.all_reduce");
+      return;
+    }
+    if (zero_ == 1) {
+      backend_.reduce_scatter_flat(bucket_grads(bucket, params_), CommGroup::data, Stream::dp,
+                                   "dp.grad.reduce_scatter");
+      return;
+    }
+    std::vector<Tensor> sp_grads;
+    for (std::size_t i : bucket.parameters) {
+      if (params_[i].sequence_parallel) sp_grads.push_back(params_[i].grad);
+    }
+    if (!sp_grads.empty()) {
+      backend_.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+                          "tp.sequence_parallel_grads.all_reduce");
+    }
+    backend_.reduce_scatter_accumulate(bucket_grads(bucket, params_), optimizer_.shards[b].grad,
+                                       CommGroup::data, Stream::dp, "dp.grad.reduce_scatter");
+    reducing_.push_back(take_gradients(b));
+    // Without overlap the backward waits for each bucket (DeepSpeed without overlap_comm).
+    if (!config_.overlap_grad_reduce) free_reduced(0);
   }
 
  private:
+  std::size_t unit_of(std::int32_t layer) const {
+    // make_layer_units: layers last-first, then the embedding unit.
+    const auto layers = static_cast<std::size_t>(model_.shape().layers);
+    return layer == program::Tag::kNoLayer ? layers : layers - 1 - static_cast<std::size_t>(layer);
+  }
+
+  // ZeRO 3: the unit's parameters gathered from the DP shards (issued on the dp stream, so a
+  // prefetch overlaps the compute issued before its first use).
+  void gather(std::int32_t layer) {
+    const std::size_t u = unit_of(layer);
+    if (gathered_[u]) return;
+    gathered_[u] = true;
+    const GradientBucket& unit = optimizer_.buckets[u];
+    for (std::size_t i : unit.parameters) {
+      Parameter& p = params_[i];
+      p.value =
+          backend_.allocate(p.shape, model_.shape().dtype, MemoryCategory::comm_buffers, p.name);
+    }
+    backend_.all_gather_shards(optimizer_.shards[u].param, bucket_values(unit, params_),
+                               CommGroup::data, Stream::dp, "dp.param.all_gather");
+  }
+
+  // The bucket's gradient buffers, taken from the parameters (which then hold none).
+  std::vector<Tensor> take_gradients(std::size_t b) {
+    std::vector<Tensor> grads;
+    for (std::size_t i : optimizer_.buckets[b].parameters)
+      grads.push_back(std::move(params_[i].grad));
+    return grads;
+  }
+
+  // Waits for the oldest scattering buckets until at most `keep` remain, freeing each on the
+  // compute stream once its reduce-scatter is done.
+  void free_reduced(std::size_t keep) {
+    while (reducing_.size() > keep) {
+      backend_.wait_for(Stream::compute, reducing_.front().front());
+      reducing_.pop_front();
+    }
+  }
+
+  void release(std::int32_t layer) {
+    const std::size_t u = unit_of(layer);
+    gathered_[u] = false;
+    for (std::size_t i : optimizer_.buckets[u].parameters)
+      params_[i].value.reset();
+  }
+
   Backend& backend_;
-  std::span<const Parameter> params_;
-  const std::vector<GradientBucket>& buckets_;
-  bool scatter_;
+  GptModel& model_;
+  std::span<Parameter> params_;
+  OptimizerState& optimizer_;
+  const IterationConfig& config_;
+  int zero_;
+  bool launch_ = false;
   std::vector<std::size_t> bucket_of_;
-  std::vector<std::size_t> remaining_;
+  std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
+  std::vector<bool> gathered_;          // ZeRO 3: per unit
+  // ZeRO 2, 3: gradient buffers of buckets being reduce-scattered, oldest first.
+  std::deque<std::vector<Tensor>> reducing_;
 };
 
 }  // namespace
@@ -132,79 +307,99 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
                      const IterationConfig& config) {
   const std::span<const Parameter> params = model.parameters();
   const std::vector<GradientBucket>& buckets = optimizer.buckets;
-  const bool sharded = optimizer.layout.zero >= 1;
+  const int zero = optimizer.layout.zero;
   const bool reduce = config.data_parallel > 1;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
   const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
 
-  // Megatron zeroes the contiguous gradient buffer at the start of every iteration; it is
-  // optimizer bookkeeping, not forward work.
+  // Megatron zeroes the contiguous gradient buffer at the start of every iteration (ZeRO 2
+  // and 3: the gradient shards); it is optimizer bookkeeping, not forward work.
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
-  for (const GradientBucket& bucket : buckets) {
-    backend.zero(bucket_grads(bucket, params), "grads.zero");
+  if (zero >= 2) {
+    std::vector<Tensor> shard_grads;
+    for (const AdamShard& shard : optimizer.shards)
+      shard_grads.push_back(shard.grad);
+    backend.zero(shard_grads, "grads.zero");
+  } else {
+    for (const GradientBucket& bucket : buckets) {
+      backend.zero(bucket_grads(bucket, params), "grads.zero");
+    }
   }
 
-  BucketLauncher launcher(backend, params, buckets, sharded);
+  // ZeRO 2 and 3 reduce in every micro batch, also with DP 1 (then a local add into the shard).
+  const bool hooked = zero >= 2 || reduce;
+  StepHooks hooks(backend, model, optimizer, config);
   Tensor loss;
   for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+    hooks.begin_micro_batch(mb + 1 == config.micro_batches);
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
-    ForwardState state =
-        model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()), loss_scale, mb);
+    ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),
+                                       loss_scale, mb, &hooks);
     if (!loss.defined()) {
       loss = state.loss;
     } else {
       backend.accumulate(loss, state.loss, "loss.accumulate");
     }
-    // Gradients are reduced only after the last micro batch (no_sync before it).
-    const bool last = mb + 1 == config.micro_batches;
-    const bool hook = last && reduce && config.overlap_grad_reduce;
-    model.backward(std::move(state), loss_scale, hook ? &launcher : nullptr);
+    model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr);
   }
 
   const auto last_mb = static_cast<std::int32_t>(config.micro_batches - 1);
-  if (reduce && !config.overlap_grad_reduce) {
-    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
-    backend.stream_wait(Stream::dp, Stream::compute);
-    for (std::size_t b = 0; b < buckets.size(); ++b)
-      launcher.launch(b);
-  }
-  // finalize_model_grads: gradients of sequence-parallel parameters are partial per TP rank;
-  // one fused all-reduce over TP.
   std::vector<Tensor> sp_grads;
-  for (const Parameter& p : params) {
-    if (p.sequence_parallel) sp_grads.push_back(p.grad);
-  }
-  if (!sp_grads.empty()) {
-    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
-    backend.stream_wait(Stream::tp, Stream::compute);
-    backend.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, Stream::tp,
-                       "tp.sequence_parallel_grads.all_reduce");
-  }
-  if (config.optimizer_step && sharded) {
-    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
-    if (reduce) backend.stream_wait(Stream::compute, Stream::dp);
-    if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
-    for (std::size_t b = 0; b < buckets.size(); ++b) {
-      const AdamShard& shard = optimizer.shards[b];
-      const std::vector<Tensor> values = bucket_values(buckets[b], params);
-      backend.adam_step_flat(values, bucket_grads(buckets[b], params), shard.master, shard.m,
-                             shard.v, shard.offset, config.adam, "optimizer.adam");
-      // The updated bf16 chunks go back to every DP rank.
-      if (reduce) {
-        backend.all_gather_flat(values, CommGroup::data, Stream::dp, "dp.param.all_gather");
-      }
+  if (zero < 2) {
+    if (reduce && !config.overlap_grad_reduce) {
+      backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
+      backend.stream_wait(Stream::dp, Stream::compute);
+      for (std::size_t b = 0; b < buckets.size(); ++b)
+        hooks.reduce(b);
     }
-  } else if (config.optimizer_step) {
-    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
-    // finish_grad_sync: the optimizer waits for every bucket.
-    if (reduce) backend.stream_wait(Stream::compute, Stream::dp);
-    if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
+    // finalize_model_grads: gradients of sequence-parallel parameters are partial per TP
+    // rank; one fused all-reduce over TP.
+    for (const Parameter& p : params) {
+      if (p.sequence_parallel) sp_grads.push_back(p.grad);
+    }
+    if (!sp_grads.empty()) {
+      backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
+      backend.stream_wait(Stream::tp, Stream::compute);
+      backend.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+                         "tp.sequence_parallel_grads.all_reduce");
+    }
+  }
+  if (!config.optimizer_step) return loss;
+
+  // finish_grad_sync: the optimizer waits for every bucket.
+  backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
+  if (reduce || zero >= 2) backend.stream_wait(Stream::compute, Stream::dp);
+  if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
+  if (zero == 0) {
     for (const GradientBucket& bucket : buckets) {
       std::vector<AdamTensors> tensors;
       tensors.reserve(bucket.parameters.size());
       for (std::size_t i : bucket.parameters)
         tensors.push_back(optimizer.tensors[i]);
       backend.adam_step(tensors, config.adam, "optimizer.adam");
+    }
+  } else if (zero == 3) {
+    // Adam on the shards; the next forward gathers the updated parameters.
+    for (const AdamShard& shard : optimizer.shards) {
+      const AdamTensors t{shard.param, shard.grad, shard.master, shard.m, shard.v};
+      backend.adam_step({&t, 1}, config.adam, "optimizer.adam");
+    }
+  } else {
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      const AdamShard& shard = optimizer.shards[b];
+      const std::vector<Tensor> values = bucket_values(buckets[b], params);
+      // ZeRO 1 reads its chunk of the full reduced gradients, ZeRO 2 its gradient shard.
+      if (zero == 1) {
+        backend.adam_step_flat(values, bucket_grads(buckets[b], params), shard.offset, shard.master,
+                               shard.m, shard.v, shard.offset, config.adam, "optimizer.adam");
+      } else {
+        backend.adam_step_flat(values, {&shard.grad, 1}, 0, shard.master, shard.m, shard.v,
+                               shard.offset, config.adam, "optimizer.adam");
+      }
+      // The updated bf16 chunks go back to every DP rank.
+      if (reduce) {
+        backend.all_gather_flat(values, CommGroup::data, Stream::dp, "dp.param.all_gather");
+      }
     }
   }
   return loss;

@@ -1,10 +1,41 @@
 #pragma once
 // One training iteration on one rank: micro-batch loop (forward, backward, gradient
 // accumulation into fp32 main gradients), data-parallel gradient reduction in buckets on the
-// dp stream (overlapped with the last backward when asked, parallelism-reference §8.3): an
-// all-reduce, or with ZeRO-1 (Megatron's distributed optimizer, §8.1) a reduce-scatter, Adam
-// on this rank's shard and an all-gather of the updated parameters. Sequence-parallel
-// parameters get their gradients all-reduced over TP once per step.
+// dp stream (overlapped with the backward when asked, parallelism-reference §8.3) and Adam,
+// for the ZeRO stages of §8.1-8.2:
+//   0  all-reduce of the full gradients after the last micro batch; replicated Adam.
+//   1  Megatron's distributed optimizer: reduce-scatter of the full gradient buffer after the
+//      last micro batch, Adam on this rank's fp32 shard, all-gather of the updated parameters.
+//   2  gradients sharded too (DeepSpeed stage 2): a bucket's full gradients exist only from
+//      the first write of one of them in the backward pass to its reduce-scatter, which adds
+//      this rank's chunk into a persistent fp32 gradient shard; then Adam on the shard and the
+//      parameter all-gather as in 1. Buckets are double-buffered as DeepSpeed's: a new one
+//      waits until at most one other is still scattering, and every backward pass ends by
+//      waiting for its reductions. So the transient gradients stay at most the bucket that
+//      holds the tied embedding (written first, final last) plus two buckets, whatever the
+//      speed of the DP network (a slow one stalls the backward instead). With gradient
+//      accumulation the reduce-scatter runs in every micro batch (as DeepSpeed does; a full
+//      buffer kept across micro batches would undo the saving), so it costs m× the single
+//      reduce-scatter of stage 1 (§8.2).
+//   3  parameters sharded too (DeepSpeed stage 3 / FSDP FULL_SHARD, one unit per layer plus
+//      one for the embeddings and final LayerNorm): each rank keeps a 1/N_d shard of every
+//      unit's bf16 parameters; a unit's parameters are all-gathered before its forward and
+//      freed after it, gathered again for its backward, and its gradients reduce-scattered
+//      into the shard; Adam on the shard; no parameter all-gather after the step. The next
+//      unit's all-gather is issued one unit ahead on the dp stream (FSDP's forward and
+//      backward prefetch), so at most two layers are gathered at once. The embedding unit
+//      stays gathered from its forward to the end of its backward (FSDP keeps the root
+//      unsharded after forward). Gradient buffers per unit as the buckets of 2. Per micro
+//      batch: 2 all-gathers and 1 reduce-scatter per layer, 1 and 1 for the embedding unit:
+//      ≈ 3mΨ elements on the wire (§8.2); at most the embedding unit and two layers gathered
+//      (bf16) and the same in full fp32 gradients.
+// Sequence-parallel parameters get their gradients all-reduced over TP: once per step after
+// the DP reduction (ZeRO 0 and 1, Megatron's finalize_model_grads), or per bucket before the
+// DP reduce-scatter (ZeRO 2 and 3: the shard mixes parameters, so the sum over TP is taken
+// while the full gradients still exist).
+//
+// ZeRO with tensor parallelism shards each TP rank's parameters over its DP group: the two
+// are orthogonal, as are sequence parallelism and recomputation.
 
 #include <cstddef>
 #include <cstdint>
@@ -29,34 +60,47 @@ struct GradientBucket {
 std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
                                          std::int64_t bucket_size);
 
-/// How gradients are bucketed and the optimizer state is split over the DP group.
+/// ZeRO-3's units (FSDP's wrapped modules): one per layer, in the order the backward pass
+/// finishes them (last layer first), then one for the parameters outside the layers.
+std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters);
+
+/// How gradients are bucketed and the model state is split over the DP group.
 struct OptimizerLayout {
-  int zero = 0;  ///< 0: replicated; 1: optimizer state sharded (Megatron distributed optimizer)
+  /// 0: replicated; 1: optimizer state sharded (Megatron distributed optimizer); 2: and
+  /// gradients; 3: and parameters. The model must shard what 2 and 3 shard (GptOptions).
+  int zero = 0;
   std::int64_t data_parallel = 1;
   std::int64_t data_parallel_rank = 0;    ///< this rank's position in its DP group
   std::int64_t bucket_size = 40'000'000;  ///< parameters per DP bucket
 };
 
-/// This rank's fp32 optimizer shard of one bucket (ZeRO >= 1): elements [offset, offset +
-/// chunk) of the bucket's concatenated parameters, chunk = ceil(bucket numel / DP).
+/// This rank's shard of one bucket (ZeRO >= 1): elements [offset, offset + chunk) of the
+/// bucket's concatenated parameters, chunk = ceil(bucket numel / DP).
 struct AdamShard {
   std::int64_t offset = 0;
-  Tensor master;
-  Tensor m;
-  Tensor v;
+  Tensor master;  ///< fp32
+  Tensor m;       ///< fp32
+  Tensor v;       ///< fp32
+  Tensor grad;    ///< ZeRO >= 2: fp32 gradient shard (sum over DP and micro batches)
+  Tensor param;   ///< ZeRO 3: model-dtype parameter shard, the only persistent copy
 };
 
 /// fp32 master weights and Adam moments (persistent optimizer state) and the buckets.
 struct OptimizerState {
   OptimizerLayout layout;
-  std::vector<GradientBucket> buckets;
-  std::vector<AdamTensors> tensors;  ///< ZeRO 0: aligned with GptModel::parameters()
-  std::vector<AdamShard> shards;     ///< ZeRO 1: aligned with `buckets`
+  std::vector<GradientBucket> buckets;  ///< ZeRO 3: make_layer_units
+  std::vector<AdamTensors> tensors;     ///< ZeRO 0: aligned with GptModel::parameters()
+  std::vector<AdamShard> shards;        ///< ZeRO >= 1: aligned with `buckets`
 };
-/// Allocates the optimizer state of `model`. Moments start at zero; the caller that loads
-/// parameter values loads the master weights too (setup, not part of an iteration).
+/// Allocates the optimizer state of `model` (and with ZeRO >= 2 the gradient shards, with
+/// ZeRO 3 the parameter shards). Moments start at zero; the caller that loads parameter
+/// values loads the master weights (and ZeRO-3 parameter shards) too (setup, not part of an
+/// iteration). Throws std::invalid_argument if the model does not shard what `layout` shards.
 OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
                                     const OptimizerLayout& layout = {});
+
+/// The GptOptions sharding flags that ZeRO stage `zero` needs.
+void shard_model_state(GptOptions& options, int zero);
 
 struct IterationConfig {
   std::int64_t micro_batches = 1;  ///< per replica (gradient accumulation steps)

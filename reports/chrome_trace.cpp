@@ -111,10 +111,7 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
                                      op.tag.micro_batch);
       if (op.tag.layer != Tag::kNoLayer) args += fmt::format(R"(,"layer":{})", op.tag.layer);
       if (!c.args.empty()) args += "," + c.args;
-      const std::string name =
-          op.tag.layer != Tag::kNoLayer
-              ? fmt::format("L{} {}", op.tag.layer, program.names.name(op.name))
-              : std::string(program.names.name(op.name));
+      const std::string name = program::op_label(program, op);
       emit(fmt::format(
           R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{{}}}}})",
           escaped(name), c.name, rank.rank, static_cast<int>(op.stream), micros(t.start),

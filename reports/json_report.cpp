@@ -47,6 +47,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
   memory["capacity_bytes"] = m.capacity.count();
   memory["peak_gpu"] = m.peak_rank;
   memory["peak_at_s"] = m.peak_at.seconds();
+  memory["peak_during"] = m.peak_during;
   ordered_json by_category;
   for (int c = 0; c < program::kMemoryCategoryCount; ++c) {
     const auto category = static_cast<program::MemoryCategory>(c);

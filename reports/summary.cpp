@@ -1,6 +1,9 @@
 #include "reports/summary.hpp"
 
+#include <algorithm>
 #include <variant>
+
+#include <fmt/format.h>
 
 namespace trainsim::reports {
 namespace {
@@ -36,6 +39,15 @@ MemorySummary memory_summary(const hw::HardwareProfile& hardware, const program:
       m.peak_rank = r.rank;
       m.peak_at = r.peak_at;
       m.at_peak = r.at_peak;
+      m.peak_during.clear();
+      const auto recorded =
+          std::find_if(program.ranks.begin(), program.ranks.end(),
+                       [&r](const program::RankProgram& p) { return p.rank == r.rank; });
+      if (r.peak_op >= 0 && recorded != program.ranks.end()) {
+        const program::Op& op = recorded->ops[static_cast<std::size_t>(r.peak_op)];
+        m.peak_during = fmt::format("{}, micro batch {}: {}", program::to_string(op.tag.phase),
+                                    op.tag.micro_batch, program::op_label(program, op));
+      }
     }
   }
   if (result.memory.empty() && !program.ranks.empty()) m.peak_rank = program.ranks.front().rank;

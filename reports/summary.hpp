@@ -18,6 +18,9 @@ struct MemorySummary {
   program::Rank peak_rank = 0;  ///< a GPU that reaches it
   Time peak_at;
   sim::MemoryByCategory at_peak{};
+  /// What was being allocated when the peak was reached: "backward, micro batch 0: L47
+  /// attn.qkv.dgrad"; empty when nothing was allocated.
+  std::string peak_during;
   Bytes capacity;     ///< HBM of one GPU
   bool fits = false;  ///< peak <= capacity
 };

@@ -102,6 +102,9 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
       to_gib_string(mem.capacity),
       mem.fits ? "fits"
                : fmt::format("DOES NOT FIT (over by {})", to_gib_string(mem.peak - mem.capacity))));
+  if (!mem.peak_during.empty()) {
+    line(fmt::format("    reached at {} ({})", to_string(mem.peak_at), mem.peak_during));
+  }
   constexpr std::array<std::string_view, program::kMemoryCategoryCount> kCategory{
       "parameters", "gradients", "optimizer state", "activations", "communication buffers",
       "temporaries"};

@@ -79,6 +79,9 @@ double FlowNetwork::rate(FlowId f) {
 }
 
 void FlowNetwork::settle() {
+  // Every caller at one instant would find the same state: settle once per instant.
+  if (settled_at_ == now_) return;
+  settled_at_ = now_;
   for (const FlowId id : active_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     if (f.updated == now_) continue;

@@ -73,7 +73,8 @@ class FlowNetwork final : public Resource {
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
-  std::int64_t now_ = 0;  ///< ps
+  std::int64_t now_ = 0;          ///< ps
+  std::int64_t settled_at_ = -1;  ///< the instant settle() last brought the flows up to
   std::int64_t next_finish_ = std::numeric_limits<std::int64_t>::max();
   bool dirty_ = false;
 };

@@ -45,6 +45,8 @@ struct RankState {
   std::vector<OpTiming> timing;
   MemoryByCategory live{};
   Bytes live_total;
+  Time instant = Time::zero();          ///< when memory last changed
+  program::OpIndex instant_alloc = -1;  ///< the last allocation at `instant`
   RankMemory memory;
   std::int32_t comm_active = 0;   ///< activities in progress on this GPU
   std::int32_t computing = 0;     ///< compute ops in progress on this GPU
@@ -210,7 +212,7 @@ struct Simulation::State {
           return;
         case OpKind::alloc:
         case OpKind::free:
-          apply_memory(rs, info);
+          apply_memory(rs, info, i);
           finish_op(r, i);
           break;
         case OpKind::collective:
@@ -308,9 +310,15 @@ struct Simulation::State {
     }
   }
 
-  void apply_memory(RankState& rs, const OpInfo& info) {
+  void apply_memory(RankState& rs, const OpInfo& info, OpIndex i) {
     const Bytes size = Bytes::of(info.value);
     if (size.count() == 0) return;
+    const Time now = engine.now();
+    if (now != rs.instant) {
+      commit_peak(rs);
+      rs.instant = now;
+      rs.instant_alloc = -1;
+    }
     Bytes& cat = rs.live[static_cast<std::size_t>(info.ref)];
     if (info.kind == OpKind::alloc) {
       cat += size;
@@ -319,8 +327,8 @@ struct Simulation::State {
       cat -= size;
       rs.live_total -= size;
     }
-    const Time now = engine.now();
     RankMemory& m = rs.memory;
+    if (info.kind == OpKind::alloc) rs.instant_alloc = i;
     if (options.record_memory_timeline) {
       if (!m.timeline.empty() && m.timeline.back().at == now) {
         m.timeline.back().live = rs.live;
@@ -328,10 +336,18 @@ struct Simulation::State {
         m.timeline.push_back(MemoryPoint{now, rs.live});
       }
     }
+  }
+
+  /// The peak counts what is live once an instant's allocations and frees have all happened:
+  /// their order within the instant is the event queue's, not the GPU's, and a free landing at
+  /// the same instant as an allocation must not count twice.
+  void commit_peak(RankState& rs) {
+    RankMemory& m = rs.memory;
     if (rs.live_total > m.peak) {
       m.peak = rs.live_total;
-      m.peak_at = now;
+      m.peak_at = rs.instant;
       m.at_peak = rs.live;
+      m.peak_op = rs.instant_alloc;
     }
   }
 
@@ -363,6 +379,7 @@ struct Simulation::State {
       RankState& rs = ranks[r];
       const auto ri = static_cast<std::int32_t>(r);
       close_breakdown(view(ri), program.groups, rs.compute_idle_since, iteration, rs.breakdown);
+      commit_peak(rs);
       std::array<std::int32_t, program::kStreamCount> heads{};
       for (std::size_t s = 0; s < program::kStreamCount; ++s)
         heads[s] = rs.streams[s].head;

@@ -37,6 +37,7 @@ struct RankMemory {
   Bytes peak;
   Time peak_at;
   MemoryByCategory at_peak{};
+  program::OpIndex peak_op = -1;      ///< the allocation that reached the peak (-1: none)
   std::vector<MemoryPoint> timeline;  ///< one point per time the live total changed
 };
 

@@ -103,50 +103,102 @@ TEST_CASE("cpu: partitioned TP x DP training step equals one device in fp64") {
   }
 }
 
-TEST_CASE("cpu: SP x recompute x ZeRO-1 x TP x DP equals one device in fp64") {
+namespace {
+
+struct GridCase {
+  std::int64_t tp = 1;
+  bool sp = false;
+  Recompute recompute = Recompute::none;
+  int zero = 0;
+  std::int64_t dp = 1;
+  std::int64_t micro_batches = 1;  ///< per replica
+  std::int64_t max_layers = 2;
+};
+
+// One partitioned run of a random small model against one device, checked.
+void check_grid_case(std::mt19937_64& rng, const GridCase& c) {
+  ModelSpec m = random_model(rng, c.tp);
+  m.layers = 1 + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(c.max_layers));
+  m.seq_len = c.tp * (2 + static_cast<std::int64_t>(rng() % 4));
+  TrainingSpec training;
+  training.micro_batch = 1 + static_cast<std::int64_t>(rng() % 2);
+  training.global_batch = training.micro_batch * c.dp * c.micro_batches;
+  ParallelPlan plan;
+  plan.tensor.size = c.tp;
+  plan.tensor.sequence_parallel = c.sp;
+  plan.recompute = c.recompute;
+  plan.data.size = c.dp;
+  plan.data.zero = c.zero;
+  plan.data.overlap_grad_reduce = (rng() % 2) == 0;
+  CAPTURE(c.tp);
+  CAPTURE(c.sp);
+  CAPTURE(static_cast<int>(c.recompute));
+  CAPTURE(c.zero);
+  CAPTURE(c.dp);
+  CAPTURE(c.micro_batches);
+  CAPTURE(plan.data.overlap_grad_reduce);
+  CAPTURE(m.layers);
+  CAPTURE(m.hidden);
+  CAPTURE(m.seq_len);
+  CAPTURE(m.vocab);
+  const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
+  CAPTURE(r.loss_error);
+  CAPTURE(r.max_gradient_error);
+  CAPTURE(r.max_value_error);
+  CHECK(r.ranks == c.tp * c.dp);
+  CHECK(r.uncompared == 0);
+  CHECK(r.max_error < 1e-9);
+  CHECK(r.passed);
+}
+
+}  // namespace
+
+TEST_CASE("cpu: SP x recompute x ZeRO x TP {2,4} x DP {1,2} equals one device in fp64") {
+  // DP 1 included: ZeRO 2 and 3 then "reduce" and "gather" locally.
   std::mt19937_64 rng(20240612);
   int runs = 0;
   for (std::int64_t tp : {2, 4}) {
     for (bool sp : {false, true}) {
       for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
-        for (int zero : {0, 1}) {
+        for (int zero : {0, 1, 2, 3}) {
           for (std::int64_t dp : {1, 2}) {
             // Every combination for TP 2; a random half for TP 4 keeps the run short.
             if (tp == 4 && (rng() % 2) == 0) continue;
-            ModelSpec m = random_model(rng, tp);
-            m.layers = 1 + static_cast<std::int64_t>(rng() % 2);
-            m.seq_len = tp * (2 + static_cast<std::int64_t>(rng() % 4));
-            TrainingSpec training;
-            training.micro_batch = 1 + static_cast<std::int64_t>(rng() % 2);
             const std::int64_t micro_batches = 1 + static_cast<std::int64_t>(rng() % 2);
-            training.global_batch = training.micro_batch * dp * micro_batches;
-            ParallelPlan plan;
-            plan.tensor.size = tp;
-            plan.tensor.sequence_parallel = sp;
-            plan.recompute = rc;
-            plan.data.size = dp;
-            plan.data.zero = zero;
-            plan.data.overlap_grad_reduce = (rng() % 2) == 0;
-            CAPTURE(tp);
-            CAPTURE(sp);
-            CAPTURE(static_cast<int>(rc));
-            CAPTURE(zero);
-            CAPTURE(dp);
-            CAPTURE(m.layers);
-            CAPTURE(m.hidden);
-            CAPTURE(m.seq_len);
-            const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
-            CAPTURE(r.loss_error);
-            CAPTURE(r.max_gradient_error);
-            CAPTURE(r.max_value_error);
-            CHECK(r.max_error < 1e-9);
+            check_grid_case(rng, {tp, sp, rc, zero, dp, micro_batches, 2});
             ++runs;
           }
         }
       }
     }
   }
-  CHECK(runs >= 24);
+  CHECK(runs >= 48);
+}
+
+TEST_CASE("cpu: ZeRO 0-3 x TP {1,2} x DP {2,4} x SP x recompute equals one device in fp64") {
+  // Every combination; odd runs accumulate over 2 or 3 micro batches per replica (ZeRO 2 and 3
+  // then reduce-scatter, and ZeRO 3 gathers, in every micro batch).
+  std::mt19937_64 rng(20240613);
+  int runs = 0;
+  int accumulated = 0;
+  for (int zero : {0, 1, 2, 3}) {
+    for (std::int64_t tp : {1, 2}) {
+      for (bool sp : {false, true}) {
+        if (sp && tp == 1) continue;
+        for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+          for (std::int64_t dp : {2, 4}) {
+            const std::int64_t micro_batches =
+                runs % 2 == 0 ? 1 : 2 + static_cast<std::int64_t>(rng() % 2);
+            check_grid_case(rng, {tp, sp, rc, zero, dp, micro_batches, 3});
+            ++runs;
+            if (micro_batches > 1 && zero >= 2) ++accumulated;
+          }
+        }
+      }
+    }
+  }
+  CHECK(runs == 4 * 3 * 3 * 2);
+  CHECK(accumulated == 18);
 }
 
 TEST_CASE("cpu: recomputation gives the same gradients as none (< 1e-12 relative)") {

@@ -114,3 +114,28 @@ TEST_CASE("cpu: 2D and 2.5D with recomputation and ZeRO-1 equal one device in fp
   }
   CHECK(runs == 8);
 }
+
+TEST_CASE("cpu: 2D and 2.5D with ZeRO 2 and 3 equal one device in fp64") {
+  // The gradient group (DP; 2.5D: depth x DP) shards each grid cell's gradients (2) and
+  // parameters (3); also with one member (a local add into the shard).
+  std::mt19937_64 rng(20240704);
+  int runs = 0;
+  for (const GridCase c :
+       {GridCase{TensorKind::two_d, 2, 1, 1}, GridCase{TensorKind::two_d, 2, 1, 2},
+        GridCase{TensorKind::two_and_half_d, 2, 2, 1},
+        GridCase{TensorKind::two_and_half_d, 2, 2, 2}}) {
+    for (int zero : {2, 3}) {
+      const Recompute rc = (runs % 3 == 0)   ? Recompute::none
+                           : (runs % 3 == 1) ? Recompute::selective
+                                             : Recompute::full;
+      CAPTURE(to_string(c.kind));
+      CAPTURE(c.dp);
+      CAPTURE(to_string(rc));
+      CAPTURE(zero);
+      check_case(c, rng, rc, zero,
+                 c.kind == TensorKind::two_d ? GridOrder::column_major : GridOrder::depth_major);
+      ++runs;
+    }
+  }
+  CHECK(runs == 8);
+}

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <string>
@@ -301,10 +302,10 @@ TEST_CASE("meta: activation memory per layer matches every row of Korthikanti's 
   }
 }
 
-TEST_CASE("meta: model-state bytes per parameter for ZeRO 0 and 1 match §8.1 exactly") {
+TEST_CASE("meta: model-state bytes per parameter for ZeRO 0 to 3 match §8.1 exactly") {
   const ModelSpec m = small_model();
   for (std::int64_t dp : {1, 2, 4}) {
-    for (int zero : {0, 1}) {
+    for (int zero : {0, 1, 2, 3}) {
       CAPTURE(dp);
       CAPTURE(zero);
       ParallelPlan pl = plan(1, dp);
@@ -316,10 +317,12 @@ TEST_CASE("meta: model-state bytes per parameter for ZeRO 0 and 1 match §8.1 ex
       }
       const std::int64_t psi = m.parameters();
       REQUIRE(psi % dp == 0);
-      CHECK(state[MemoryCategory::parameters] == 2 * psi);
-      CHECK(state[MemoryCategory::gradients] == 4 * psi);
       // bf16 params + fp32 main grads + fp32 master, m, v: 18 B, or 6 + 12 / N_d with the
-      // distributed optimizer.
+      // distributed optimizer, 2 + 16 / N_d with ZeRO-2, 18 / N_d with ZeRO-3 (§8.1's table
+      // with 4-byte main gradients). Transient full gradients and gathered parameters are
+      // communication buffers, not counted here.
+      CHECK(state[MemoryCategory::parameters] == (zero >= 3 ? 2 * psi / dp : 2 * psi));
+      CHECK(state[MemoryCategory::gradients] == (zero >= 2 ? 4 * psi / dp : 4 * psi));
       CHECK(state[MemoryCategory::optimizer_state] == (zero == 0 ? 12 * psi : 12 * psi / dp));
     }
   }
@@ -354,6 +357,237 @@ TEST_CASE("meta: ZeRO-1 reduce-scatters gradient buckets and all-gathers paramet
   const std::int64_t padded = (local + 3) / 4 * 4;
   CHECK(by_name["dp.grad.reduce_scatter"] == std::pair{1, 4 * padded});
   CHECK(by_name["dp.param.all_gather"] == std::pair{1, 2 * padded});
+}
+
+namespace {
+struct Traffic {
+  int count = 0;
+  std::int64_t bytes = 0;
+};
+// DP-stream collectives of rank 0 by kind; checks each runs on a DP group.
+std::map<CollectiveKind, Traffic> dp_traffic(const Program& p) {
+  std::map<CollectiveKind, Traffic> out;
+  for (const Op& op : p.ranks[0].ops) {
+    const auto* c = std::get_if<Collective>(&op.payload);
+    if (c == nullptr || op.stream != Stream::dp) continue;
+    CHECK(p.groups[static_cast<std::size_t>(c->group)].kind == GroupKind::dp);
+    ++out[c->kind].count;
+    out[c->kind].bytes += c->size.count();
+  }
+  return out;
+}
+// Elements of this TP rank's parameters inside and outside the layers (replicated plan).
+std::pair<std::int64_t, std::int64_t> local_parameters(const ModelSpec& m, std::int64_t tp) {
+  const Program p = build_program(m, plan(tp, 1), training(1, 1), ProgramScope::representative);
+  std::int64_t layers = 0;
+  std::int64_t rest = 0;
+  for (const Op& op : p.ranks[0].ops) {
+    const auto* a = std::get_if<Alloc>(&op.payload);
+    if (a == nullptr || a->category != MemoryCategory::parameters) continue;
+    (name_of(p, op).starts_with("layers.") ? layers : rest) += a->size.count() / 2;
+  }
+  return {layers, rest};
+}
+}  // namespace
+
+TEST_CASE("meta: ZeRO-2 reduce-scatters every bucket in every micro batch (§8.2)") {
+  ModelSpec m = model_22b();
+  m.layers = 4;
+  const std::int64_t micro_batches = 3;
+  const auto traffic = [&](int zero) {
+    ParallelPlan pl = plan(8, 4);
+    pl.data.zero = zero;
+    return dp_traffic(
+        build_program(m, pl, training(4 * micro_batches, 1), ProgramScope::representative));
+  };
+  auto one = traffic(1);
+  auto two = traffic(2);
+  const Traffic buckets = one[CollectiveKind::reduce_scatter];
+  REQUIRE(buckets.count > 1);
+  // ZeRO-1 reduces once per step, ZeRO-2 once per micro batch (m x the volume); both
+  // all-gather the updated bf16 parameters once per bucket.
+  CHECK(two[CollectiveKind::reduce_scatter].count == micro_batches * buckets.count);
+  CHECK(two[CollectiveKind::reduce_scatter].bytes == micro_batches * buckets.bytes);
+  CHECK(two[CollectiveKind::all_gather].count == buckets.count);
+  CHECK(two[CollectiveKind::all_gather].bytes == one[CollectiveKind::all_gather].bytes);
+  CHECK(two.count(CollectiveKind::all_reduce) == 0);
+}
+
+namespace {
+// For every op, the latest op of each stream that finishes before it starts (stream order and
+// dependencies, transitively).
+std::vector<std::array<OpIndex, kStreamCount>> frontiers(const RankProgram& r) {
+  std::vector<std::array<OpIndex, kStreamCount>> out(r.ops.size());
+  std::array<OpIndex, kStreamCount> none;
+  none.fill(-1);
+  std::array<OpIndex, kStreamCount> last_on = none;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const auto s = static_cast<std::size_t>(r.ops[i].stream);
+    std::array<OpIndex, kStreamCount> f = none;
+    const auto merge = [&](OpIndex j) {
+      if (j < 0) return;
+      const auto& g = out[static_cast<std::size_t>(j)];
+      for (std::size_t k = 0; k < f.size(); ++k)
+        f[k] = std::max(f[k], g[k]);
+      const auto js = static_cast<std::size_t>(r.ops[static_cast<std::size_t>(j)].stream);
+      f[js] = std::max(f[js], j);
+    };
+    merge(last_on[s]);
+    for (const OpIndex d : r.deps(r.ops[i]))
+      merge(d);
+    out[i] = f;
+    last_on[s] = static_cast<OpIndex>(i);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("meta: ZeRO-2 frees each gradient bucket after its scatter; two scatter at most") {
+  ModelSpec m = model_22b();
+  m.layers = 6;
+  ParallelPlan pl = plan(8, 2);
+  pl.data.zero = 2;
+  const std::int64_t micro_batches = 2;
+  const Program p =
+      build_program(m, pl, training(2 * micro_batches, 1), ProgramScope::representative);
+  const RankProgram& r = p.ranks[0];
+  const auto before = frontiers(r);
+  std::unordered_map<BufferId, std::pair<std::int64_t, std::size_t>> bucket;  // size, alloc
+  std::vector<std::size_t> scatters;
+  std::int64_t live = 0;
+  std::int64_t peak = 0;
+  std::int64_t largest = 0;
+  int freed = 0;
+  int last_micro_batch = 0;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const Op& op = r.ops[i];
+    if (op.tag.micro_batch != last_micro_batch && op.tag.phase == Phase::forward) {
+      CHECK(live == 0);  // every bucket is gone before the next micro batch
+      last_micro_batch = op.tag.micro_batch;
+    }
+    if (const auto* a = std::get_if<Alloc>(&op.payload);
+        a && a->category == MemoryCategory::comm_buffers) {
+      bucket[a->buffer] = {a->size.count(), i};
+      live += a->size.count();
+      peak = std::max(peak, live);
+    } else if (const auto* f = std::get_if<Free>(&op.payload); f && bucket.count(f->buffer) == 1) {
+      const auto [size, alloc] = bucket[f->buffer];
+      live -= size;
+      // Some reduce-scatter issued after the bucket's allocation (its own is one of them)
+      // finishes before the free.
+      const auto first = std::upper_bound(scatters.begin(), scatters.end(), alloc);
+      REQUIRE(first != scatters.end());
+      CHECK(before[i][static_cast<std::size_t>(Stream::dp)] >= static_cast<OpIndex>(*first));
+      ++freed;
+    } else if (const auto* c = std::get_if<Collective>(&op.payload);
+               c && c->kind == CollectiveKind::reduce_scatter && op.stream == Stream::dp) {
+      scatters.push_back(i);
+      largest = std::max(largest, c->size.count());
+    }
+  }
+  CHECK(live == 0);
+  CHECK(freed == static_cast<int>(bucket.size()));
+  CHECK(scatters.size() > 2 * micro_batches);
+  // The bucket with the tied embedding lives through the backward; besides it, the bucket
+  // being filled and one being scattered (DeepSpeed's double buffer): gradients stay far
+  // below the full 4 Ψ.
+  const auto [layers, rest] = local_parameters(m, 8);
+  CHECK(peak <= 4 * (rest + m.hidden) + 2 * largest);
+  CHECK(peak < 4 * (layers + rest) / 2);
+}
+
+TEST_CASE("meta: ZeRO-3 gathers each layer twice and reduce-scatters it once per micro batch") {
+  const ModelSpec m = small_model();
+  for (const auto& [tp, dp, micro_batches] : {std::tuple{1, 4, 1}, {2, 4, 2}, {2, 2, 3}}) {
+    CAPTURE(tp);
+    CAPTURE(dp);
+    CAPTURE(micro_batches);
+    const auto [layers, rest] = local_parameters(m, tp);
+    REQUIRE(layers % (m.layers * dp) == 0);
+    REQUIRE(rest % dp == 0);
+    ParallelPlan pl = plan(tp, dp);
+    pl.data.zero = 3;
+    const Program p =
+        build_program(m, pl, training(dp * micro_batches, 1), ProgramScope::representative);
+    auto t = dp_traffic(p);
+    // §8.2: forward and backward all-gathers of each layer (the embedding unit stays gathered
+    // from its forward to its backward) and one reduce-scatter of every gradient, per micro
+    // batch: (3 Ψ_layers + 2 Ψ_rest) elements on the wire, and no all-gather after the step.
+    CHECK(t[CollectiveKind::all_gather].count == micro_batches * (2 * m.layers + 1));
+    CHECK(t[CollectiveKind::all_gather].bytes == micro_batches * 2 * (2 * layers + rest));
+    CHECK(t[CollectiveKind::reduce_scatter].count == micro_batches * (m.layers + 1));
+    CHECK(t[CollectiveKind::reduce_scatter].bytes == micro_batches * 4 * (layers + rest));
+    CHECK(t.count(CollectiveKind::all_reduce) == 0);
+    for (const Op& op : p.ranks[0].ops) {
+      if (op.stream == Stream::dp && std::holds_alternative<Collective>(op.payload)) {
+        CHECK(op.tag.phase != Phase::optimizer);
+      }
+    }
+  }
+}
+
+TEST_CASE("meta: ZeRO-3 prefetches the next layer's parameters during the current layer") {
+  const ModelSpec m = small_model();
+  ParallelPlan pl = plan(1, 2);
+  pl.data.zero = 3;
+  const Program p = build_program(m, pl, training(2, 1), ProgramScope::representative);
+  const RankProgram& r = p.ranks[0];
+  std::vector<std::size_t> gathers;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    const auto* c = std::get_if<Collective>(&r.ops[i].payload);
+    if (c != nullptr && c->kind == CollectiveKind::all_gather) gathers.push_back(i);
+  }
+  // Forward order: embedding unit, layers 0, 1, 2; backward: layers 2, 1, 0.
+  REQUIRE(gathers.size() == 7);
+  const auto first_compute = [&](int layer, Phase phase) {
+    for (std::size_t i = 0; i < r.ops.size(); ++i) {
+      const Op& op = r.ops[i];
+      if (op.is_compute() && op.tag.layer == layer && op.tag.phase == phase) return i;
+    }
+    return r.ops.size();
+  };
+  const auto compute_waits_on = [&](int layer, Phase phase, std::size_t gather) {
+    for (const Op& op : r.ops) {
+      if (op.stream != Stream::compute || op.tag.layer != layer || op.tag.phase != phase) continue;
+      for (const OpIndex d : r.deps(op)) {
+        if (static_cast<std::size_t>(d) == gather) return true;
+      }
+    }
+    return false;
+  };
+  for (int l = 0; l + 1 < m.layers; ++l) {
+    CAPTURE(l);
+    const std::size_t next = gathers[static_cast<std::size_t>(l) + 2];
+    CHECK(next < first_compute(l, Phase::forward));          // issued before layer l runs
+    CHECK_FALSE(compute_waits_on(l, Phase::forward, next));  // which does not wait for it
+    CHECK(compute_waits_on(l + 1, Phase::forward, next));    // layer l + 1 does
+    const std::size_t previous = gathers[4 + static_cast<std::size_t>(m.layers - 1 - l)];
+    CHECK(previous < first_compute(l + 1, Phase::backward));  // backward prefetch of l
+    CHECK_FALSE(compute_waits_on(l + 1, Phase::backward, previous));
+    CHECK(compute_waits_on(l, Phase::backward, previous));
+  }
+  // At most two layers' gathered parameters are live at once.
+  std::unordered_map<BufferId, int> layer_of;
+  std::map<int, int> live;
+  std::size_t most = 0;
+  for (const Op& op : r.ops) {
+    if (const auto* a = std::get_if<Alloc>(&op.payload);
+        a && a->category == MemoryCategory::comm_buffers) {
+      const std::string_view name = name_of(p, op);
+      if (!name.starts_with("layers.") || name.ends_with(".grad")) continue;
+      const int layer = std::stoi(std::string(name.substr(7)));
+      layer_of[a->buffer] = layer;
+      ++live[layer];
+      most = std::max(most, live.size());
+    } else if (const auto* f = std::get_if<Free>(&op.payload)) {
+      if (auto it = layer_of.find(f->buffer); it != layer_of.end()) {
+        if (--live[it->second] == 0) live.erase(it->second);
+        layer_of.erase(it);
+      }
+    }
+  }
+  CHECK(most == 2);
+  CHECK(live.empty());
 }
 
 TEST_CASE("meta: SP runs 2 AG + 2 RS per layer forward, 4 AG + 2 RS backward (Megatron)") {
@@ -442,6 +676,37 @@ TEST_CASE("meta: SP backward re-gathers the input beside dgrad, reduce-scatter b
   CHECK(waits_for(scatter, dgrad));
   CHECK(waits_for(wgrad, gather));
   CHECK_FALSE(waits_for(wgrad, scatter));  // the reduce-scatter overlaps the wgrad GEMM
+}
+
+TEST_CASE("meta: a buffer last read by a collective is freed on its stream, compute runs on") {
+  // Megatron keeps the SP dgrad alive until its async reduce-scatter is waited for, while the
+  // wgrad GEMM runs: nothing on the compute stream between the two may wait for the scatter.
+  ParallelPlan pl = plan(2, 1);
+  pl.tensor.sequence_parallel = true;
+  const Program p = build_program(small_model(), pl, training(1, 1), ProgramScope::representative);
+  const RankProgram& r = p.ranks[0];
+  int checked = 0;
+  for (std::size_t i = 0; i < r.ops.size(); ++i) {
+    if (name_of(p, r.ops[i]) != "mlp.fc1.dgrad.reduce_scatter" ||
+        !std::holds_alternative<Collective>(r.ops[i].payload)) {
+      continue;
+    }
+    bool freed_on_tp = false;
+    bool compute_waits = false;
+    for (std::size_t j = i + 1; j < r.ops.size(); ++j) {
+      const Op& op = r.ops[j];
+      if (std::holds_alternative<Free>(op.payload) && op.stream == Stream::tp) freed_on_tp = true;
+      if (name_of(p, op) == "mlp.fc1.wgrad") break;
+      if (op.stream != Stream::compute) continue;
+      for (const OpIndex d : r.deps(op)) {
+        if (static_cast<std::size_t>(d) >= i) compute_waits = true;
+      }
+    }
+    CHECK(freed_on_tp);
+    CHECK_FALSE(compute_waits);
+    ++checked;
+  }
+  CHECK(checked == small_model().layers);
 }
 
 TEST_CASE("meta: backward TP all-reduce overlaps the weight-gradient GEMM") {
@@ -560,9 +825,10 @@ TEST_CASE("meta: unsupported plans are Infeasible") {
   CHECK_THROWS_WITH_AS(build_program(m, sp, training(2, 1), ProgramScope::representative),
                        doctest::Contains("sequence_parallel"), Infeasible);
   ParallelPlan z = plan(1, 2);
-  z.data.zero = 2;
+  z.data.zero = 4;
   CHECK_THROWS_WITH_AS(build_program(m, z, training(2, 1), ProgramScope::representative),
-                       doctest::Contains("parallel.data.zero"), Infeasible);
+                       doctest::Contains("parallel.data.zero: ZeRO stage 4 does not exist"),
+                       Infeasible);
   CHECK_THROWS_AS(build_program(m, plan(3, 1), training(2, 1), ProgramScope::representative),
                   Infeasible);
   CHECK_THROWS_AS(build_program(m, plan(1, 2), training(3, 1), ProgramScope::representative),

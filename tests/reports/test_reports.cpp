@@ -54,6 +54,7 @@ sim::SimulationResult tiny_result() {
   sim::RankMemory m;
   m.rank = 0;
   m.peak = Bytes::of(1000);
+  m.peak_op = 0;  // the activation allocation
   m.at_peak[static_cast<std::size_t>(MemoryCategory::activations)] = Bytes::of(1000);
   m.timeline.push_back({Time::zero(), m.at_peak});
   m.timeline.push_back({Time::from_ms(2), {}});
@@ -99,6 +100,7 @@ TEST_CASE("summary: FLOP rates, MFU and HFU follow from the program and the iter
   CHECK(s.tokens_per_s == doctest::Approx(32.0 / 2e-3));
   CHECK(s.memory.peak == Bytes::of(1000));
   CHECK_FALSE(s.memory.fits);  // 1000 B > 999 B capacity
+  CHECK(s.memory.peak_during == "forward, micro batch 0: L0 act");
 }
 
 TEST_CASE("summary table names every breakdown row and the memory verdict") {
@@ -109,6 +111,8 @@ TEST_CASE("summary table names every breakdown row and the memory verdict") {
   CHECK(text.find("iteration time") != std::string::npos);
   CHECK(text.find("exposed TP communication") != std::string::npos);
   CHECK(text.find("DOES NOT FIT") != std::string::npos);
+  INFO(text);
+  CHECK(text.find("(forward, micro batch 0: L0 act)") != std::string::npos);
   CHECK(text.find("1 figure of profile 'tiny-gpu' is a guess") != std::string::npos);
 }
 

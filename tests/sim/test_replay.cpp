@@ -14,7 +14,10 @@
 
 using namespace trainsim;
 using namespace trainsim::sim;
+using program::Alloc;
+using program::Free;
 using program::GroupKind;
+using program::MemoryCategory;
 using program::Phase;
 using program::Stream;
 using test::all_reduce;
@@ -237,9 +240,6 @@ TEST_CASE("representative replay launches the whole family: same times as every-
 TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   const auto hw = test::small_profile();
   ProgramBuilder b(1);
-  using program::Alloc;
-  using program::Free;
-  using program::MemoryCategory;
   const auto g = gemm(512, 512, 4096);
   b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::parameters});
   b.add(0, Alloc{2, Bytes::of(50), MemoryCategory::activations});
@@ -262,6 +262,23 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   CHECK(m.timeline[3].at == t * 3);
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::parameters)] == Bytes::of(100));
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::zero());
+}
+
+TEST_CASE("memory: a free and an allocation at the same instant do not count twice") {
+  const auto hw = test::small_profile();
+  ProgramBuilder b(1);
+  const auto g = gemm(512, 512, 4096);
+  b.add(0, Alloc{1, Bytes::of(100), MemoryCategory::activations});
+  const auto gi = b.add(0, g);
+  b.add(0, Free{1});
+  // Ready at the same instant as the free, on another stream (the replay happens to handle it
+  // first).
+  b.add(0, Alloc{2, Bytes::of(100), MemoryCategory::comm_buffers}, Stream::tp, {gi});
+  const SimulationResult r = replay(b.program(), hw);
+  const RankMemory& m = r.memory[0];
+  CHECK(m.peak == Bytes::of(100));
+  CHECK(m.peak_at == Time::zero());
+  CHECK(m.peak_op == 0);
 }
 
 namespace {
