@@ -332,17 +332,25 @@ Tensor MetaBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const
                                         const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                         std::string_view name) {
   Tensor dx = make(x.shape(), x.dtype(), name);
+  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, dx, 12.0, name);
+  return dx;
+}
+
+void MetaBackend::layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                             const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                             const Tensor& out, double flops_per_element,
+                                             std::string_view name) {
+  // Reads dy, x, gamma and the saved statistics, accumulates into dgamma and dbeta, writes out.
   const Bytes grads = bytes(dgamma) + bytes(dbeta);
-  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(dx) + grads,
-         12.0 * elements(x),
+  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(out) + grads,
+         flops_per_element * elements(x),
          {{&dy, false},
           {&x, false},
           {&gamma, false},
           {&stats, false},
           {&dgamma, true},
           {&dbeta, true},
-          {&dx, true}});
-  return dx;
+          {&out, true}});
 }
 
 Tensor MetaBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t, std::string_view name) {
@@ -382,16 +390,7 @@ Tensor MetaBackend::layer_norm_backward_partial(const Tensor& dy, const Tensor& 
                                                 Tensor& dgamma, Tensor& dbeta, std::int64_t,
                                                 std::string_view name) {
   Tensor sums = make({1, x.shape().rows, 2}, DType::fp32, name);
-  const Bytes grads = bytes(dgamma) + bytes(dbeta);
-  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(sums) + grads,
-         8.0 * elements(x),
-         {{&dy, false},
-          {&x, false},
-          {&gamma, false},
-          {&stats, false},
-          {&dgamma, true},
-          {&dbeta, true},
-          {&sums, true}});
+  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, sums, 8.0, name);
   return sums;
 }
 

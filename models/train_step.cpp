@@ -110,20 +110,22 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
 
 namespace {
 
-std::vector<Tensor> bucket_grads(const GradientBucket& bucket, std::span<const Parameter> params) {
-  std::vector<Tensor> grads;
-  grads.reserve(bucket.parameters.size());
+/// One tensor (`member`: value or grad) of each parameter in `bucket`, in bucket order.
+std::vector<Tensor> bucket_tensors(const GradientBucket& bucket, std::span<const Parameter> params,
+                                   Tensor Parameter::*member) {
+  std::vector<Tensor> out;
+  out.reserve(bucket.parameters.size());
   for (std::size_t i : bucket.parameters)
-    grads.push_back(params[i].grad);
-  return grads;
+    out.push_back(params[i].*member);
+  return out;
+}
+
+std::vector<Tensor> bucket_grads(const GradientBucket& bucket, std::span<const Parameter> params) {
+  return bucket_tensors(bucket, params, &Parameter::grad);
 }
 
 std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const Parameter> params) {
-  std::vector<Tensor> values;
-  values.reserve(bucket.parameters.size());
-  for (std::size_t i : bucket.parameters)
-    values.push_back(params[i].value);
-  return values;
+  return bucket_tensors(bucket, params, &Parameter::value);
 }
 
 // What the step does around the model's passes: launches each bucket's reduction as soon as

@@ -56,13 +56,19 @@ struct RankState {
   TimeBreakdown breakdown;
 };
 
+/// GPU 0's communication-engine link (GPU g's is this + g), or -1 when transfers do not slow
+/// down under compute and the network has no engine links.
+LinkId first_engine_link(const Topology& topology, const hw::HardwareProfile& hw) {
+  return hw.comm_slowdown_during_compute > 0.0 ? static_cast<LinkId>(topology.link_count()) : -1;
+}
+
 /// The flow network's links: the topology's, then, when communication slows down under
 /// compute, one communication engine per GPU (see CommLauncher) whose capacity the replay
 /// lowers while the GPU computes. Idle, an engine runs at the GPU's fabric bandwidth, so it
 /// never limits a transfer more than the GPU's own fabric link does.
 std::vector<double> network_capacities(const Topology& topology, const hw::HardwareProfile& hw) {
   std::vector<double> caps = topology.link_capacities();
-  if (hw.comm_slowdown_during_compute > 0.0) {
+  if (first_engine_link(topology, hw) >= 0) {
     caps.insert(caps.end(), static_cast<std::size_t>(topology.gpu_count()),
                 hw.node.gpu_bandwidth.bytes_per_second());
   }
@@ -100,12 +106,9 @@ struct Simulation::State {
         topology(h, std::max<std::int32_t>(1, p.world_size)),
         flows(network_capacities(topology, h)),
         index(index_program(p, h, topology)),
-        comm(p, h, index, topology, flows,
-             h.comm_slowdown_during_compute > 0.0
-                 ? static_cast<LinkId>(topology.link_capacities().size())
-                 : -1) {
-    if (h.comm_slowdown_during_compute > 0.0) {
-      engine_base = static_cast<LinkId>(topology.link_capacities().size());
+        comm(p, h, index, topology, flows, first_engine_link(topology, h)),
+        engine_base(first_engine_link(topology, h)) {
+    if (engine_base >= 0) {
       engine_idle = h.node.gpu_bandwidth.bytes_per_second();
       engine_busy = engine_idle / (1.0 + h.comm_slowdown_during_compute);
     }

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "equivalence_asserts.hpp"
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 
@@ -37,10 +38,7 @@ ParallelPlan plan(std::int64_t tp, std::int64_t dp, bool overlap = true) {
 }
 
 TrainingSpec training(std::int64_t global, std::int64_t micro) {
-  TrainingSpec t;
-  t.global_batch = global;
-  t.micro_batch = micro;
-  return t;
+  return test::training_spec(global, micro);
 }
 
 ModelSpec model_22b() {

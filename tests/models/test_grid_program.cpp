@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "equivalence_asserts.hpp"
 #include "models/build_program.hpp"
 #include "models/rank_layout.hpp"
 
@@ -35,10 +36,7 @@ ParallelPlan grid_plan(TensorKind kind, std::int64_t q, std::int64_t depth, std:
 }
 
 TrainingSpec batch(std::int64_t global, std::int64_t micro) {
-  TrainingSpec t;
-  t.global_batch = global;
-  t.micro_batch = micro;
-  return t;
+  return test::training_spec(global, micro);
 }
 
 // Elements of a collective (nccl-tests size over the element size).
