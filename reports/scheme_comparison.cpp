@@ -79,8 +79,12 @@ std::optional<std::string> make_plan(const ParallelPlan& base, const TensorVaria
     plan.tensor.grid_order = GridOrder::row_major;
     grid = tensor_grid_problem(scenario.model, plan, scenario.training);
   }
-  if (grid) return fmt::format("{}: {}", grid->field, grid->message);
-  return std::nullopt;
+  if (!grid) return std::nullopt;
+  // No grid of this size or depth exists: nothing to lay out.
+  if (grid->field == "parallel.tensor.size" || grid->field == "parallel.tensor.depth") {
+    row.layout = std::string(1, '-');
+  }
+  return fmt::format("{}: {}", grid->field, grid->message);
 }
 
 Scenario with_mode(const Scenario& base, const ParallelPlan& plan, RunMode mode) {
