@@ -309,6 +309,7 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   mark(batch.labels, keep);
 
   Tensor word = embed_tokens(batch.tokens);
+  if (!keep) batch.tokens.reset();  // inference: only the labels are read again
   {
     const Tensor position = vector_value(position_embedding_, "embedding.position.all_gather");
     b.add_position_embedding(word, position, local_micro_batch(), first_position(),
@@ -355,6 +356,12 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   // Output layer: f (identity forward; with SP an all-gather), column-parallel over the
   // vocabulary, tied weight; 2D: SUMMA A·Bᵀ, logits of batch block i, vocabulary block j.
   Tensor logits = linear(final_ln.y, word_embedding_, LinearKind::output, "output.logits");
+  if (!keep) {
+    // Inference: the final LayerNorm's input and output are consumed.
+    x.reset();
+    final_ln = {};
+    state.final_gamma.reset();
+  }
   // Megatron computes the cross entropy in fp32 (fp16_lm_cross_entropy off).
   Tensor logits32 = b.cast(logits, DType::fp32, "loss.cast");
   logits.reset();

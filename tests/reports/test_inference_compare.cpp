@@ -68,6 +68,24 @@ TEST_CASE("inference: the peak is the weights plus the live forward activations"
   CHECK(text.find("forward + backward") == std::string::npos);
 }
 
+TEST_CASE("inference on 2D and 2.5D grids: one recorded grid stands for the others") {
+  for (const char* name : {"tiny-2d-dp2", "tiny-2p5d", "tiny-2p5d-zero3"}) {
+    CAPTURE(name);
+    Scenario s = load(name);
+    s.training.mode = RunMode::inference;
+    s.parallel.recompute = Recompute::none;
+    s.parallel.data.zero = 0;
+    const hw::HardwareProfile hardware = profile_of(s);
+    const reports::ScenarioRun one = reports::run_scenario(s, hardware);
+    const reports::ScenarioRun all = reports::run_scenario(s, hardware, ProgramScope::every_rank);
+    CHECK(one.summary.iteration_time > Time::zero());
+    CHECK(one.summary.iteration_time == all.summary.iteration_time);
+    CHECK(one.summary.memory.peak == all.summary.memory.peak);
+    // No padding, no recomputation: the GEMMs are exactly the model's forward.
+    CHECK(one.summary.hardware_flops == s.model.forward_flops(s.training.global_batch));
+  }
+}
+
 TEST_CASE("max batch: inference fits more than training; 2D searches multiples of q") {
   Scenario train = load("tiny-compare");
   hw::HardwareProfile hardware = profile_of(train);
