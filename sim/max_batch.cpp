@@ -4,7 +4,6 @@
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
-#include "models/tensor_grid.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::sim {
@@ -34,15 +33,21 @@ BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
   return p;
 }
 
-// The smallest micro batch the tensor grid can split (2D: q, 2.5D: q·d; 1D: 1). Every
-// requirement on the micro batch divides the block size, so it is found below it; 1 when the
-// grid rejects the plan whatever the batch (the probes then report it Infeasible).
+// The smallest micro batch the tensor scheme can split (2D: q, 2.5D: q·d; 1D: 1), found by
+// asking the executor's own checks, so that every kind (3D too) is covered. Every requirement
+// on the micro batch divides the block size, so it is found below it; 1 when the plan is
+// rejected whatever the batch (the probes then report it Infeasible).
 std::int64_t micro_batch_step(const Scenario& s, std::int64_t micro_batches) {
   for (std::int64_t b = 1; b <= s.parallel.tensor.size; ++b) {
     TrainingSpec t = s.training;
     t.micro_batch = b;
     t.global_batch = b * s.parallel.data.size * micro_batches;
-    if (!tensor_grid_problem(s.model, s.parallel, t)) return b;
+    try {
+      check_supported(s.model, s.parallel, t);
+      return b;
+    } catch (const Infeasible&) {
+      continue;
+    }
   }
   return 1;
 }
