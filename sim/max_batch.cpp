@@ -33,6 +33,25 @@ BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
   return p;
 }
 
+// The smallest micro batch the tensor scheme can split (2D: q, 2.5D: q·d; 1D: 1), found by
+// asking the executor's own checks, so that every kind (3D too) is covered. Every requirement
+// on the micro batch divides the block size, so it is found below it; 1 when the plan is
+// rejected whatever the batch (the probes then report it Infeasible).
+std::int64_t micro_batch_step(const Scenario& s, std::int64_t micro_batches) {
+  for (std::int64_t b = 1; b <= s.parallel.tensor.size; ++b) {
+    TrainingSpec t = s.training;
+    t.micro_batch = b;
+    t.global_batch = b * s.parallel.data.size * micro_batches;
+    try {
+      check_supported(s.model, s.parallel, t);
+      return b;
+    } catch (const Infeasible&) {
+      continue;
+    }
+  }
+  return 1;
+}
+
 }  // namespace
 
 MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware) {
@@ -40,8 +59,11 @@ MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfil
   r.capacity = hardware.gpu.memory;
   r.micro_batches_per_replica =
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
+  r.micro_batch_step = micro_batch_step(scenario, r.micro_batches_per_replica);
+  // The search runs over multiples b of the step.
   auto try_batch = [&](std::int64_t b) {
-    r.probes.push_back(probe(scenario, hardware, b, r.micro_batches_per_replica));
+    r.probes.push_back(
+        probe(scenario, hardware, b * r.micro_batch_step, r.micro_batches_per_replica));
     return r.probes.back();
   };
 
@@ -68,8 +90,8 @@ MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfil
       high = mid;
     }
   }
-  r.micro_batch = low;
-  r.global_batch = low * scenario.parallel.data.size * r.micro_batches_per_replica;
+  r.micro_batch = low * r.micro_batch_step;
+  r.global_batch = r.micro_batch * scenario.parallel.data.size * r.micro_batches_per_replica;
   r.peak = best.peak;
   return r;
 }
