@@ -20,9 +20,22 @@ namespace {
 // small enough to build in memory. Computed in double so the check itself cannot overflow.
 constexpr double kMaxBytes = 0x1p62;
 constexpr double kMaxRecordedOps = 5e7;
-// Ops the executor records per layer and micro batch, with margin (measured: about 175 with
-// SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
-constexpr double kOpsPerLayerAndMicroBatch = 250.0;
+// Ops the executor records per layer and micro batch, with margin. Measured with full
+// recomputation and ZeRO-3 (tests/models/test_cube_program.cpp): 1D 233 (175 without ZeRO-3,
+// with SP); 2D 567, 679, 791 for q = 2, 3, 4 (SUMMA's 6q collectives and q GEMM steps per
+// linear: 112 more per unit of q); 3D 443 for any q.
+double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
+  switch (tensor.kind) {
+    case TensorKind::one_d:
+      return 250.0;
+    case TensorKind::two_d:
+    case TensorKind::two_and_half_d:
+      return 350.0 + 120.0 * static_cast<double>(tensor.grid_side());
+    case TensorKind::three_d:
+      return 500.0;
+  }
+  return 250.0;
+}
 
 constexpr std::array kCubeGroups{CommGroup::input, CommGroup::weight, CommGroup::output,
                                  CommGroup::input_weight, CommGroup::output_weight};
@@ -49,7 +62,7 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   }
   const double micro_batches =
       static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));
-  const double ops = layers * micro_batches * kOpsPerLayerAndMicroBatch;
+  const double ops = layers * micro_batches * ops_per_layer_and_micro_batch(plan.tensor);
   if (ops > kMaxRecordedOps) {
     throw Infeasible(fmt::format(
         "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "

@@ -1,6 +1,6 @@
 #pragma once
-// Shared assertions of the cpu-equals-one-device tests, and the small spec builders the
-// executor tests use.
+// Shared assertions of the cpu-equals-one-device tests, and the small spec builders and Program
+// sums the executor tests use.
 
 #include <doctest/doctest.h>
 
@@ -10,6 +10,7 @@
 
 #include "models/equivalence_check.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/program.hpp"
 
 namespace trainsim::test {
 
@@ -18,6 +19,17 @@ inline TrainingSpec training_spec(std::int64_t global_batch, std::int64_t micro_
   t.global_batch = global_batch;
   t.micro_batch = micro_batch;
   return t;
+}
+
+/// GEMM FLOPs of every op of every recorded rank of `p`.
+inline double total_gemm_flops(const program::Program& p) {
+  double flops = 0.0;
+  for (const program::RankProgram& r : p.ranks) {
+    for (const program::Op& op : r.ops) {
+      if (const auto* g = std::get_if<program::Gemm>(&op.payload)) flops += g->flops().count();
+    }
+  }
+  return flops;
 }
 
 /// Random small GPT that a 2D grid or 3D cube of side q can split: heads divisible by q,

@@ -440,7 +440,7 @@ std::vector<std::array<OpIndex, kStreamCount>> frontiers(const RankProgram& r) {
 }
 }  // namespace
 
-TEST_CASE("meta: ZeRO-2 frees each gradient bucket after its scatter; two scatter at most") {
+TEST_CASE("meta: ZeRO-2 frees each gradient bucket after its scatter — two scatter at most") {
   ModelSpec m = model_22b();
   m.layers = 6;
   ParallelPlan pl = plan(8, 2);
