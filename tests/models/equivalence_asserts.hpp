@@ -6,7 +6,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <random>
+#include <unordered_map>
 
 #include "models/equivalence_check.hpp"
 #include "models/parallel_plan.hpp"
@@ -30,6 +32,36 @@ inline double total_gemm_flops(const program::Program& p) {
     }
   }
   return flops;
+}
+
+/// Live activation bytes after each layer's last forward op, differenced between layers
+/// (recorded rank 0).
+inline std::map<int, std::int64_t> activation_growth(const program::Program& p) {
+  using namespace program;
+  std::unordered_map<BufferId, std::int64_t> activation_size;
+  std::int64_t live = 0;
+  std::map<int, std::int64_t> after_layer;
+  for (const Op& op : p.ranks[0].ops) {
+    if (const auto* a = std::get_if<Alloc>(&op.payload)) {
+      if (a->category == MemoryCategory::activations) {
+        activation_size[a->buffer] = a->size.count();
+        live += a->size.count();
+      }
+    } else if (const auto* f = std::get_if<Free>(&op.payload)) {
+      if (auto it = activation_size.find(f->buffer); it != activation_size.end()) {
+        live -= it->second;
+        activation_size.erase(it);
+      }
+    }
+    if (op.tag.phase == Phase::forward && op.tag.layer != Tag::kNoLayer) {
+      after_layer[op.tag.layer] = live;
+    }
+  }
+  std::map<int, std::int64_t> growth;
+  for (const auto& [layer, bytes] : after_layer) {
+    if (layer > 0) growth[layer] = bytes - after_layer[layer - 1];
+  }
+  return growth;
 }
 
 /// Random small GPT that a 2D grid or 3D cube of side q can split: heads divisible by q,

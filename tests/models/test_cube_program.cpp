@@ -126,6 +126,42 @@ TEST_CASE("meta: 3D communication per layer equals the closed form of §6.2") {
   }
 }
 
+TEST_CASE("meta: 3D activations per layer are Korthikanti's TP + SP figures over q³") {
+  // Every saved tensor is a local shard [T/q², h/q] (attention core: b/q² sequences, a/q
+  // heads): Table 2's rows with everything split, t = q³ (the memory-lean backward keeps no
+  // gathered input).
+  ModelSpec m;
+  m.layers = 3;
+  m.hidden = 6144;
+  m.heads = 64;
+  m.ffn = 4 * 6144;
+  m.seq_len = 2048;
+  m.vocab = 51200;
+  for (const std::int64_t qi : {2, 4}) {
+    for (const Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+      CAPTURE(qi);
+      CAPTURE(to_string(rc));
+      ParallelPlan plan = cube_plan(qi, 1);
+      plan.recompute = rc;
+      const std::int64_t b = qi * qi;
+      const Program p =
+          build_program(m, plan, test::training_spec(b, b), ProgramScope::representative);
+      const double q3 = static_cast<double>(qi * qi * qi);
+      const double sbh = static_cast<double>(m.seq_len * b * m.hidden);
+      const double as_h = static_cast<double>(m.heads * m.seq_len) / static_cast<double>(m.hidden);
+      double expected = sbh / q3 * (34.0 + 5.0 * as_h);
+      if (rc == Recompute::selective) expected = 34.0 * sbh / q3;
+      if (rc == Recompute::full) expected = 2.0 * sbh / q3;
+      const std::map<int, std::int64_t> growth = test::activation_growth(p);
+      REQUIRE(growth.size() == 2);
+      for (const auto& [layer, bytes] : growth) {
+        CAPTURE(layer);
+        CHECK(static_cast<double>(bytes) == doctest::Approx(expected).epsilon(0.01));
+      }
+    }
+  }
+}
+
 TEST_CASE("meta: 3D groups follow the cube order and one cube is recorded") {
   const auto layout_of = [](GridOrder order) {
     ParallelPlan plan = cube_plan(2, 2);
