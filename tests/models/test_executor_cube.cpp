@@ -17,12 +17,13 @@ struct CubeCase {
   Recompute recompute = Recompute::none;
   int zero = 0;
   GridOrder order = GridOrder::weight_major;
+  std::int64_t q = 2;
 };
 
-// Runs the check for q = 2 (8 ranks per cube) on a random model and asserts that it passes;
-// returns the largest relative gradient error.
+// Runs the check on a random model and asserts that it passes; returns the largest relative
+// gradient error.
 double check_cube(const CubeCase& c, std::mt19937_64& rng) {
-  const std::int64_t q = 2;
+  const std::int64_t q = c.q;
   const ModelSpec m = test::random_grid_model(rng, q, q * q);
   TrainingSpec training;
   training.micro_batch = q * q * (1 + static_cast<std::int64_t>(rng() % 2));
@@ -36,6 +37,7 @@ double check_cube(const CubeCase& c, std::mt19937_64& rng) {
   plan.data.zero = c.zero;
   plan.data.overlap_grad_reduce = (rng() % 2) == 0;
   plan.recompute = c.recompute;
+  CAPTURE(c.q);
   CAPTURE(c.dp);
   CAPTURE(c.zero);
   CAPTURE(to_string(c.recompute));
@@ -45,7 +47,7 @@ double check_cube(const CubeCase& c, std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("cpu: 3D cube (q 2) x DP equals one device in fp64") {
+TEST_CASE("cpu: 3D cube (q 2) x DP equals one device in fp64 in every cube order") {
   std::mt19937_64 rng(20240801);
   for (const std::int64_t dp : {1, 2}) {
     check_cube({dp, Recompute::none, 0, GridOrder::weight_major}, rng);
@@ -62,4 +64,9 @@ TEST_CASE("cpu: 3D with recomputation and ZeRO 1-3 equals one device in fp64") {
   check_cube({2, Recompute::full, 2, GridOrder::input_major}, rng);
   check_cube({2, Recompute::selective, 3, GridOrder::weight_major}, rng);
   check_cube({1, Recompute::none, 3, GridOrder::weight_major}, rng);
+}
+
+TEST_CASE("cpu: 3D cube q 3 (27 ranks) with ZeRO-1 and selective recomputation equals one device") {
+  std::mt19937_64 rng(20240803);
+  check_cube({1, Recompute::selective, 1, GridOrder::input_major, 3}, rng);
 }
