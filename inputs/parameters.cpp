@@ -29,6 +29,13 @@ Parameter choice(std::string_view path, std::string_view default_value,
       path, ParameterType::choice, DefaultKind::value, default_value, choices, 0, 0, description};
 }
 
+// A choice whose default depends on other fields (`default_value` states the rule).
+Parameter derived_choice(std::string_view path, std::string_view default_value,
+                         std::vector<std::string_view> choices, std::string_view description) {
+  return Parameter{
+      path, ParameterType::choice, DefaultKind::derived, default_value, choices, 0, 0, description};
+}
+
 Parameter boolean(std::string_view path, std::string_view default_value,
                   std::string_view description) {
   return Parameter{path,       ParameterType::boolean, DefaultKind::value, default_value, {}, 0, 0,
@@ -70,18 +77,21 @@ std::vector<Parameter> build_table() {
              "0)"),
       choice("parallel.tensor.kind", "1d", {"1d", "2d", "2.5d", "3d"},
              "tensor-parallel scheme: 1d Megatron, 2d Optimus (SUMMA on q x q), 2.5d Tesseract "
-             "(depth x q x q); 3d arrives with issue 4"),
+             "(depth x q x q), 3d Bian et al. (q x q x q cube)"),
       integer("parallel.tensor.size", value, "1", 1, kMaxCount,
               "GPUs per tensor-parallel block: 1d t (divides heads and ffn), 2d q², 2.5d q² x "
               "depth (q >= 2 divides heads, q² divides hidden and ffn, q x depth divides "
+              "micro_batch), 3d q³ (q >= 2 divides heads, q² divides hidden, ffn and "
               "micro_batch)"),
       integer("parallel.tensor.depth", value, "1", 1, kMaxCount,
               "2.5d: stacked q x q grids d, each on micro_batch / d sequences (1 otherwise)"),
-      choice("parallel.tensor.grid_order", "row-major",
-             {"row-major", "column-major", "depth-major"},
-             "2d/2.5d: grid axis that varies fastest over consecutive GPUs, i.e. which groups "
-             "share a node: row-major (row groups), column-major (column groups), depth-major "
-             "(2.5d depth groups)"),
+      derived_choice("parallel.tensor.grid_order", "weight-major for 3d, row-major otherwise",
+                     {"row-major", "column-major", "depth-major", "weight-major", "input-major",
+                      "output-major"},
+                     "grid axis that varies fastest over consecutive GPUs, i.e. which groups "
+                     "share a node: 2d/2.5d row-major (row groups), column-major (column "
+                     "groups), depth-major (2.5d depth groups); 3d weight-major (weight groups, "
+                     "ColossalAI's order), input-major or output-major"),
       boolean("parallel.tensor.sequence_parallel", "false",
               "shard LayerNorm/dropout activations along the sequence (needs tensor.size > 1)"),
       integer("parallel.pipeline.size", value, "1", 1, kMaxCount,

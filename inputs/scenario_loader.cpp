@@ -14,8 +14,8 @@
 namespace trainsim::inputs {
 namespace {
 
-/// A scenario as read, before the checks: the values, the tensor kind as written (the
-/// Scenario cannot represent 3d yet), and where each field was written.
+/// A scenario as read, before the checks: the values, the tensor kind as written, and where
+/// each field was written.
 struct ReadScenario {
   Scenario scenario;
   std::string tensor_kind;
@@ -70,6 +70,12 @@ class SectionReader {
   std::string_view choice(std::string_view key) const {
     const Parameter& p = scenario_parameter(map_.child_path(key));
     return p.choices[value(key)->as_choice(p.choices)];
+  }
+  /// The chosen text form of a choice with a derived default; nullopt when absent.
+  std::optional<std::string_view> optional_choice(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    if (auto v = value(key)) return p.choices[v->as_choice(p.choices)];
+    return std::nullopt;
   }
   /// A subsection; absent optional sections read as empty mappings (all defaults).
   SectionReader section(std::string_view key) const {
@@ -146,7 +152,10 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.tensor.size = tensor.integer("size");
   plan.tensor.sequence_parallel = tensor.boolean("sequence_parallel");
   plan.tensor.depth = tensor.integer("depth");
-  plan.tensor.grid_order = *grid_order_from_string(tensor.choice("grid_order"));
+  // Derived default (parameters.cpp): ColossalAI's cube order for 3d, row-major otherwise.
+  const bool cube = plan.tensor.kind == TensorKind::three_d;
+  plan.tensor.grid_order = *grid_order_from_string(
+      tensor.optional_choice("grid_order").value_or(cube ? "weight-major" : "row-major"));
   const SectionReader pipeline = parallel.section("pipeline");
   plan.pipeline.size = pipeline.integer("size");
   plan.pipeline.schedule = schedule_of(pipeline.choice("schedule"));
@@ -265,12 +274,6 @@ void check_consistency(const ReadScenario& r) {
 /// Features that parse but are not simulated yet. Each later issue deletes its lines here.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  if (!tensor_kind_from_string(r.tensor_kind)) {
-    fail(r, "parallel.tensor.kind",
-         fmt::format("\"{}\" tensor parallelism is not supported yet (3d arrives with issue 4); "
-                     "use 1d, 2d or 2.5d",
-                     r.tensor_kind));
-  }
   if (p.pipeline.size > 1) {
     fail(r, "parallel.pipeline.size",
          fmt::format("pipeline parallelism (size {}) is not supported yet (pipeline parallelism "

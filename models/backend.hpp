@@ -16,9 +16,21 @@ namespace trainsim {
 enum class ReduceOp : std::uint8_t { sum, max };
 
 /// Which communicator of this rank a collective runs on: the 1D tensor-parallel group, the
-/// gradient (data-parallel) group, and the row and column of a 2D/2.5D SUMMA grid.
-enum class CommGroup : std::uint8_t { tensor, data, row, column };
-inline constexpr int kCommGroupCount = 4;
+/// gradient (data-parallel) group, the row and column of a 2D/2.5D SUMMA grid, and the groups
+/// of a 3D cube device (i, j, k) under ColossalAI's names (parallelism-reference §5.1):
+/// input varies j, weight i, output k, input_weight (i, j), output_weight (i, k).
+enum class CommGroup : std::uint8_t {
+  tensor,
+  data,
+  row,
+  column,
+  input,
+  weight,
+  output,
+  input_weight,
+  output_weight
+};
+inline constexpr int kCommGroupCount = 9;
 
 /// Local shape of the attention core on one TP rank.
 struct AttentionShape {

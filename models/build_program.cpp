@@ -1,6 +1,7 @@
 #include "models/build_program.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -19,9 +20,25 @@ namespace {
 // small enough to build in memory. Computed in double so the check itself cannot overflow.
 constexpr double kMaxBytes = 0x1p62;
 constexpr double kMaxRecordedOps = 5e7;
-// Ops the executor records per layer and micro batch, with margin (measured: about 175 with
-// SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
-constexpr double kOpsPerLayerAndMicroBatch = 250.0;
+// Ops the executor records per layer and micro batch, with margin. Measured with full
+// recomputation and ZeRO-3 (tests/models/test_cube_program.cpp): 1D 233 (175 without ZeRO-3,
+// with SP); 2D 567, 679, 791 for q = 2, 3, 4 (SUMMA's 6q collectives and q GEMM steps per
+// linear: 112 more per unit of q); 3D 443 for any q.
+double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
+  switch (tensor.kind) {
+    case TensorKind::one_d:
+      return 250.0;
+    case TensorKind::two_d:
+    case TensorKind::two_and_half_d:
+      return 350.0 + 120.0 * static_cast<double>(tensor.grid_side());
+    case TensorKind::three_d:
+      return 500.0;
+  }
+  return 250.0;
+}
+
+constexpr std::array kCubeGroups{CommGroup::input, CommGroup::weight, CommGroup::output,
+                                 CommGroup::input_weight, CommGroup::output_weight};
 
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training) {
@@ -45,7 +62,7 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   }
   const double micro_batches =
       static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));
-  const double ops = layers * micro_batches * kOpsPerLayerAndMicroBatch;
+  const double ops = layers * micro_batches * ops_per_layer_and_micro_batch(plan.tensor);
   if (ops > kMaxRecordedOps) {
     throw Infeasible(fmt::format(
         "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "
@@ -56,20 +73,19 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
 
 // The communicators of one rank as Program group ids (-1: none).
 struct RankGroups {
-  program::GroupId tensor = -1;
-  program::GroupId data = -1;
-  program::GroupId row = -1;
-  program::GroupId column = -1;
+  std::array<program::GroupId, kCommGroupCount> of{-1, -1, -1, -1, -1, -1, -1, -1, -1};
+  program::GroupId operator[](CommGroup g) const { return of[static_cast<std::size_t>(g)]; }
 };
 
 // Every group of the plan, ranks in ring order: 1D TP groups, gradient (DP; 2.5D: depth x DP)
-// groups, grid rows, grid columns. Groups that are images of each other under the plan's
-// symmetry share a family (one per kind), so a representative replay launches them together.
+// groups, grid rows, grid columns, and the five groups of each cube. Groups that are images of
+// each other under the plan's symmetry share a family (one per kind), so a representative
+// replay launches them together.
 std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& layout) {
   const std::int64_t world = layout.world_size();
   std::vector<RankGroups> of(static_cast<std::size_t>(world));
-  const auto add_kind = [&](program::GroupKind kind, std::int32_t family,
-                            program::GroupId RankGroups::*slot, auto members_of) {
+  const auto add_kind = [&](program::GroupKind kind, std::int32_t family, CommGroup slot,
+                            auto members_of) {
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const std::vector<std::int64_t> members = members_of(rank);
       if (members.front() != rank) continue;  // made with its first member
@@ -79,23 +95,28 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
       g.family = family;
       for (const std::int64_t m : members) {
         g.ranks.push_back(static_cast<program::Rank>(m));
-        of[static_cast<std::size_t>(m)].*slot = g.id;
+        of[static_cast<std::size_t>(m)].of[static_cast<std::size_t>(slot)] = g.id;
       }
       prog.groups.push_back(std::move(g));
     }
   };
   using program::GroupKind;
-  if (!layout.grid()) {
-    add_kind(GroupKind::tp, 0, &RankGroups::tensor,
+  if (!layout.grid() && !layout.cube()) {
+    add_kind(GroupKind::tp, 0, CommGroup::tensor,
              [&](std::int64_t r) { return layout.tp_group(r); });
   }
-  add_kind(GroupKind::dp, 1, &RankGroups::data,
+  add_kind(GroupKind::dp, 1, CommGroup::data,
            [&](std::int64_t r) { return layout.gradient_group(r); });
   if (layout.grid()) {
-    add_kind(GroupKind::tp, 2, &RankGroups::row,
-             [&](std::int64_t r) { return layout.row_group(r); });
-    add_kind(GroupKind::tp, 3, &RankGroups::column,
+    add_kind(GroupKind::tp, 2, CommGroup::row, [&](std::int64_t r) { return layout.row_group(r); });
+    add_kind(GroupKind::tp, 3, CommGroup::column,
              [&](std::int64_t r) { return layout.column_group(r); });
+  }
+  if (layout.cube()) {
+    std::int32_t family = 4;
+    for (const CommGroup g : kCubeGroups) {
+      add_kind(GroupKind::tp, family++, g, [&](std::int64_t r) { return layout.cube_group(r, g); });
+    }
   }
   return of;
 }
@@ -105,19 +126,20 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
 // is the root of step i of the column reductions and step j of the row reductions, which
 // decides where its accumulations and frees fall), so one whole grid is recorded: that of
 // depth layer 0 of DP replica 0; the other depth layers and replicas run the same programs
-// on their own batch.
+// on their own batch. A cube's ranks run the same ops, but on five kinds of group whose
+// members a replay must all launch, so the whole cube of DP replica 0 is recorded.
 std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope) {
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
-    const RankCoordinates c = layout.coordinates(rank);
-    const bool first_grid = layout.grid() && c.dp == 0 && c.pp == 0 && layout.cell(rank).depth == 0;
-    if (scope == ProgramScope::every_rank || rank == 0 || first_grid) ranks.push_back(rank);
+    if (scope == ProgramScope::every_rank || rank == 0 || layout.in_first_block(rank))
+      ranks.push_back(rank);
   }
   return ranks;
 }
 
 // For every world rank, the index in `recorded` of the rank standing for it: itself when
-// recorded, else the recorded rank on the same grid cell (depth 0, replica 0), else rank 0.
+// recorded, else the recorded rank on the same grid cell (depth 0, replica 0) or cube cell
+// (replica 0), else rank 0.
 std::vector<std::int32_t> representatives(const RankLayout& layout,
                                           const std::vector<std::int64_t>& recorded) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(layout.world_size()), 0);
@@ -130,6 +152,10 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
       GridCell cell = layout.cell(rank);
       cell.depth = 0;
       rep = index_of[static_cast<std::size_t>(layout.rank_of({layout.grid()->index(cell), 0, 0}))];
+    }
+    if (rep < 0 && layout.cube()) {
+      const std::int64_t same_cell = layout.rank_of({layout.coordinates(rank).tp, 0, 0});
+      rep = index_of[static_cast<std::size_t>(same_cell)];
     }
     out[static_cast<std::size_t>(rank)] = std::max(rep, 0);
   }
@@ -230,14 +256,22 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     const RankGroups& g = groups[static_cast<std::size_t>(rank)];
     program::RankProgram& out = prog.ranks.emplace_back();
     out.rank = static_cast<program::Rank>(rank);
-    MetaBackend meta(out, prog.names, g.tensor, g.data, t, gradient_size);
+    MetaBackend meta(out, prog.names, g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
     TensorParallelPosition position{c.tp, t, std::nullopt};
     if (const auto& grid = layout.grid()) {
       const std::int64_t q = grid->side();
-      meta.bind(CommGroup::row, g.row, q);
-      meta.bind(CommGroup::column, g.column, q);
+      meta.bind(CommGroup::row, g[CommGroup::row], q);
+      meta.bind(CommGroup::column, g[CommGroup::column], q);
       const GridCell cell = layout.cell(rank);
       position = {cell.row * q + cell.column, q * q, cell};
+    }
+    if (const auto& cube = layout.cube()) {
+      const std::int64_t q = cube->side();
+      for (const CommGroup group : kCubeGroups) {
+        const bool pair = group == CommGroup::input_weight || group == CommGroup::output_weight;
+        meta.bind(group, g[group], pair ? q * q : q);
+      }
+      position = {c.tp, t, std::nullopt, layout.cube_cell(rank)};
     }
     {
       GptModel gpt(meta, shape, position, gpt_options);

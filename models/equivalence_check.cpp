@@ -6,6 +6,7 @@
 #include <limits>
 #include <random>
 #include <thread>
+#include <utility>
 
 #include "models/build_program.hpp"
 #include "models/cpu_backend.hpp"
@@ -62,8 +63,25 @@ Values slice(const Values& full, const Parameter& p, const TensorParallelPositio
   const std::int64_t rows = p.full_shape.batch * p.full_shape.rows;
   const std::int64_t cols = p.full_shape.cols;
   Values out;
-  const Split split = split_for(p.split, p.full_shape, tp.cell.has_value());
+  const Split split = tp.cube ? p.split : split_for(p.split, p.full_shape, tp.cell.has_value());
   if (split == Split::replicated) return full;
+  if (tp.cube) {
+    // Row chunk (a·q + i) of q² and column block b (cube_blocks: a = k, b = j; swapped:
+    // a = j, b = k), or all rows of column block k (cube_columns) or j (swapped).
+    const std::int64_t q = tp.side();
+    const CubeCell c = *tp.cube;
+    const bool swapped =
+        split == Split::cube_blocks_swapped || split == Split::cube_columns_swapped;
+    if (split == Split::cube_columns || split == Split::cube_columns_swapped) {
+      const std::int64_t column_block = swapped ? c.j : c.k;
+      return block(full, cols, 0, rows, column_block * cols / q, cols / q);
+    }
+    const std::int64_t row_axis = swapped ? c.j : c.k;
+    const std::int64_t column_block = swapped ? c.k : c.j;
+    const std::int64_t chunk = rows / (q * q);
+    return block(full, cols, (row_axis * q + c.i) * chunk, chunk, column_block * cols / q,
+                 cols / q);
+  }
   if (split == Split::blocks || split == Split::column_chunks) {
     const std::int64_t q = tp.side();
     const GridCell c = *tp.cell;
@@ -122,23 +140,27 @@ MicroBatchTokens micro_batch(const TokenData& d, std::int64_t first, std::int64_
   return mb;
 }
 
-// Sequences [first, first + count) of one grid's micro batch as a 2D rank (i, j) reads them:
-// every token, batch block after batch block (the embedding reduce-scatters along these
-// blocks), each in [s, b/q] order; labels of its own block i only.
-MicroBatchTokens grid_micro_batch(const TokenData& d, std::int64_t first, std::int64_t count,
-                                  const TensorGrid& grid, GridCell cell) {
-  const std::int64_t per_block = count / grid.side();
+// Sequences [first, first + count) of a micro batch split into `blocks` batch blocks as a
+// 2D or 3D rank reads them: every token, block after block (the embedding reduce-scatters
+// along these blocks), each in [s, b/blocks] order; labels of block `label_block` only (2D:
+// row i of q blocks; 3D: i·q + k of q², batch block i, sub-block k as the logits hold it).
+MicroBatchTokens blocked_micro_batch(const TokenData& d, std::int64_t first, std::int64_t count,
+                                     std::int64_t blocks, std::int64_t label_block) {
+  const std::int64_t per_block = count / blocks;
   MicroBatchTokens mb;
-  for (std::int64_t i = 0; i < grid.side(); ++i) {
+  for (std::int64_t i = 0; i < blocks; ++i) {
     MicroBatchTokens part = micro_batch(d, first + i * per_block, per_block);
     mb.tokens.insert(mb.tokens.end(), part.tokens.begin(), part.tokens.end());
-    if (i == cell.row) mb.labels = std::move(part.labels);
+    if (i == label_block) mb.labels = std::move(part.labels);
   }
   return mb;
 }
 
 // A rank's TP position as the model sees it (2D: its cell on its depth layer's grid).
 TensorParallelPosition position_of(const RankLayout& layout, std::int64_t rank) {
+  if (layout.cube()) {
+    return {layout.coordinates(rank).tp, layout.tp_size(), {}, layout.cube_cell(rank)};
+  }
   if (!layout.grid()) return {layout.coordinates(rank).tp, layout.tp_size(), {}};
   const std::int64_t q = layout.grid()->side();
   const GridCell cell = layout.cell(rank);
@@ -156,6 +178,7 @@ Values read(const Tensor& t) {
 
 struct RankResult {
   double loss = 0.0;
+  std::vector<Split> splits;  // of this rank's parameters (the 3D ones differ from 1D's)
   std::vector<Values> grads;
   std::vector<Values> values;
 };
@@ -164,8 +187,7 @@ struct RankSetup {
   std::int64_t rank = 0;
   std::vector<std::int64_t> tp_group;
   std::vector<std::int64_t> dp_group;  // the gradient group (2.5D: depth x DP)
-  std::vector<std::int64_t> row_group;
-  std::vector<std::int64_t> column_group;
+  std::vector<std::pair<CommGroup, std::vector<std::int64_t>>> groups;  // grid and cube groups
   std::vector<MicroBatchTokens> batches;
   TensorParallelPosition tp;
 };
@@ -212,8 +234,8 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
                     GptOptions options, int zero, std::int64_t dp_rank) {
   CpuBackend cpu(comm, setup.rank, setup.tp_group, setup.dp_group, std::move(setup.batches),
                  static_cast<std::uint64_t>(setup.rank));
-  cpu.bind(CommGroup::row, setup.row_group);
-  cpu.bind(CommGroup::column, setup.column_group);
+  for (auto& [group, ranks] : setup.groups)
+    cpu.bind(group, std::move(ranks));
   shard_model_state(options, zero);
   GptModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
@@ -249,6 +271,8 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
   RankResult r;
   r.loss = CpuBackend::values(loss)[0];
+  for (const Parameter& p : params)
+    r.splits.push_back(p.split);
   if (zero == 0) {
     for (const Parameter& p : params)
       r.grads.push_back(read(p.grad));
@@ -335,7 +359,7 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   CpuCommunicator single_comm;
   IterationConfig single_config = base;
   const RankResult single =
-      run_rank(single_comm, {0, {0}, {0}, {}, {}, {micro_batch(data, 0, global)}, {0, 1, {}}},
+      run_rank(single_comm, {0, {0}, {0}, {}, {micro_batch(data, 0, global)}, {0, 1, {}}},
                numeric_shape(model, vocab, global), full, single_config, {}, 0, 0);
 
   // TP x DP ranks as threads.
@@ -357,20 +381,31 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
     std::vector<std::jthread> threads;
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const RankCoordinates c = layout.coordinates(rank);
-      RankSetup setup{rank, layout.tp_group(rank),    layout.gradient_group(rank), {}, {},
+      RankSetup setup{rank, layout.tp_group(rank),    layout.gradient_group(rank), {},
                       {},   position_of(layout, rank)};
       if (layout.grid()) {
-        setup.row_group = layout.row_group(rank);
-        setup.column_group = layout.column_group(rank);
+        setup.groups.emplace_back(CommGroup::row, layout.row_group(rank));
+        setup.groups.emplace_back(CommGroup::column, layout.column_group(rank));
+      }
+      if (layout.cube()) {
+        for (const CommGroup g : {CommGroup::input, CommGroup::weight, CommGroup::output,
+                                  CommGroup::input_weight, CommGroup::output_weight})
+          setup.groups.emplace_back(g, layout.cube_group(rank, g));
       }
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
         const std::int64_t first = c.dp * per_replica + mb * training.micro_batch;
-        if (!layout.grid()) {
+        if (layout.grid()) {
+          const GridCell cell = layout.cell(rank);
+          setup.batches.push_back(blocked_micro_batch(data, first + cell.depth * grid_batch,
+                                                      grid_batch, layout.grid()->side(), cell.row));
+        } else if (layout.cube()) {
+          const std::int64_t q = layout.cube()->side();
+          const CubeCell cell = layout.cube_cell(rank);
+          setup.batches.push_back(
+              blocked_micro_batch(data, first, training.micro_batch, q * q, cell.i * q + cell.k));
+        } else {
           setup.batches.push_back(micro_batch(data, first, training.micro_batch));
-          continue;
         }
-        setup.batches.push_back(grid_micro_batch(data, first + layout.cell(rank).depth * grid_batch,
-                                                 grid_batch, *layout.grid(), layout.cell(rank)));
       }
       threads.emplace_back([&, rank, setup = std::move(setup)]() mutable {
         try {
@@ -390,10 +425,12 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   EquivalenceReport report;
   report.ranks = world;
   report.loss_single = single.loss;
-  // Every rank of a 1D TP group, or of a grid row, holds the same loss: count one of each.
+  // Every rank of a 1D TP group, of a grid row, or of a cube's input group (3D: the logits'
+  // vocabulary blocks) holds the same loss: count one of each.
   for (std::int64_t rank = 0; rank < world; ++rank) {
-    const bool first =
-        layout.grid() ? layout.cell(rank).column == 0 : layout.coordinates(rank).tp == 0;
+    bool first = layout.coordinates(rank).tp == 0;
+    if (layout.grid()) first = layout.cell(rank).column == 0;
+    if (layout.cube()) first = layout.cube_cell(rank).j == 0;
     if (first) report.loss_partitioned += results[static_cast<std::size_t>(rank)].loss;
   }
   report.loss_error = std::abs(report.loss_partitioned - report.loss_single) /
@@ -411,10 +448,12 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const TensorParallelPosition tp = position_of(layout, rank);
       const RankResult& r = results[static_cast<std::size_t>(rank)];
-      e.gradient_abs = std::max(
-          e.gradient_abs, max_abs_difference(r.grads[i], slice(single.grads[i], blueprint[i], tp)));
-      e.value_abs = std::max(
-          e.value_abs, max_abs_difference(r.values[i], slice(single.values[i], blueprint[i], tp)));
+      Parameter shard = blueprint[i];
+      shard.split = r.splits[i];
+      e.gradient_abs = std::max(e.gradient_abs,
+                                max_abs_difference(r.grads[i], slice(single.grads[i], shard, tp)));
+      e.value_abs = std::max(e.value_abs,
+                             max_abs_difference(r.values[i], slice(single.values[i], shard, tp)));
       mark_compared(r.grads[i], grad_seen[static_cast<std::size_t>(tp.rank)]);
       mark_compared(r.values[i], value_seen[static_cast<std::size_t>(tp.rank)]);
     }

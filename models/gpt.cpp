@@ -28,7 +28,7 @@ class NoHooks final : public ParameterHooks {
   void grad_ready(std::size_t) override {}
 };
 
-// The shard of a full shape that one TP rank holds (`q` the 2D grid side).
+// The shard of a full shape that one TP rank holds (`q` the 2D grid side or 3D cube edge).
 Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
   switch (split) {
     case Split::replicated:
@@ -41,6 +41,12 @@ Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
       return {full.batch, full.rows / q, full.cols / q};
     case Split::column_chunks:
       return {1, 1, full.numel() / (q * q)};
+    case Split::cube_blocks:
+    case Split::cube_blocks_swapped:
+      return {full.batch, full.rows / (q * q), full.cols / q};
+    case Split::cube_columns:
+    case Split::cube_columns_swapped:
+      return {full.batch, full.rows, full.cols / q};
   }
   return full;
 }
@@ -48,7 +54,9 @@ Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
 }  // namespace
 
 Split split_for(Split one_d, Shape full, bool grid) {
-  if (!grid || one_d == Split::blocks || one_d == Split::column_chunks) return one_d;
+  const bool one_d_split =
+      one_d == Split::replicated || one_d == Split::rows || one_d == Split::columns;
+  if (!grid || !one_d_split) return one_d;
   return one_d == Split::replicated || full.rows == 1 ? Split::column_chunks : Split::blocks;
 }
 
@@ -58,13 +66,16 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
   const std::int64_t t = tp.size;
   const std::int64_t q = tp.side();
   if (tp.cell) grid_.emplace(backend, *tp.cell, q);
+  if (tp.cube) cube_.emplace(backend, *tp.cube, q);
   // 1D splits heads, ffn and vocabulary t ways; 2D splits heads and vocabulary q ways,
-  // vectors of hidden and ffn q² ways and the micro batch q ways.
-  const std::int64_t split = tp.cell ? q : t;
-  const std::int64_t vector_split = tp.cell ? q * q : 1;
-  if (shape.heads % split != 0 || shape.ffn % (tp.cell ? q * q : t) != 0 ||
-      shape.vocab % split != 0 || shape.hidden % shape.heads != 0 ||
-      shape.hidden % vector_split != 0 || shape.micro_batch % q != 0) {
+  // vectors of hidden and ffn q² ways and the micro batch q ways; 3D splits heads q ways,
+  // weights' input dimension (hidden, ffn), the vocabulary and the micro batch q² ways.
+  const std::int64_t split = tp.cell || tp.cube ? q : t;
+  const std::int64_t square_split = tp.cell || tp.cube ? q * q : 1;
+  const std::int64_t batch_split = tp.cube ? q * q : q;
+  if (shape.heads % split != 0 || shape.ffn % (tp.cell || tp.cube ? q * q : t) != 0 ||
+      shape.vocab % (tp.cube ? q * q : split) != 0 || shape.hidden % shape.heads != 0 ||
+      shape.hidden % square_split != 0 || shape.micro_batch % batch_split != 0) {
     throw Infeasible("gpt: heads (" + std::to_string(shape.heads) + "), ffn (" +
                      std::to_string(shape.ffn) + "), padded vocabulary (" +
                      std::to_string(shape.vocab) + "), hidden (" + std::to_string(shape.hidden) +
@@ -72,12 +83,12 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
                      ") must be divisible as the TP split (size " + std::to_string(t) +
                      ") needs, and hidden by heads");
   }
-  if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0 || tp.cell)) {
+  if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0 || tp.cell || tp.cube)) {
     throw Infeasible("gpt: sequence parallelism needs 1D TP > 1 (got " + std::to_string(t) +
                      ") and seq_len (" + std::to_string(shape.seq_len) +
                      ") divisible by the TP size");
   }
-  attention_ = {shape.seq_len, shape.micro_batch / q, shape.heads / split,
+  attention_ = {shape.seq_len, shape.micro_batch / batch_split, shape.heads / split,
                 shape.hidden / shape.heads};
   backend_.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
 
@@ -85,36 +96,48 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
   const std::int64_t f = shape.ffn;
   const std::int32_t none = program::Tag::kNoLayer;
   const Split rep = Split::replicated;
+  // 3D: vectors on layer-oriented activations (hidden block k) and on swapped ones (block j);
+  // weights of linears with layer-oriented and swapped inputs (cube_ops.hpp).
+  const Split on_layer = Split::cube_columns;
+  const Split on_swapped = Split::cube_columns_swapped;
+  const Split from_layer = Split::cube_blocks;
+  const Split from_swapped = Split::cube_blocks_swapped;
   // With SP these run on the sequence shard: their gradients are partial per TP rank.
   const bool sp = options.sequence_parallel;
-  word_embedding_ = add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, none);
-  position_embedding_ = add_parameter("embedding.position", {1, shape.seq_len, h}, rep, none, sp);
+  // The tied word embedding is the weight (transposed) of the output linear, whose input is
+  // layer-oriented: its rows (vocabulary) take the swapped row chunks.
+  word_embedding_ =
+      add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, from_swapped, none);
+  position_embedding_ =
+      add_parameter("embedding.position", {1, shape.seq_len, h}, rep, on_layer, none, sp);
   for (std::size_t l = 0; l < static_cast<std::size_t>(shape.layers); ++l) {
     const auto tag = static_cast<std::int32_t>(l);
+    const auto add = [&](const char* name, Shape full, Split one_d, Split cube, bool partial) {
+      return add_parameter(layer_name(l, name), full, one_d, cube, tag, partial);
+    };
     LayerParams p{};
-    p.ln1_gamma = add_parameter(layer_name(l, "attn.ln.gamma"), {1, 1, h}, rep, tag, sp);
-    p.ln1_beta = add_parameter(layer_name(l, "attn.ln.beta"), {1, 1, h}, rep, tag, sp);
-    p.qkv_weight =
-        add_parameter(layer_name(l, "attn.qkv.weight"), {1, h, 3 * h}, Split::columns, tag);
-    p.qkv_bias = add_parameter(layer_name(l, "attn.qkv.bias"), {1, 1, 3 * h}, Split::columns, tag);
-    p.proj_weight = add_parameter(layer_name(l, "attn.proj.weight"), {1, h, h}, Split::rows, tag);
-    p.proj_bias = add_parameter(layer_name(l, "attn.proj.bias"), {1, 1, h}, rep, tag, sp);
-    p.ln2_gamma = add_parameter(layer_name(l, "mlp.ln.gamma"), {1, 1, h}, rep, tag, sp);
-    p.ln2_beta = add_parameter(layer_name(l, "mlp.ln.beta"), {1, 1, h}, rep, tag, sp);
-    p.fc1_weight = add_parameter(layer_name(l, "mlp.fc1.weight"), {1, h, f}, Split::columns, tag);
-    p.fc1_bias = add_parameter(layer_name(l, "mlp.fc1.bias"), {1, 1, f}, Split::columns, tag);
-    p.fc2_weight = add_parameter(layer_name(l, "mlp.fc2.weight"), {1, f, h}, Split::rows, tag);
-    p.fc2_bias = add_parameter(layer_name(l, "mlp.fc2.bias"), {1, 1, h}, rep, tag, sp);
+    p.ln1_gamma = add("attn.ln.gamma", {1, 1, h}, rep, on_layer, sp);
+    p.ln1_beta = add("attn.ln.beta", {1, 1, h}, rep, on_layer, sp);
+    p.qkv_weight = add("attn.qkv.weight", {1, h, 3 * h}, Split::columns, from_layer, false);
+    p.qkv_bias = add("attn.qkv.bias", {1, 1, 3 * h}, Split::columns, on_swapped, false);
+    p.proj_weight = add("attn.proj.weight", {1, h, h}, Split::rows, from_swapped, false);
+    p.proj_bias = add("attn.proj.bias", {1, 1, h}, rep, on_layer, sp);
+    p.ln2_gamma = add("mlp.ln.gamma", {1, 1, h}, rep, on_layer, sp);
+    p.ln2_beta = add("mlp.ln.beta", {1, 1, h}, rep, on_layer, sp);
+    p.fc1_weight = add("mlp.fc1.weight", {1, h, f}, Split::columns, from_layer, false);
+    p.fc1_bias = add("mlp.fc1.bias", {1, 1, f}, Split::columns, on_swapped, false);
+    p.fc2_weight = add("mlp.fc2.weight", {1, f, h}, Split::rows, from_swapped, false);
+    p.fc2_bias = add("mlp.fc2.bias", {1, 1, h}, rep, on_layer, sp);
     layer_params_.push_back(p);
   }
-  final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, none, sp);
-  final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, none, sp);
+  final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, on_layer, none, sp);
+  final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, on_layer, none, sp);
 }
 
-std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split,
+std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split, Split cube,
                                     std::int32_t layer, bool sequence_parallel) {
   Parameter p;
-  split = split_for(split, full_shape, grid_.has_value());
+  split = cube_ ? cube : split_for(split, full_shape, grid_.has_value());
   p.shape = local_shape(full_shape, split, tp_.size, tp_.side());
   if (!options_.shard_parameters) {
     p.value = backend_.allocate(p.shape, shape_.dtype, MemoryCategory::parameters, name);
@@ -179,6 +202,12 @@ Tensor GptModel::embed_tokens(const Tensor& tokens) {
   if (grid_) {
     return b.reduce_scatter(word, CommGroup::column, Stream::tp, "embedding.reduce_scatter");
   }
+  // 3D: vocabulary chunk j·q + i x hidden block k; the q² devices of the input×weight group
+  // hold every chunk of hidden block k, and the lookup of the whole micro batch is
+  // reduce-scattered over them, leaving batch block i, sub-block j (the layer orientation).
+  if (cube_) {
+    return b.reduce_scatter(word, CommGroup::input_weight, Stream::tp, "embedding.reduce_scatter");
+  }
   return reduce_output(std::move(word),
                        sequence_parallel() ? "embedding.reduce_scatter" : "embedding.all_reduce");
 }
@@ -188,6 +217,9 @@ Tensor GptModel::linear(const Tensor& x, std::size_t weight, LinearKind kind, co
   if (grid_) {
     return kind == LinearKind::output ? grid_->matmul_bt(x, value(weight), n)
                                       : grid_->matmul(x, value(weight), n);
+  }
+  if (cube_) {
+    return cube_->linear(x, value(weight), cube_input_side(kind), kind == LinearKind::output, n);
   }
   if (kind == LinearKind::row) {
     Tensor partial = backend_.matmul(x, value(weight), false, false, n);
@@ -213,6 +245,10 @@ Tensor GptModel::linear_backward(const Tensor& dy, const Tensor& x_saved, std::s
     grid_->matmul_at_accumulate(x_saved, dy, grad(weight), n + ".wgrad");
     return dx;
   }
+  if (cube_) {
+    return cube_->linear_backward(dy, x_saved, value(weight), grad(weight), cube_input_side(kind),
+                                  kind == LinearKind::output, n);
+  }
   if (kind != LinearKind::row) {
     return column_backward(dy, x_saved, weight, kind == LinearKind::output, name);
   }
@@ -226,6 +262,7 @@ Tensor GptModel::linear_backward(const Tensor& dy, const Tensor& x_saved, std::s
 LayerNormResult GptModel::norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                const char* name) {
   if (grid_) return grid_->layer_norm(x, gamma, beta, shape_.hidden, name);
+  if (cube_) return cube_->layer_norm(x, gamma, beta, shape_.hidden, name);
   return backend_.layer_norm(x, gamma, beta, name);
 }
 
@@ -235,12 +272,18 @@ Tensor GptModel::norm_backward(const Tensor& dy, const Tensor& x, const Tensor& 
   const std::string n(name);
   Tensor dgamma = vector_grad(gamma_index, n + ".gamma.grad");
   Tensor dbeta = vector_grad(beta_index, n + ".beta.grad");
-  Tensor dx =
-      grid_ ? grid_->layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, shape_.hidden,
-                                         n + ".backward")
-            : backend_.layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, n + ".backward");
-  vector_grad_done(gamma_index, dgamma, n + ".gamma.reduce_scatter");
-  vector_grad_done(beta_index, dbeta, n + ".beta.reduce_scatter");
+  Tensor dx;
+  if (grid_) {
+    dx = grid_->layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, shape_.hidden,
+                                    n + ".backward");
+  } else if (cube_) {
+    dx = cube_->layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, shape_.hidden,
+                                    n + ".backward");
+  } else {
+    dx = backend_.layer_norm_backward(dy, x, gamma, stats, dgamma, dbeta, n + ".backward");
+  }
+  vector_grad_done(gamma_index, dgamma, n + ".gamma");
+  vector_grad_done(beta_index, dbeta, n + ".beta");
   return dx;
 }
 
@@ -252,19 +295,31 @@ Shape gathered_shape(Shape full, std::int64_t q) {
 }  // namespace
 
 Tensor GptModel::vector_value(std::size_t index, const std::string& name) {
-  if (!grid_) return value(index);
+  if (!grid_) return value(index);  // 1D, and 3D's [n/q] block (replicated over q² devices)
   return grid_->gather_vector(value(index),
                               gathered_shape(parameters_[index].full_shape, grid_->side()), name);
 }
 
 Tensor GptModel::vector_grad(std::size_t index, const std::string& name) {
+  // 3D: a partial over this device's rows, summed over the cube before it joins the main
+  // gradient (ColossalAI all-reduces vector gradients in every backward pass).
+  if (cube_) {
+    return backend_.allocate(parameters_[index].shape, DType::fp32, MemoryCategory::temporaries,
+                             name);
+  }
   if (!grid_) return grad(index);
   return backend_.allocate(gathered_shape(parameters_[index].full_shape, grid_->side()),
                            DType::fp32, MemoryCategory::temporaries, name);
 }
 
-void GptModel::vector_grad_done(std::size_t index, const Tensor& partial, const std::string& name) {
-  if (grid_) grid_->scatter_gradient(partial, grad(index), name);
+void GptModel::vector_grad_done(std::size_t index, Tensor& partial, const std::string& name) {
+  if (grid_) grid_->scatter_gradient(partial, grad(index), name + ".reduce_scatter");
+  if (cube_) {
+    const CubeSide side = parameters_[index].split == Split::cube_columns_swapped
+                              ? CubeSide::swapped
+                              : CubeSide::layer;
+    cube_->reduce_vector_gradient(partial, grad(index), side, name + ".all_reduce");
+  }
   ready(index);
 }
 
@@ -546,12 +601,16 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
     Tensor dposition = vector_grad(position_embedding_, "embedding.position.grad");
     b.position_embedding_backward(dembedded, local_micro_batch(), first_position(), dposition,
                                   "embedding.position.backward");
-    vector_grad_done(position_embedding_, dposition, "embedding.position.reduce_scatter");
+    vector_grad_done(position_embedding_, dposition, "embedding.position");
   }
-  // The reduce-scatter's backward (SP, 2D): gather the shards of the whole micro batch.
-  const Tensor dword = grid_ ? b.all_gather(dembedded, CommGroup::column, Stream::tp,
-                                            "embedding.backward.all_gather")
-                             : gather_sequence(dembedded, "embedding.backward.all_gather");
+  // The reduce-scatter's backward (SP, 2D, 3D): gather the shards of the whole micro batch.
+  const Tensor dword = [&] {
+    if (grid_ || cube_) {
+      return b.all_gather(dembedded, grid_ ? CommGroup::column : CommGroup::input_weight,
+                          Stream::tp, "embedding.backward.all_gather");
+    }
+    return gather_sequence(dembedded, "embedding.backward.all_gather");
+  }();
   dembedded.reset();
   b.embedding_backward(dword, state.batch.tokens, embedding_vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
@@ -570,7 +629,7 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
     Tensor dbias = vector_grad(p.fc2_bias, "mlp.fc2.bias.grad");
     dfc2 = b.dropout_backward(dy, s.mlp_residual_mask, shape_.hidden_dropout, &dbias,
                               "mlp.dropout.backward");
-    vector_grad_done(p.fc2_bias, dbias, "mlp.fc2.bias.reduce_scatter");
+    vector_grad_done(p.fc2_bias, dbias, "mlp.fc2.bias");
   }
   s.mlp_residual_mask.reset();
   Tensor dgelu = linear_backward(dfc2, s.gelu, p.fc2_weight, LinearKind::row, "mlp.fc2");
@@ -582,7 +641,7 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
     Tensor dbias = vector_grad(p.fc1_bias, "mlp.fc1.bias.grad");
     dfc1 = b.bias_gelu_backward(dgelu, s.fc1, backward_vector(s.fc1_bias, p.fc1_bias), dbias,
                                 "mlp.gelu.backward");
-    vector_grad_done(p.fc1_bias, dbias, "mlp.fc1.bias.reduce_scatter");
+    vector_grad_done(p.fc1_bias, dbias, "mlp.fc1.bias");
   }
   dgelu.reset();
   s.fc1.reset();
@@ -606,7 +665,7 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
     Tensor dbias = vector_grad(p.proj_bias, "attn.proj.bias.grad");
     dproj = b.dropout_backward(dx1, s.attn_residual_mask, shape_.hidden_dropout, &dbias,
                                "attn.dropout.backward");
-    vector_grad_done(p.proj_bias, dbias, "attn.proj.bias.reduce_scatter");
+    vector_grad_done(p.proj_bias, dbias, "attn.proj.bias");
   }
   s.attn_residual_mask.reset();
   Tensor dcontext = linear_backward(dproj, s.context, p.proj_weight, LinearKind::row, "attn.proj");
@@ -640,7 +699,7 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   {
     Tensor dbias = vector_grad(p.qkv_bias, "attn.qkv.bias.grad");
     b.bias_grad(dqkv, dbias, "attn.qkv.bias.backward");
-    vector_grad_done(p.qkv_bias, dbias, "attn.qkv.bias.reduce_scatter");
+    vector_grad_done(p.qkv_bias, dbias, "attn.qkv.bias");
   }
   dqkv.reset();
   s.ln1_y.reset();

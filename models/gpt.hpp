@@ -1,9 +1,10 @@
 #pragma once
 // The GPT model of the reference executor, written once over `Backend`: vocabulary-parallel
 // token embedding + learned position embedding, pre-LN layers (attention, GeLU MLP) with
-// Megatron 1D tensor parallelism (column/row splits, f/g operators) or 2D SUMMA tensor
-// parallelism (grid_ops.hpp), final LayerNorm, logits through the tied word embedding and
-// vocabulary-parallel cross entropy (parallelism-reference §0.3, §1.3, §1.4, §3).
+// Megatron 1D tensor parallelism (column/row splits, f/g operators), 2D SUMMA tensor
+// parallelism (grid_ops.hpp) or 3D cube tensor parallelism (cube_ops.hpp), final LayerNorm, logits
+// through the tied word embedding and vocabulary-parallel cross entropy (parallelism-reference
+// §0.3, §1.3, §1.4, §3, §5).
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "models/backend.hpp"
+#include "models/cube_ops.hpp"
 #include "models/grid_ops.hpp"
 #include "models/model_spec.hpp"
 #include "models/tensor_grid.hpp"
@@ -45,18 +47,23 @@ struct GptShape {
 struct TensorParallelPosition {
   TensorParallelPosition() = default;
   TensorParallelPosition(std::int64_t rank_in, std::int64_t size_in,
-                         std::optional<GridCell> cell_in = std::nullopt)
-      : rank(rank_in), size(size_in), cell(cell_in) {}
+                         std::optional<GridCell> cell_in = std::nullopt,
+                         std::optional<CubeCell> cube_in = std::nullopt)
+      : rank(rank_in), size(size_in), cell(cell_in), cube(cube_in) {}
 
   std::int64_t rank = 0;
-  std::int64_t size = 1;  ///< 1D: t; 2D: q² (the grid of one depth layer with 2.5D)
-  /// 2D: this rank's cell on the q x q SUMMA grid (depth ignored); nullopt for 1D.
+  std::int64_t size = 1;  ///< 1D: t; 2D: q² (the grid of one depth layer with 2.5D); 3D: q³
+  /// 2D: this rank's cell on the q x q SUMMA grid (depth ignored); nullopt otherwise.
   std::optional<GridCell> cell;
+  /// 3D: this rank's cell on the q x q x q cube; nullopt otherwise.
+  std::optional<CubeCell> cube;
 
-  /// Grid side q (2D), 1 for 1D.
+  /// Grid side q (2D) or cube edge q (3D), 1 for 1D.
   std::int64_t side() const {
     std::int64_t q = 1;
     while (cell && (q + 1) * (q + 1) <= size)
+      ++q;
+    while (cube && (q + 1) * (q + 1) * (q + 1) <= size)
       ++q;
     return q;
   }
@@ -84,12 +91,27 @@ struct GptOptions {
 
 /// How a parameter is split over the TP group. 1D: replicated, rows or columns of t. 2D:
 /// `blocks` is block (i, j) of a q x q blocking; `column_chunks` (vectors and the position
-/// table, ColossalAI's [n/q²] shards) is flat chunk i of column block j.
-enum class Split : std::uint8_t { replicated, rows, columns, blocks, column_chunks };
+/// table, ColossalAI's [n/q²] shards) is flat chunk i of column block j. 3D, on cube device
+/// (i, j, k): `cube_blocks` is row chunk k·q + i of q² chunks and column block j of q (the
+/// weight of a linear whose input is layer-oriented, cube_ops.hpp); `cube_blocks_swapped` row
+/// chunk j·q + i and column block k (a linear with swapped input, and the tied word
+/// embedding); `cube_columns` column block k, all rows (vectors applied to layer-oriented
+/// activations, the position table), `cube_columns_swapped` column block j.
+enum class Split : std::uint8_t {
+  replicated,
+  rows,
+  columns,
+  blocks,
+  column_chunks,
+  cube_blocks,
+  cube_blocks_swapped,
+  cube_columns,
+  cube_columns_swapped
+};
 
 /// The split of a parameter that 1D splits as `one_d`, on a 2D grid when `grid`: matrices
-/// become grid blocks, everything else (vectors, the position table) column chunks. A 2D
-/// split is returned as is.
+/// become grid blocks, everything else (vectors, the position table) column chunks. A 2D or
+/// 3D split is returned as is.
 Split split_for(Split one_d, Shape full, bool grid);
 
 struct Parameter {
@@ -181,8 +203,9 @@ class GptModel {
 
   enum class LinearKind : std::uint8_t { column, row, output };
 
-  std::size_t add_parameter(std::string name, Shape full_shape, Split split, std::int32_t layer,
-                            bool sequence_parallel = false);
+  /// `split` as 1D splits it (2D derives its split from it); `cube` the split on a 3D cube.
+  std::size_t add_parameter(std::string name, Shape full_shape, Split split, Split cube,
+                            std::int32_t layer, bool sequence_parallel = false);
   // Hooks where the tensor-parallel schemes differ; each runs the 1D (Megatron) or the 2D
   // (grid_ops) form.
   /// Word embedding of the micro batch's tokens, reduced to this rank's activation block.
@@ -202,8 +225,16 @@ class GptModel {
   /// Where a vector parameter's gradient accumulates: the main gradient (1D) or a zeroed
   /// fp32 buffer of the gathered block (2D) ...
   Tensor vector_grad(std::size_t index, const std::string& name);
-  /// ... which this reduce-scatters into the main gradient (2D); then reports it ready.
-  void vector_grad_done(std::size_t index, const Tensor& grad, const std::string& name);
+  /// ... which this reduce-scatters into the main gradient (2D; collective "NAME.reduce_scatter");
+  /// then reports it ready.
+  /// 3D: all-reduces the partial over the vector's batch group ("NAME.all_reduce") and adds
+  /// it to the main gradient.
+  void vector_grad_done(std::size_t index, Tensor& grad, const std::string& name);
+  /// 3D: orientation of the input of a linear (cube_ops.hpp): QKV, FC1 and the output layer
+  /// read layer-oriented activations, out-proj and FC2 the swapped outputs of QKV and FC1.
+  static CubeSide cube_input_side(LinearKind kind) {
+    return kind == LinearKind::row ? CubeSide::swapped : CubeSide::layer;
+  }
   /// One layer's forward; `keep` marks its tensors saved for backward (false: the forward
   /// of a fully recomputed layer, whose tensors die with `saved`).
   Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved, bool keep);
@@ -241,23 +272,36 @@ class GptModel {
   const Tensor& value(std::size_t index) const { return parameters_[index].value; }
   /// The gradient to accumulate into; the hooks provide it first if it is undefined.
   Tensor& grad(std::size_t index);
-  /// Sequences of this rank's activation block (b / q with 2D).
-  std::int64_t local_micro_batch() const { return shape_.micro_batch / tp_.side(); }
-  /// Collectives of the vocabulary-parallel loss run over the TP group (1D) or the row (2D).
-  CommGroup vocab_group() const { return grid_ ? CommGroup::row : CommGroup::tensor; }
-  bool vocab_split() const { return grid_ ? true : tp_.size > 1; }
-  /// First vocabulary id of this rank's logits: TP rank (1D) or column block j (2D).
+  /// Sequences of this rank's activation block (b / q with 2D, b / q² with 3D).
+  std::int64_t local_micro_batch() const {
+    return shape_.micro_batch / (cube_ ? tp_.side() * tp_.side() : tp_.side());
+  }
+  /// Collectives of the vocabulary-parallel loss run over the TP group (1D), the row (2D) or
+  /// the input group (3D: the logits' vocabulary block is j).
+  CommGroup vocab_group() const {
+    if (cube_) return CommGroup::input;
+    return grid_ ? CommGroup::row : CommGroup::tensor;
+  }
+  bool vocab_split() const { return grid_ || cube_ ? true : tp_.size > 1; }
+  /// First vocabulary id of this rank's logits: TP rank (1D), column block j (2D) or
+  /// vocabulary block j (3D).
   std::int64_t vocab_begin() const {
+    if (cube_) return tp_.cube->j * (shape_.vocab / cube_->side());
     return grid_ ? tp_.cell->column * (shape_.vocab / grid_->side())
                  : tp_.rank * (shape_.vocab / tp_.size);
   }
-  /// First vocabulary id of this rank's embedding rows: TP rank (1D) or row block i (2D).
+  /// First vocabulary id of this rank's embedding rows: TP rank (1D), row block i (2D), or
+  /// row chunk j·q + i of q² (3D).
   std::int64_t embedding_vocab_begin() const {
+    if (cube_) {
+      const std::int64_t q = cube_->side();
+      return (tp_.cube->j * q + tp_.cube->i) * (shape_.vocab / (q * q));
+    }
     return grid_ ? tp_.cell->row * (shape_.vocab / grid_->side()) : vocab_begin();
   }
   /// What the backward keeps of a vector parameter used by the forward: its gathered column
-  /// block (2D, marked saved when `keep`); nothing with 1D, whose backward reads the parameter
-  /// itself (with ZeRO-3 regathered before the backward, not held from the forward).
+  /// block (2D, marked saved when `keep`); nothing with 1D and 3D, whose backward reads the
+  /// parameter itself (with ZeRO-3 regathered before the backward, not held from the forward).
   Tensor saved_vector(const Tensor& used, bool keep) {
     if (!grid_) return {};
     mark(used, keep);
@@ -274,6 +318,7 @@ class GptModel {
   TensorParallelPosition tp_;
   GptOptions options_;
   std::optional<GridOps> grid_;  // 2D
+  std::optional<CubeOps> cube_;  // 3D
   AttentionShape attention_;
   std::vector<Parameter> parameters_;
   std::size_t word_embedding_ = 0;

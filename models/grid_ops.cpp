@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "models/split_layer_norm.hpp"
+
 namespace trainsim {
 
 using program::Stream;
@@ -68,25 +70,14 @@ void GridOps::scatter_gradient(const Tensor& partial, Tensor& shard_grad, std::s
 
 LayerNormResult GridOps::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                     std::int64_t hidden, std::string_view name) {
-  const std::string n(name);
-  Tensor mean = backend_.layer_norm_partial_mean(x, hidden, n + ".mean");
-  backend_.all_reduce({&mean, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
-                      n + ".mean.all_reduce");
-  Tensor var = backend_.layer_norm_partial_variance(x, mean, hidden, n + ".variance");
-  backend_.all_reduce({&var, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
-                      n + ".variance.all_reduce");
-  return backend_.layer_norm_apply(x, gamma, beta, mean, var, n);
+  return split_layer_norm(backend_, CommGroup::row, x, gamma, beta, hidden, name);
 }
 
 Tensor GridOps::layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                     const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                     std::int64_t hidden, std::string_view name) {
-  const std::string n(name);
-  Tensor sums =
-      backend_.layer_norm_backward_partial(dy, x, gamma, stats, dgamma, dbeta, hidden, n + ".sums");
-  backend_.all_reduce({&sums, 1}, CommGroup::row, ReduceOp::sum, Stream::tp,
-                      n + ".sums.all_reduce");
-  return backend_.layer_norm_backward_apply(dy, x, gamma, stats, sums, n);
+  return split_layer_norm_backward(backend_, CommGroup::row, dy, x, gamma, stats, dgamma, dbeta,
+                                   hidden, name);
 }
 
 }  // namespace trainsim

@@ -13,14 +13,24 @@
 namespace trainsim {
 
 /// Tensor-parallel scheme: 1D (Megatron), 2D (Optimus: SUMMA on a q x q grid), 2.5D
-/// (Tesseract: d stacked q x q grids splitting the batch). 3D (a q x q x q cube) comes later.
-enum class TensorKind : std::uint8_t { one_d, two_d, two_and_half_d };
+/// (Tesseract: d stacked q x q grids splitting the batch), 3D (Bian et al.: a q x q x q cube).
+enum class TensorKind : std::uint8_t { one_d, two_d, two_and_half_d, three_d };
 
 /// Which grid axis varies fastest over consecutive GPUs inside a tensor-parallel block, i.e.
 /// which groups share a node: row-major keeps each row group (fixed row i, all columns j)
 /// on adjacent GPUs (ColossalAI's in-group rank q·i + j + q²·k), column-major each column
-/// group, depth-major (2.5D) each depth group (the q x q grids span nodes).
-enum class GridOrder : std::uint8_t { row_major, column_major, depth_major };
+/// group, depth-major (2.5D) each depth group (the q x q grids span nodes). The 3D cube
+/// (device (i, j, k), parallelism-reference §5.1) names the group whose members are adjacent:
+/// weight-major varies i fastest (ColossalAI's in-group rank i + q·(j + q·k)), input-major j
+/// (then k, then i), output-major k (then i, then j).
+enum class GridOrder : std::uint8_t {
+  row_major,
+  column_major,
+  depth_major,
+  weight_major,
+  input_major,
+  output_major
+};
 
 enum class PipelineSchedule : std::uint8_t {
   gpipe,
@@ -87,6 +97,8 @@ constexpr std::string_view to_string(TensorKind k) {
       return "2d";
     case TensorKind::two_and_half_d:
       return "2.5d";
+    case TensorKind::three_d:
+      return "3d";
   }
   return "?";
 }
@@ -99,13 +111,20 @@ constexpr std::string_view to_string(GridOrder o) {
       return "column-major";
     case GridOrder::depth_major:
       return "depth-major";
+    case GridOrder::weight_major:
+      return "weight-major";
+    case GridOrder::input_major:
+      return "input-major";
+    case GridOrder::output_major:
+      return "output-major";
   }
   return "?";
 }
 
-/// Inverse of to_string; nullopt for an unknown name (or "3d", which is not built yet).
+/// Inverse of to_string; nullopt for an unknown name.
 constexpr std::optional<TensorKind> tensor_kind_from_string(std::string_view text) {
-  constexpr std::array all{TensorKind::one_d, TensorKind::two_d, TensorKind::two_and_half_d};
+  constexpr std::array all{TensorKind::one_d, TensorKind::two_d, TensorKind::two_and_half_d,
+                           TensorKind::three_d};
   for (TensorKind k : all) {
     if (to_string(k) == text) return k;
   }
@@ -114,7 +133,9 @@ constexpr std::optional<TensorKind> tensor_kind_from_string(std::string_view tex
 
 /// Inverse of to_string; nullopt for an unknown name.
 constexpr std::optional<GridOrder> grid_order_from_string(std::string_view text) {
-  constexpr std::array all{GridOrder::row_major, GridOrder::column_major, GridOrder::depth_major};
+  constexpr std::array all{GridOrder::row_major,   GridOrder::column_major,
+                           GridOrder::depth_major, GridOrder::weight_major,
+                           GridOrder::input_major, GridOrder::output_major};
   for (GridOrder o : all) {
     if (to_string(o) == text) return o;
   }
@@ -143,21 +164,29 @@ constexpr std::optional<Recompute> recompute_from_string(std::string_view text) 
 
 struct TensorParallel {
   TensorKind kind = TensorKind::one_d;
-  std::int64_t size = 1;  ///< GPUs in the tensor-parallel block: t (1D), q² (2D), q²·d (2.5D)
+  /// GPUs in the tensor-parallel block: t (1D), q² (2D), q²·d (2.5D), q³ (3D)
+  std::int64_t size = 1;
   bool sequence_parallel = false;
   std::int64_t depth = 1;  ///< 2.5D: stacked q x q grids d (1 otherwise)
   GridOrder grid_order = GridOrder::row_major;
 
-  /// SUMMA grid side q (size / depth = q²); 1 for 1D.
+  /// Grid side q: SUMMA grid (size / depth = q²) or cube edge (size = q³); 1 for 1D. The
+  /// largest q that fits when size is not exact.
   std::int64_t grid_side() const {
     if (kind == TensorKind::one_d) return 1;
+    const std::int64_t cube = kind == TensorKind::three_d ? 1 : 0;
     std::int64_t q = 1;
-    while ((q + 1) * (q + 1) * depth <= size)
+    while ((q + 1) * (q + 1) * (cube ? q + 1 : depth) <= size)
       ++q;
     return q;
   }
-  /// Shards of the vocabulary (embedding rows, logits columns): t (1D), q (2D, 2.5D).
-  std::int64_t vocab_shards() const { return kind == TensorKind::one_d ? size : grid_side(); }
+  /// Shards of the vocabulary (embedding rows, logits columns): t (1D), q (2D, 2.5D), q² (3D:
+  /// the word embedding is split into q² row chunks, see models/README.md).
+  std::int64_t vocab_shards() const {
+    if (kind == TensorKind::one_d) return size;
+    const std::int64_t q = grid_side();
+    return kind == TensorKind::three_d ? q * q : q;
+  }
 };
 
 struct PipelineParallel {

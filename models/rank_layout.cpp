@@ -45,6 +45,54 @@ std::vector<std::int64_t> RankLayout::column_group(std::int64_t rank) const {
   return grid_line(rank, &GridCell::row);
 }
 
+std::vector<std::int64_t> RankLayout::cube_group(std::int64_t rank, CommGroup group) const {
+  RankCoordinates c = coordinates(rank);
+  const CubeCell mine = cube_->cell(c.tp);
+  const std::int64_t q = cube_->side();
+  // (slow, fast) axes of the group; nullptr for a single varying axis.
+  std::int64_t CubeCell::*slow = nullptr;
+  std::int64_t CubeCell::*fast = nullptr;
+  switch (group) {
+    case CommGroup::input:
+      fast = &CubeCell::j;
+      break;
+    case CommGroup::weight:
+      fast = &CubeCell::i;
+      break;
+    case CommGroup::output:
+      fast = &CubeCell::k;
+      break;
+    case CommGroup::input_weight:
+      slow = &CubeCell::i;
+      fast = &CubeCell::j;
+      break;
+    case CommGroup::output_weight:
+      slow = &CubeCell::i;
+      fast = &CubeCell::k;
+      break;
+    default:
+      return tp_group(rank);
+  }
+  std::vector<std::int64_t> members;
+  for (std::int64_t s = 0; s < (slow ? q : 1); ++s) {
+    for (std::int64_t f = 0; f < q; ++f) {
+      CubeCell cell = mine;
+      if (slow) cell.*slow = s;
+      cell.*fast = f;
+      c.tp = cube_->index(cell);
+      members.push_back(rank_of(c));
+    }
+  }
+  return members;
+}
+
+bool RankLayout::in_first_block(std::int64_t rank) const {
+  const RankCoordinates c = coordinates(rank);
+  if (c.dp != 0 || c.pp != 0) return false;
+  if (cube_) return true;
+  return grid_ && cell(rank).depth == 0;
+}
+
 std::vector<std::int64_t> RankLayout::gradient_group(std::int64_t rank) const {
   if (!grid_) return dp_group(rank);
   RankCoordinates c = coordinates(rank);

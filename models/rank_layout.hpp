@@ -1,13 +1,16 @@
 #pragma once
 // Megatron's rank order: tensor-parallel rank varies fastest, then data-parallel, then
 // pipeline stage (parallelism-reference §11.4), so a TP group sits inside one node. With 2D
-// and 2.5D the TP block is a SUMMA grid laid out by the plan's grid order (tensor_grid.hpp).
+// and 2.5D the TP block is a SUMMA grid laid out by the plan's grid order (tensor_grid.hpp),
+// with 3D a cube (tensor_cube.hpp).
 
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "models/backend.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/tensor_cube.hpp"
 #include "models/tensor_grid.hpp"
 
 namespace trainsim {
@@ -22,7 +25,11 @@ class RankLayout {
  public:
   explicit RankLayout(const ParallelPlan& plan)
       : tp_(plan.tensor.size), dp_(plan.data.size), pp_(plan.pipeline.size) {
-    if (plan.tensor.kind != TensorKind::one_d) grid_.emplace(plan.tensor);
+    if (plan.tensor.kind == TensorKind::three_d) {
+      cube_.emplace(plan.tensor);
+    } else if (plan.tensor.kind != TensorKind::one_d) {
+      grid_.emplace(plan.tensor);
+    }
   }
 
   std::int64_t world_size() const { return tp_ * dp_ * pp_; }
@@ -55,6 +62,18 @@ class RankLayout {
   /// splits the batch, so it is data parallelism; parallelism-reference §4.2). Ordered by DP
   /// index, then depth.
   std::vector<std::int64_t> gradient_group(std::int64_t rank) const;
+  /// The cube of the TP block (3D), or nullopt.
+  const std::optional<TensorCube>& cube() const { return cube_; }
+  /// `rank`'s cell on the cube; requires a cube.
+  CubeCell cube_cell(std::int64_t rank) const { return cube_->cell(coordinates(rank).tp); }
+  /// Ranks of `rank`'s cube group `group` (input, weight, output, input_weight,
+  /// output_weight), in the order of the varying coordinates with the last one named fastest:
+  /// input_weight is ordered by i·q + j, output_weight by i·q + k; requires a cube.
+  std::vector<std::int64_t> cube_group(std::int64_t rank, CommGroup group) const;
+  /// True for the ranks that form the TP block of DP replica 0 and pipeline stage 0 whose
+  /// programs a representative replay records (a whole grid of depth 0, or the whole cube).
+  bool in_first_block(std::int64_t rank) const;
+
   /// Size of gradient_group: DP x depth.
   std::int64_t gradient_group_size() const { return dp_ * (grid_ ? grid_->depth() : 1); }
   /// `rank`'s position in its gradient_group.
@@ -74,6 +93,7 @@ class RankLayout {
   std::int64_t dp_;
   std::int64_t pp_;
   std::optional<TensorGrid> grid_;
+  std::optional<TensorCube> cube_;
 };
 
 }  // namespace trainsim

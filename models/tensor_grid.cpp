@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "models/tensor_cube.hpp"
+
 namespace trainsim {
 
 GridCell TensorGrid::cell(std::int64_t index) const {
@@ -13,8 +15,9 @@ GridCell TensorGrid::cell(std::int64_t index) const {
       return {index % q, (index / q) % q, index / (q * q)};
     case GridOrder::depth_major:  // index = k + d·(j + q·i)
       return {index / (depth_ * q), (index / depth_) % q, index % depth_};
+    default:  // the cube orders are rejected for grids
+      return {};
   }
-  return {};
 }
 
 std::int64_t TensorGrid::index(GridCell c) const {
@@ -26,8 +29,9 @@ std::int64_t TensorGrid::index(GridCell c) const {
       return c.row + q * (c.column + q * c.depth);
     case GridOrder::depth_major:
       return c.depth + depth_ * (c.column + q * c.row);
+    default:
+      return 0;
   }
-  return 0;
 }
 
 std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const ParallelPlan& plan,
@@ -38,14 +42,23 @@ std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const Par
   };
   if (t.kind == TensorKind::one_d) {
     if (t.grid_order != GridOrder::row_major) {
-      return problem("parallel.tensor.grid_order",
-                     fmt::format("grid_order {} places a 2d/2.5d grid; 1d tensor parallelism has "
-                                 "no grid (leave grid_order out or use row-major)",
-                                 to_string(t.grid_order)));
+      return problem(
+          "parallel.tensor.grid_order",
+          fmt::format("grid_order {} places a 2d/2.5d/3d grid; 1d tensor parallelism has "
+                      "no grid (leave grid_order out or use row-major)",
+                      to_string(t.grid_order)));
     }
     return std::nullopt;
   }
+  if (t.kind == TensorKind::three_d) return tensor_cube_problem(model, plan, training);
   const std::string_view kind = to_string(t.kind);
+  if (t.grid_order != GridOrder::row_major && t.grid_order != GridOrder::column_major &&
+      t.grid_order != GridOrder::depth_major) {
+    return problem("parallel.tensor.grid_order",
+                   fmt::format("grid_order {} orders a 3d cube; a {} grid is row-major, "
+                               "column-major or (2.5d) depth-major",
+                               to_string(t.grid_order), kind));
+  }
   const bool two_d = t.kind == TensorKind::two_d;
   if (two_d && t.depth != 1) {
     return problem("parallel.tensor.depth",

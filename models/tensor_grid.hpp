@@ -1,8 +1,8 @@
 #pragma once
 // The SUMMA grid of a 2D or 2.5D tensor-parallel block (parallelism-reference §3.1, §4.1):
 // which cell (row i, column j, depth k) each of the block's consecutive GPUs holds, following
-// the plan's grid order, and the conditions a model must meet to be split on it. 3D adds a
-// cube with its own cell type beside this one.
+// the plan's grid order, and the conditions a model must meet to be split on it. The 3D cube
+// has its own cell type beside this one (tensor_cube.hpp).
 
 #include <cstdint>
 #include <optional>
@@ -48,9 +48,9 @@ struct GridProblem {
   std::string message;  ///< lower-case, with the value and what is valid
 };
 
-/// Checks a 2D/2.5D plan (nothing for 1D): size q²(·d) with q >= 2, micro batch divisible by
-/// q·d, heads by q, hidden and ffn by q² (LayerNorm and bias vectors are split q² ways), no
-/// sequence parallelism, and a grid order that exists for the kind.
+/// Checks a 2D/2.5D plan (3D: tensor_cube_problem; nothing for 1D): size q²(·d) with q >= 2, micro
+/// batch divisible by q·d, heads by q, hidden and ffn by q² (LayerNorm and bias vectors are split
+/// q² ways), no sequence parallelism, and a grid order that exists for the kind.
 std::optional<GridProblem> tensor_grid_problem(const ModelSpec& model, const ParallelPlan& plan,
                                                const TrainingSpec& training);
 

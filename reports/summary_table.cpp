@@ -29,6 +29,8 @@ std::string plan_description(const ParallelPlan& plan) {
   } else if (t.kind == TensorKind::two_and_half_d) {
     grid = fmt::format(", {0} x {0} x depth {1}, {2}", t.grid_side(), t.depth,
                        to_string(t.grid_order));
+  } else if (t.kind == TensorKind::three_d) {
+    grid = fmt::format(", {0} x {0} x {0} cube, {1}", t.grid_side(), to_string(t.grid_order));
   }
   std::string text =
       fmt::format("TP {} ({}{}{}) × PP {}", t.size, to_string(t.kind), grid,

@@ -69,7 +69,7 @@ TEST_CASE("profiles: selene figures as in hardware-data.md") {
   CHECK(p.gpu.gemm.tile_n == 128);
 }
 
-TEST_CASE("profiles: frontera has a PCIe host bridge; guesses are marked") {
+TEST_CASE("profiles: frontera has a PCIe host bridge — guesses are marked") {
   const hw::HardwareProfile p = load_hardware_profile(root / "hwprofiles/frontera-rtx5000.yaml");
   CHECK(p.node.fabric == hw::FabricKind::pcie);
   REQUIRE(p.node.host_bridge_bandwidth);

@@ -1,14 +1,18 @@
 #pragma once
-// Shared assertions of the cpu-equals-one-device tests, and the small spec builders the
-// executor tests use.
+// Shared assertions of the cpu-equals-one-device tests, and the small spec builders and Program
+// sums the executor tests use.
 
 #include <doctest/doctest.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <random>
+#include <unordered_map>
 
 #include "models/equivalence_check.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/program.hpp"
 
 namespace trainsim::test {
 
@@ -33,6 +37,66 @@ inline TrainingSpec training_spec(std::int64_t global_batch, std::int64_t micro_
   return t;
 }
 
+/// GEMM FLOPs of every op of every recorded rank of `p`.
+inline double total_gemm_flops(const program::Program& p) {
+  double flops = 0.0;
+  for (const program::RankProgram& r : p.ranks) {
+    for (const program::Op& op : r.ops) {
+      if (const auto* g = std::get_if<program::Gemm>(&op.payload)) flops += g->flops().count();
+    }
+  }
+  return flops;
+}
+
+/// Live activation bytes after each layer's last forward op, differenced between layers
+/// (recorded rank 0).
+inline std::map<int, std::int64_t> activation_growth(const program::Program& p) {
+  using namespace program;
+  std::unordered_map<BufferId, std::int64_t> activation_size;
+  std::int64_t live = 0;
+  std::map<int, std::int64_t> after_layer;
+  for (const Op& op : p.ranks[0].ops) {
+    if (const auto* a = std::get_if<Alloc>(&op.payload)) {
+      if (a->category == MemoryCategory::activations) {
+        activation_size[a->buffer] = a->size.count();
+        live += a->size.count();
+      }
+    } else if (const auto* f = std::get_if<Free>(&op.payload)) {
+      if (auto it = activation_size.find(f->buffer); it != activation_size.end()) {
+        live -= it->second;
+        activation_size.erase(it);
+      }
+    }
+    if (op.tag.phase == Phase::forward && op.tag.layer != Tag::kNoLayer) {
+      after_layer[op.tag.layer] = live;
+    }
+  }
+  std::map<int, std::int64_t> growth;
+  for (const auto& [layer, bytes] : after_layer) {
+    if (layer > 0) growth[layer] = bytes - after_layer[layer - 1];
+  }
+  return growth;
+}
+
+/// Random small GPT that a 2D grid or 3D cube of side q can split: heads divisible by q,
+/// hidden and ffn by q², the vocabulary (unpadded) anything from 3 to 10 x `vocab_shards`.
+inline ModelSpec random_grid_model(std::mt19937_64& rng, std::int64_t q,
+                                   std::int64_t vocab_shards) {
+  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  ModelSpec m;
+  m.heads = q * pick(1, 2);
+  const std::int64_t head_dim = q * pick(1, 2);  // hidden = heads x head_dim, a multiple of q²
+  m.hidden = m.heads * head_dim;
+  m.ffn = q * q * pick(2, 4);
+  m.layers = pick(1, 2);
+  m.seq_len = pick(3, 9);
+  m.vocab = pick(3 * vocab_shards, 9 * vocab_shards) + pick(0, vocab_shards - 1);
+  m.vocab_divisor = 1;
+  return m;
+}
+
 /// The partitioned run equals one device: every rank ran, every parameter of the model was
 /// compared (and no entry of a shard escaped comparison), the loss is real, and the largest
 /// error is below 1e-9 relative.
@@ -47,6 +111,25 @@ inline void check_matches_single_device(const EquivalenceReport& r, std::int64_t
   CHECK(r.loss_single > 0.0);
   CHECK(r.max_error < 1e-9);
   CHECK(r.passed);
+}
+
+/// Runs the check of a random model (e.g. random_grid_model) on `plan` and asserts that it
+/// matches one device, absolutely too: gradients are O(1e-2), parameters O(1).
+inline EquivalenceReport check_random_model(const ModelSpec& m, const ParallelPlan& plan,
+                                            const TrainingSpec& training, std::uint64_t seed) {
+  CAPTURE(m.layers);
+  CAPTURE(m.hidden);
+  CAPTURE(m.heads);
+  CAPTURE(m.ffn);
+  CAPTURE(m.seq_len);
+  CAPTURE(m.vocab);
+  CAPTURE(training.micro_batch);
+  CAPTURE(training.global_batch);
+  const EquivalenceReport r = check_against_single_device(m, plan, training, seed);
+  check_matches_single_device(r, plan.gpus(), m.layers);
+  CHECK(r.max_gradient_abs_error < 1e-12);
+  CHECK(r.max_value_abs_error < 1e-12);
+  return r;
 }
 
 }  // namespace trainsim::test

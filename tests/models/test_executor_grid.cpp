@@ -11,23 +11,6 @@ using namespace trainsim;
 
 namespace {
 
-// Random small GPT that a q x q grid can split: heads divisible by q, hidden and ffn by q².
-ModelSpec random_grid_model(std::mt19937_64& rng, std::int64_t q) {
-  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
-    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-  };
-  ModelSpec m;
-  m.heads = q * pick(1, 2);
-  const std::int64_t head_dim = q * pick(1, 2);  // hidden = heads x head_dim, a multiple of q²
-  m.hidden = m.heads * head_dim;
-  m.ffn = q * q * pick(2, 4);
-  m.layers = pick(1, 2);
-  m.seq_len = pick(3, 9);
-  m.vocab = pick(3 * q, 9 * q) + pick(0, q - 1);  // padded to a multiple of q
-  m.vocab_divisor = 1;
-  return m;
-}
-
 struct GridCase {
   TensorKind kind;
   std::int64_t q;
@@ -38,7 +21,7 @@ struct GridCase {
 // Runs the check on a random model and asserts that it passes.
 void check_case(const GridCase& c, std::mt19937_64& rng, Recompute recompute, int zero,
                 GridOrder order) {
-  const ModelSpec m = random_grid_model(rng, c.q);
+  const ModelSpec m = test::random_grid_model(rng, c.q, c.q);
   TrainingSpec training;
   training.micro_batch = c.q * c.depth * (1 + static_cast<std::int64_t>(rng() % 2));
   const std::int64_t micro_batches = 1 + static_cast<std::int64_t>(rng() % 2);
@@ -52,19 +35,7 @@ void check_case(const GridCase& c, std::mt19937_64& rng, Recompute recompute, in
   plan.data.zero = zero;
   plan.data.overlap_grad_reduce = (rng() % 2) == 0;
   plan.recompute = recompute;
-  CAPTURE(m.layers);
-  CAPTURE(m.hidden);
-  CAPTURE(m.heads);
-  CAPTURE(m.ffn);
-  CAPTURE(m.seq_len);
-  CAPTURE(m.vocab);
-  CAPTURE(training.micro_batch);
-  CAPTURE(micro_batches);
-  const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
-  test::check_matches_single_device(r, plan.gpus(), m.layers);
-  // Absolute: gradients are O(1e-2), parameters O(1).
-  CHECK(r.max_gradient_abs_error < 1e-12);
-  CHECK(r.max_value_abs_error < 1e-12);
+  test::check_random_model(m, plan, training, rng());
 }
 
 }  // namespace

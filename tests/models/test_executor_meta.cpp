@@ -220,36 +220,6 @@ TEST_CASE("meta: model state is 18 bytes per parameter (bf16, fp32 grads, fp32 A
   CHECK(state == 18 * m.parameters());
 }
 
-namespace {
-// Live activation bytes after each layer's last forward op, differenced between layers.
-std::map<int, std::int64_t> activation_growth(const Program& p) {
-  std::unordered_map<BufferId, std::int64_t> activation_size;
-  std::int64_t live = 0;
-  std::map<int, std::int64_t> after_layer;
-  for (const Op& op : p.ranks[0].ops) {
-    if (const auto* a = std::get_if<Alloc>(&op.payload)) {
-      if (a->category == MemoryCategory::activations) {
-        activation_size[a->buffer] = a->size.count();
-        live += a->size.count();
-      }
-    } else if (const auto* f = std::get_if<Free>(&op.payload)) {
-      if (auto it = activation_size.find(f->buffer); it != activation_size.end()) {
-        live -= it->second;
-        activation_size.erase(it);
-      }
-    }
-    if (op.tag.phase == Phase::forward && op.tag.layer != Tag::kNoLayer) {
-      after_layer[op.tag.layer] = live;
-    }
-  }
-  std::map<int, std::int64_t> growth;
-  for (const auto& [layer, bytes] : after_layer) {
-    if (layer > 0) growth[layer] = bytes - after_layer[layer - 1];
-  }
-  return growth;
-}
-}  // namespace
-
 TEST_CASE("meta: activation memory per layer matches every row of Korthikanti's Table 2") {
   struct Row {
     bool sp;
@@ -289,7 +259,7 @@ TEST_CASE("meta: activation memory per layer matches every row of Korthikanti's 
           expected = row.sp ? sbh / td * (34.0 + 5.0 * a * s / h)
                             : sbh * (10.0 + 24.0 / td + 5.0 * a * s / (h * td));
         }
-        const std::map<int, std::int64_t> growth = activation_growth(p);
+        const std::map<int, std::int64_t> growth = test::activation_growth(p);
         REQUIRE(growth.size() == 2);
         for (const auto& [layer, bytes] : growth) {
           CAPTURE(layer);
@@ -440,7 +410,7 @@ std::vector<std::array<OpIndex, kStreamCount>> frontiers(const RankProgram& r) {
 }
 }  // namespace
 
-TEST_CASE("meta: ZeRO-2 frees each gradient bucket after its scatter; two scatter at most") {
+TEST_CASE("meta: ZeRO-2 frees each gradient bucket after its scatter — two scatter at most") {
   ModelSpec m = model_22b();
   m.layers = 6;
   ParallelPlan pl = plan(8, 2);

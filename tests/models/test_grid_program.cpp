@@ -65,14 +65,8 @@ TEST_CASE("meta: 2D/2.5D GEMM FLOPs summed over GPUs equal one device's, for eve
       const TrainingSpec tr = batch(4 * c.q * c.depth, c.q * c.depth);
       const Program p = build_program(m, plan, tr, ProgramScope::every_rank);
       REQUIRE(p.records_every_rank());
-      double flops = 0.0;
-      for (const RankProgram& r : p.ranks) {
-        for (const Op& op : r.ops) {
-          if (const auto* g = std::get_if<Gemm>(&op.payload)) flops += g->flops().count();
-        }
-      }
       // SUMMA does no redundant GEMM work: q steps of 1/q of the product on q² devices.
-      CHECK(flops == m.hardware_flops(tr.global_batch, rc).count());
+      CHECK(test::total_gemm_flops(p) == m.hardware_flops(tr.global_batch, rc).count());
     }
   }
 }

@@ -1,5 +1,6 @@
-// The 2D and 2.5D test scenarios simulate end to end on every shipped hardware profile, and
-// one recorded grid standing for the others gives what recording every GPU gives.
+// The 2D, 2.5D and 3D test scenarios simulate end to end on every shipped hardware profile,
+// and one recorded grid (or cube) standing for the others gives what recording every GPU
+// gives.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -12,14 +13,25 @@
 
 using namespace trainsim;
 
-TEST_CASE("2D and 2.5D scenarios simulate on every shipped profile; representative = full") {
-  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+namespace {
+
+std::set<std::filesystem::path> shipped_profiles() {
   std::set<std::filesystem::path> profiles;
-  for (const auto& entry : std::filesystem::directory_iterator(root / "hwprofiles")) {
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "hwprofiles")) {
     if (entry.path().extension() == ".yaml") profiles.insert(entry.path());
   }
+  return profiles;
+}
+
+}  // namespace
+
+TEST_CASE("2D/2.5D/3D scenarios simulate on every shipped profile and representative = full") {
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const std::set<std::filesystem::path> profiles = shipped_profiles();
   REQUIRE(profiles.size() >= 6);
-  for (const std::string name : {"tiny-2d-dp2", "tiny-2p5d", "tiny-2d-q4"}) {
+  for (const std::string name :
+       {"tiny-2d-dp2", "tiny-2p5d", "tiny-2d-q4", "tiny-3d", "tiny-3d-dp2-zero1"}) {
     const Scenario scenario = inputs::load_scenario(root / "scenarios/tests" / (name + ".yaml"));
     CHECK(scenario.parallel.tensor.kind != TensorKind::one_d);
     for (const std::filesystem::path& file : profiles) {
@@ -32,13 +44,29 @@ TEST_CASE("2D and 2.5D scenarios simulate on every shipped profile; representati
       CHECK(one.summary.iteration_time > Time::zero());
       CHECK(one.summary.iteration_time == all.summary.iteration_time);
       CHECK(one.summary.memory.peak == all.summary.memory.peak);
-      // No recomputation and an unpadded vocabulary: the GEMMs are exactly the model's.
+      // An unpadded vocabulary: the GEMMs are exactly the model's (and its recomputation's).
       CHECK(one.summary.hardware_flops ==
-            scenario.model.model_flops(scenario.training.global_batch));
-      // One q x q grid recorded; every GPU in the full replay.
+            scenario.model.hardware_flops(scenario.training.global_batch,
+                                          scenario.parallel.recompute));
+      // One q x q grid (3D: the q³ cube) recorded; every GPU in the full replay.
       const TensorParallel& t = scenario.parallel.tensor;
       CHECK(one.program.ranks.size() == static_cast<std::size_t>(t.size / t.depth));
       CHECK(all.program.ranks.size() == static_cast<std::size_t>(scenario.gpus));
     }
+  }
+}
+
+TEST_CASE("a 64-GPU 3D GPT (4 x 4 x 4 cube) simulates on every shipped profile") {
+  // DP 1: the representative replay records the whole cube, as the full one does.
+  const Scenario scenario = inputs::load_scenario(std::filesystem::path(TRAINSIM_SOURCE_ROOT) /
+                                                  "scenarios/tests/gpt-3d-q4.yaml");
+  REQUIRE(scenario.parallel.tensor.kind == TensorKind::three_d);
+  for (const std::filesystem::path& file : shipped_profiles()) {
+    CAPTURE(file.stem().string());
+    const reports::ScenarioRun run =
+        reports::run_scenario(scenario, inputs::load_hardware_profile(file));
+    CHECK(run.program.ranks.size() == 64);
+    CHECK(run.summary.iteration_time > Time::zero());
+    CHECK(run.summary.hardware_flops == scenario.model.model_flops(scenario.training.global_batch));
   }
 }

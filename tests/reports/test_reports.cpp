@@ -177,3 +177,17 @@ TEST_CASE("atomic writes replace the file whole and leave no temporary behind") 
   CHECK(kept == "second");
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("plan description names the grid or cube and its order") {
+  ParallelPlan p;
+  p.tensor.kind = TensorKind::two_d;
+  p.tensor.size = 4;
+  CHECK(reports::plan_description(p).starts_with("TP 4 (2d, 2 x 2 grid, row-major) × PP 1 × DP 1"));
+  p.tensor.kind = TensorKind::three_d;
+  p.tensor.size = 64;
+  p.tensor.grid_order = GridOrder::output_major;
+  p.data.size = 2;
+  p.data.zero = 1;
+  CHECK(reports::plan_description(p) ==
+        "TP 64 (3d, 4 x 4 x 4 cube, output-major) × PP 1 × DP 2 (ZeRO-1), recompute none");
+}

@@ -100,7 +100,7 @@ TEST_CASE("a chain of GEMMs takes the sum of their modelled times") {
   check_breakdowns_add_up(r);
 }
 
-TEST_CASE("compute overlaps a collective on another stream; deps order them") {
+TEST_CASE("compute overlaps a collective on another stream — deps order them") {
   const auto hw = test::small_profile();
   const Bytes size = Bytes::of(8'000'000);
   const auto small = gemm(256, 256, 1024);
