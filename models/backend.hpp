@@ -261,7 +261,8 @@ class Backend {
   // --- optimizer -----------------------------------------------------------------------------
   /// Sets the tensors to zero (one multi-tensor memset).
   virtual void zero(std::span<const Tensor> tensors, std::string_view name) = 0;
-  /// One multi-tensor Adam update, writing master, m, v and the model-dtype parameter.
+  /// One multi-tensor Adam update of master, m and v, then the copy of the masters into the
+  /// model-dtype parameters (two kernels on a GPU, as Megatron's optimizer runs them).
   virtual void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                          std::string_view name) = 0;
   /// Adam on this rank's chunk of a bucket: the gradients are elements [grad_offset,

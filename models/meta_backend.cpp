@@ -714,29 +714,44 @@ void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
 
 void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper&,
                             std::string_view name) {
+  // Two kernels, as Megatron's mixed-precision optimizer runs them: apex's multi-tensor
+  // Adam on the fp32 master weights, then _copy_main_params_to_model_params, which reads the
+  // masters again to write the model-dtype parameters.
   Bytes read;
   Bytes written;
+  Bytes copy_read;
+  Bytes copy_written;
   double flops = 0.0;
   scratch_.clear();
   for (const AdamTensors& t : tensors) {
     read += bytes(t.grad) + bytes(t.master) + bytes(t.m) + bytes(t.v);
-    written += bytes(t.master) + bytes(t.m) + bytes(t.v) + bytes(t.param);
+    written += bytes(t.master) + bytes(t.m) + bytes(t.v);
+    copy_read += bytes(t.master);
+    copy_written += bytes(t.param);
     flops += 12.0 * elements(t.param);
     scratch_.push_back({&t.grad, false});
     scratch_.push_back({&t.master, true});
     scratch_.push_back({&t.m, true});
     scratch_.push_back({&t.v, true});
-    scratch_.push_back({&t.param, true});
   }
   record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_);
+  scratch_.clear();
+  for (const AdamTensors& t : tensors) {
+    scratch_.push_back({&t.master, false});
+    scratch_.push_back({&t.param, true});
+  }
+  record(Kernel{copy_read, copy_written, Flops::zero()}, Stream::compute,
+         names_.intern(std::string(name) + ".copy_to_model"), scratch_);
 }
 
 void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
                                  std::int64_t, const Tensor& master, const Tensor& m,
                                  const Tensor& v, std::int64_t, const AdamHyper&,
                                  std::string_view name) {
-  // Reads this rank's chunk of the fp32 gradients and the fp32 shards, writes the shards and
-  // the chunk of the model-dtype parameters.
+  // Reads this rank's chunk of the fp32 gradients and the fp32 shards and writes the shards;
+  // then, as a second kernel (the distributed optimizer's copy of the main parameters into
+  // the parameter buffer), reads the master shard and writes the chunk of the model-dtype
+  // parameters.
   const std::int64_t chunk = master.numel();
   const Bytes shards = bytes(master) + bytes(m) + bytes(v);
   const Bytes param_chunk = Bytes::of(chunk * params.front().element_bytes());
@@ -746,11 +761,14 @@ void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const
   scratch_.push_back({&master, true});
   scratch_.push_back({&m, true});
   scratch_.push_back({&v, true});
+  record(Kernel{fp32_bytes(chunk) + shards, shards, Flops::of(12.0 * static_cast<double>(chunk))},
+         Stream::compute, names_.intern(name), scratch_);
+  scratch_.clear();
+  scratch_.push_back({&master, false});
   for (const Tensor& p : params)
     scratch_.push_back({&p, true});
-  record(Kernel{fp32_bytes(chunk) + shards, shards + param_chunk,
-                Flops::of(12.0 * static_cast<double>(chunk))},
-         Stream::compute, names_.intern(name), scratch_);
+  record(Kernel{bytes(master), param_chunk, Flops::zero()}, Stream::compute,
+         names_.intern(std::string(name) + ".copy_to_model"), scratch_);
 }
 
 }  // namespace trainsim
