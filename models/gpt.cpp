@@ -177,7 +177,7 @@ Tensor GptModel::embed_tokens(const Tensor& tokens) {
   Tensor word = b.embedding_lookup(tokens, value(word_embedding_), embedding_vocab_begin(),
                                    "embedding.lookup");
   if (grid_) {
-    return b.reduce_scatter(word, CommGroup::column, Stream::tp, "embedding.reduce_scatter");
+    return b.reduce_scatter(word, CommGroup::column, Stream::tp_column, "embedding.reduce_scatter");
   }
   return reduce_output(std::move(word),
                        sequence_parallel() ? "embedding.reduce_scatter" : "embedding.all_reduce");
@@ -517,7 +517,7 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
     vector_grad_done(position_embedding_, dposition, "embedding.position.reduce_scatter");
   }
   // The reduce-scatter's backward (SP, 2D): gather the shards of the whole micro batch.
-  const Tensor dword = grid_ ? b.all_gather(dembedded, CommGroup::column, Stream::tp,
+  const Tensor dword = grid_ ? b.all_gather(dembedded, CommGroup::column, Stream::tp_column,
                                             "embedding.backward.all_gather")
                              : gather_sequence(dembedded, "embedding.backward.all_gather");
   dembedded.reset();

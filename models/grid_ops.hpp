@@ -6,6 +6,9 @@
 // ColossalAI handling of vectors (biases, LayerNorm gains, position table) stored as [n/q²]
 // shards that are all-gathered over the column before use and whose gradients are
 // reduce-scattered back. 2.5D runs the same operations inside each depth layer's grid.
+// Row collectives run on Stream::tp and column collectives on Stream::tp_column: the row and
+// column process groups are separate NCCL communicators, each with its own stream, so a
+// step's row and column broadcasts travel at the same time.
 
 #include <cstdint>
 #include <string_view>

@@ -26,8 +26,14 @@ struct MaxBatchResult {
   std::vector<BatchProbe> probes;              ///< in the order they were tried
 };
 
-/// Doubles the micro batch until it no longer fits, then bisects. The number of micro batches
-/// per data-parallel replica stays as in the scenario, so the global batch grows with the
+/// The granularity of the micro batch: 1, or with a 2D/2.5D grid q (2.5D: q x depth), which
+/// the micro batch must be a multiple of.
+std::int64_t micro_batch_step(const Scenario& scenario);
+
+/// Searches the micro batch in multiples of micro_batch_step: aims where the line through
+/// the probes' peaks meets the capacity (the peak is nearly linear in the micro batch) and
+/// checks one step beyond, then doubles and bisects if the line was off. The number of micro
+/// batches per data-parallel replica stays as in the scenario, so the global batch grows with the
 /// micro batch. A micro batch too large to build (Infeasible) counts as not fitting.
 MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware);
 

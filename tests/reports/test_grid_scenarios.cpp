@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <set>
+#include <string_view>
+#include <variant>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -41,4 +43,40 @@ TEST_CASE("2D and 2.5D scenarios simulate on every shipped profile; representati
       CHECK(all.program.ranks.size() == static_cast<std::size_t>(scenario.gpus));
     }
   }
+}
+
+TEST_CASE("2D: a SUMMA step's row and column broadcasts travel at the same time") {
+  // Row and column groups are separate NCCL communicators with their own streams (Optimus,
+  // ColossalAI), so the first forward GEMM's two panel broadcasts overlap instead of
+  // the column broadcast queueing behind the row broadcast.
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const reports::ScenarioRun run =
+      reports::run_scenario_file(root / "scenarios/tests/tiny-2d-q4.yaml");
+  const program::RankProgram& rank = run.program.ranks.front();
+  const sim::RankTimeline& timeline = run.result.timelines.front();
+  const program::Op* row = nullptr;
+  const program::Op* column = nullptr;
+  std::size_t row_index = 0, column_index = 0;
+  for (std::size_t i = 0; i < rank.ops.size() && (row == nullptr || column == nullptr); ++i) {
+    const program::Op& op = rank.ops[i];
+    if (!std::holds_alternative<program::Collective>(op.payload)) continue;
+    const std::string_view name = run.program.names.name(op.name);
+    if (row == nullptr && name.ends_with(".row_broadcast")) {
+      row = &op;
+      row_index = i;
+    }
+    if (column == nullptr && name.ends_with(".column_broadcast")) {
+      column = &op;
+      column_index = i;
+    }
+  }
+  REQUIRE(row != nullptr);
+  REQUIRE(column != nullptr);
+  CHECK(row->stream == program::Stream::tp);
+  CHECK(column->stream == program::Stream::tp_column);
+  const sim::OpTiming& r = timeline.ops[row_index];
+  const sim::OpTiming& c = timeline.ops[column_index];
+  // On one shared stream the column broadcast would start only once the row broadcast ended.
+  CHECK(c.start < r.end);
+  CHECK(r.start < c.end);
 }
