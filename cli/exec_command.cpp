@@ -49,9 +49,15 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
   fmt::print("  loss, one device    {:.15g}\n", report.loss_single);
   if (!options.check) return;
 
-  fmt::print("\n  {:<28}{:>16}{:>16}\n", "parameter (relative error)", "gradient", "after Adam");
-  for (const ParameterError& p : report.parameters) {
-    fmt::print("  {:<28}{:>16.3e}{:>16.3e}\n", p.name, p.gradient, p.value);
+  if (scenario.training.inference()) {
+    fmt::print(
+        "\n  inference: forward passes only, the loss is compared with one device's "
+        "training loss\n");
+  } else {
+    fmt::print("\n  {:<28}{:>16}{:>16}\n", "parameter (relative error)", "gradient", "after Adam");
+    for (const ParameterError& p : report.parameters) {
+      fmt::print("  {:<28}{:>16.3e}{:>16.3e}\n", p.name, p.gradient, p.value);
+    }
   }
   fmt::print("\n  largest relative error {:.3e} (loss {:.3e}); tolerance {:.0e}: {}\n",
              report.max_error, report.loss_error, report.tolerance,

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/compare_command.hpp"
 #include "cli/exec_command.hpp"
 #include "cli/max_batch_command.hpp"
 #include "cli/simulate_command.hpp"
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_exec_command(app);
   trainsim::cli::add_validate_command(app);
   trainsim::cli::add_max_batch_command(app);
+  trainsim::cli::add_compare_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -29,9 +29,13 @@ void run_max_batch(const MaxBatchOptions& options) {
 
   fmt::print(
       "{} on {}: {} micro batch{} per data-parallel replica (kept from the scenario), "
-      "{} per GPU\n",
+      "{} per GPU{}\n",
       scenario.name, hardware.name, r.micro_batches_per_replica,
-      r.micro_batches_per_replica == 1 ? "" : "es", to_gib_string(r.capacity));
+      r.micro_batches_per_replica == 1 ? "" : "es", to_gib_string(r.capacity),
+      r.micro_batch_step > 1
+          ? fmt::format("; micro batches in multiples of {} (what the tensor grid splits)",
+                        r.micro_batch_step)
+          : "");
   fmt::print("  {:>12}  {:>14}  {}\n", "micro batch", "peak memory", "fits");
   for (const sim::BatchProbe& p : r.probes) {
     fmt::print("  {:>12}  {:>14}  {}\n", p.micro_batch,
@@ -51,6 +55,7 @@ void run_max_batch(const MaxBatchOptions& options) {
     j["micro_batch"] = r.micro_batch;
     j["global_batch"] = r.global_batch;
     j["micro_batches_per_replica"] = r.micro_batches_per_replica;
+    j["micro_batch_step"] = r.micro_batch_step;
     j["peak_bytes"] = r.peak.count();
     j["capacity_bytes"] = r.capacity.count();
     nlohmann::ordered_json probes = nlohmann::ordered_json::array();

@@ -63,6 +63,11 @@ std::vector<Parameter> build_table() {
               "sequences per optimizer step; a multiple of micro_batch x data.size"),
       integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),
       choice("training.optimizer", "adam", {"adam"}, "optimizer (sets optimizer-state memory)"),
+      choice("training.mode", "training", {"training", "inference"},
+             "training: forward, backward, gradient reduction and optimizer per step; inference: "
+             "forward passes only over global_batch sequences in micro batches (no gradients, "
+             "optimizer state or saved activations, dropout off; needs recompute none and zero "
+             "0)"),
       choice("parallel.tensor.kind", "1d", {"1d", "2d", "2.5d", "3d"},
              "tensor-parallel scheme: 1d Megatron, 2d Optimus (SUMMA on q x q), 2.5d Tesseract "
              "(depth x q x q); 3d arrives with issue 4"),

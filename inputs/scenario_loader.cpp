@@ -136,6 +136,7 @@ ReadScenario read(const std::filesystem::path& file) {
   sc.training.micro_batch = training.integer("micro_batch");
   training.choice("optimizer");  // adam is the only one
   sc.training.optimizer = Optimizer::adam;
+  sc.training.mode = *run_mode_from_string(training.choice("mode"));
 
   const SectionReader parallel = top.section("parallel");
   const SectionReader tensor = parallel.section("tensor");
@@ -232,6 +233,18 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("sequence parallelism splits seq_len {} over tensor.size {}, which does not "
                      "divide it; use false or a tensor.size that divides {}",
                      m.seq_len, p.tensor.size, m.seq_len));
+  }
+  if (sc.training.inference() && p.recompute != Recompute::none) {
+    fail(r, "parallel.recompute",
+         fmt::format("recompute {} re-runs forward work for a backward pass, which inference "
+                     "does not have; use none with training.mode inference",
+                     to_string(p.recompute)));
+  }
+  if (sc.training.inference() && p.data.zero != 0) {
+    fail(r, "parallel.data.zero",
+         fmt::format("ZeRO stage {} shards gradients and optimizer state, which inference does "
+                     "not have; use 0 with training.mode inference",
+                     p.data.zero));
   }
   const std::int64_t layer_groups = p.pipeline.size * p.pipeline.chunks;
   if (m.layers % layer_groups != 0) {

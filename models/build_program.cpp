@@ -122,6 +122,16 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         "parallel.tensor.sequence_parallel: seq_len {} is not divisible by tensor.size {}",
         model.seq_len, t));
   }
+  if (training.inference() && plan.recompute != Recompute::none) {
+    throw Infeasible(fmt::format(
+        "parallel.recompute: recompute {} needs a backward pass; inference has none (use none)",
+        to_string(plan.recompute)));
+  }
+  if (training.inference() && plan.data.zero != 0) {
+    throw Infeasible(fmt::format(
+        "parallel.data.zero: ZeRO stage {} shards training state; inference has none (use 0)",
+        plan.data.zero));
+  }
   if (plan.data.zero < 0 || plan.data.zero > 3) {
     throw Infeasible(fmt::format("parallel.data.zero: ZeRO stage {} does not exist; use 0 to 3",
                                  plan.data.zero));
@@ -173,6 +183,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
   GptOptions gpt_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(gpt_options, plan.data.zero);
+  gpt_options.forward_only = training.inference();
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   prog.ranks.reserve(recorded.size());
@@ -192,6 +203,11 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     }
     {
       GptModel gpt(meta, shape, position, gpt_options);
+      if (training.inference()) {
+        run_inference(meta, gpt, config).reset();
+        meta.finish();
+        continue;
+      }
       const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
                                              layout.gradient_group_position(rank),
                                              default_bucket_size(gradient_size)};

@@ -1,7 +1,8 @@
 #pragma once
 // The explicit step that turns model + plan + training into the Program the simulator
-// replays: runs one training iteration of the executor on the meta backend for each recorded
-// rank (style.md §2). Throws Infeasible for plans the executor cannot run yet.
+// replays: runs one training iteration (inference mode: one step of forward passes) of the
+// executor on the meta backend for each recorded rank (style.md §2). Throws Infeasible for plans
+// the executor cannot run yet.
 
 #include <cstdint>
 
@@ -24,10 +25,12 @@ struct ExecutorOptions {
   double attention_dropout = 0.1;
 };
 
-/// The Program of one training iteration. Groups list every 1D TP group, every gradient
-/// (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring order,
-/// one family per kind. Throws Infeasible for pipeline parallelism,
-/// sequence parallelism with TP 1, ZeRO stages outside 0-3, or sizes that do not divide.
+/// The Program of one training iteration (`training.mode` inference: of the forward passes
+/// over the global batch, no gradients, reductions or optimizer). Groups list every 1D TP group,
+/// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
+/// order, one family per kind. Throws Infeasible for pipeline parallelism, sequence parallelism
+/// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do not
+/// divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
                                const ExecutorOptions& options = {});

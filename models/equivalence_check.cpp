@@ -223,6 +223,14 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
     numel += params[i].shape.numel();
     initial.push_back(slice(full[i], params[i], setup.tp));
   }
+  if (options.forward_only) {
+    // Inference: the loss is all there is to compare.
+    for (std::size_t i = 0; i < params.size(); ++i)
+      load(params[i].value, initial[i]);
+    RankResult r;
+    r.loss = CpuBackend::values(run_inference(cpu, model, config))[0];
+    return r;
+  }
   // Several buckets even for tiny models, so that the bucketing path is exercised.
   const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
                                std::max<std::int64_t>(1, numel / 3)};
@@ -337,7 +345,8 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   config.micro_batches = training.micro_batches_per_replica(d);
   config.data_parallel = layout.gradient_group_size();
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
-  const GptOptions options{plan.tensor.sequence_parallel, plan.recompute};
+  GptOptions options{plan.tensor.sequence_parallel, plan.recompute};
+  options.forward_only = training.inference();
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
   const std::int64_t grid_batch = training.micro_batch / depth;  // per depth layer
   const GptShape shape = numeric_shape(model, vocab, grid_batch);
@@ -390,7 +399,8 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   report.loss_error = std::abs(report.loss_partitioned - report.loss_single) /
                       std::max(std::abs(report.loss_single), 1e-300);
   report.max_error = report.loss_error;
-  for (std::size_t i = 0; i < blueprint.size(); ++i) {
+  // Inference compares the loss alone (no gradients, no Adam step).
+  for (std::size_t i = 0; i < blueprint.size() && !training.inference(); ++i) {
     ParameterError e;
     e.name = blueprint[i].name;
     // Per TP position (2D: grid cell), the entries some rank of the gradient group compared

@@ -41,7 +41,9 @@ struct EquivalenceReport {
 };
 
 /// Runs the check; dropout is off, vocabulary padded as the executor pads it for the plan's
-/// TP size. Throws Infeasible for plans the executor does not support.
+/// TP size. With `training.mode` inference the partitioned ranks run forward passes only and
+/// their loss is compared with the single device's training loss (`parameters` stays empty). Throws
+/// Infeasible for plans the executor does not support.
 EquivalenceReport check_against_single_device(const ModelSpec& model, const ParallelPlan& plan,
                                               const TrainingSpec& training, std::uint64_t seed);
 

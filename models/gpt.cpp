@@ -120,7 +120,7 @@ std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split sp
     p.value = backend_.allocate(p.shape, shape_.dtype, MemoryCategory::parameters, name);
   }
   // Megatron with bf16 keeps fp32 main gradients (accumulate_allreduce_grads_in_fp32).
-  if (!options_.shard_gradients) {
+  if (!options_.shard_gradients && !options_.forward_only) {
     p.grad = backend_.allocate(p.shape, DType::fp32, MemoryCategory::gradients, name + ".grad");
   }
   p.name = std::move(name);
@@ -303,31 +303,40 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   state.micro_batch_index = micro_batch_index;
   set_tag(none, Phase::forward);
   hooks_->before_forward(none);
-  b.mark_saved(batch.tokens);
-  b.mark_saved(batch.labels);
+  // Inference (forward_only) keeps nothing for a backward pass.
+  const bool keep = !options_.forward_only;
+  mark(batch.tokens, keep);
+  mark(batch.labels, keep);
 
   Tensor word = embed_tokens(batch.tokens);
+  if (!keep) batch.tokens.reset();  // inference: only the labels are read again
   {
     const Tensor position = vector_value(position_embedding_, "embedding.position.all_gather");
     b.add_position_embedding(word, position, local_micro_batch(), first_position(),
                              "embedding.position");
   }
-  DropoutResult embedded = b.dropout(word, shape_.hidden_dropout, "embedding.dropout");
-  word.reset();
-  b.mark_saved(embedded.y);
-  b.mark_saved(embedded.mask);
-  state.embedding_dropout_mask = std::move(embedded.mask);
-
-  Tensor x = std::move(embedded.y);
+  Tensor x;
+  if (keep) {
+    DropoutResult embedded = b.dropout(word, shape_.hidden_dropout, "embedding.dropout");
+    word.reset();
+    b.mark_saved(embedded.y);
+    b.mark_saved(embedded.mask);
+    state.embedding_dropout_mask = std::move(embedded.mask);
+    x = std::move(embedded.y);
+  } else {
+    x = std::move(word);
+  }
   state.layers.resize(layer_params_.size());
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = 0; l < layer_params_.size(); ++l) {
     const auto tag = static_cast<std::int32_t>(l);
     set_tag(tag, Phase::forward);
     hooks_->before_forward(tag);
-    x = layer_forward(l, x, state.layers[l], !full);
+    x = layer_forward(l, x, state.layers[l], keep && !full);
     hooks_->after_forward(tag);
-    if (full) {
+    if (!keep) {
+      state.layers[l] = LayerSaved{};
+    } else if (full) {
       // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
       Tensor input = std::move(state.layers[l].x);
       state.layers[l] = LayerSaved{};
@@ -338,15 +347,21 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   set_tag(none, Phase::forward);
   LayerNormResult final_ln = [&] {
     const Tensor gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
-    state.final_gamma = saved_vector(gamma, true);
+    state.final_gamma = saved_vector(gamma, keep);
     const Tensor beta = vector_value(final_beta_, "final.ln.beta.all_gather");
     return norm(x, gamma, beta, "final.ln");
   }();
-  b.mark_saved(final_ln.y);
-  b.mark_saved(final_ln.stats);
+  mark(final_ln.y, keep);
+  mark(final_ln.stats, keep);
   // Output layer: f (identity forward; with SP an all-gather), column-parallel over the
   // vocabulary, tied weight; 2D: SUMMA A·Bᵀ, logits of batch block i, vocabulary block j.
   Tensor logits = linear(final_ln.y, word_embedding_, LinearKind::output, "output.logits");
+  if (!keep) {
+    // Inference: the final LayerNorm's input and output are consumed.
+    x.reset();
+    final_ln = {};
+    state.final_gamma.reset();
+  }
   // Megatron computes the cross entropy in fp32 (fp16_lm_cross_entropy off).
   Tensor logits32 = b.cast(logits, DType::fp32, "loss.cast");
   logits.reset();
@@ -362,14 +377,15 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
                  "loss.sum_exp.all_reduce");
   }
   state.loss = b.cross_entropy_loss(logits32, stats, loss_scale, "loss.softmax");
+  hooks_->after_forward(none);
+  hooks_ = nullptr;
+  if (!keep) return state;
   b.mark_saved(logits32);
   state.softmax = std::move(logits32);
   state.final_x = std::move(x);
   state.final_ln_y = std::move(final_ln.y);
   state.final_ln_stats = std::move(final_ln.stats);
   state.batch = std::move(batch);
-  hooks_->after_forward(none);
-  hooks_ = nullptr;
   return state;
 }
 
@@ -379,9 +395,13 @@ Tensor GptModel::attention_core(LayerSaved& s, bool keep) {
   s.probs = b.softmax(scores, "attn.softmax");
   scores.reset();
   mark(s.probs, keep);
-  DropoutResult dropped = b.dropout(s.probs, shape_.attention_dropout, "attn.dropout");
-  s.probs_dropped = std::move(dropped.y);
-  s.attn_dropout_mask = std::move(dropped.mask);
+  if (options_.forward_only) {
+    s.probs_dropped = s.probs;  // eval mode: no attention dropout
+  } else {
+    DropoutResult dropped = b.dropout(s.probs, shape_.attention_dropout, "attn.dropout");
+    s.probs_dropped = std::move(dropped.y);
+    s.attn_dropout_mask = std::move(dropped.mask);
+  }
   mark(s.probs_dropped, keep);
   mark(s.attn_dropout_mask, keep);
   Tensor context = b.attention_context(s.probs_dropped, s.qkv, attention_, "attn.context");
@@ -396,6 +416,8 @@ Tensor GptModel::attention_core(LayerSaved& s, bool keep) {
 Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s, bool keep) {
   Backend& b = backend_;
   const LayerParams& p = layer_params_[layer];
+  // Eval mode: the fused bias-dropout-add kernels drop nothing.
+  const double dropout = options_.forward_only ? 0.0 : shape_.hidden_dropout;
   s.x = x;
 
   // Attention block: LN1 -> f/g -> QKV (column) -> core -> out-proj (row) -> g/ḡ. With 2D
@@ -411,6 +433,7 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   mark(s.ln1_y, keep);
   mark(s.ln1_stats, keep);
   s.qkv = linear(s.ln1_y, p.qkv_weight, LinearKind::column, "attn.qkv");
+  consumed({&s.ln1_y, &s.ln1_stats, &s.ln1_gamma});
   {
     const Tensor bias = vector_value(p.qkv_bias, "attn.qkv.bias.all_gather");
     b.add_bias(s.qkv, bias, "attn.qkv.bias");
@@ -419,16 +442,19 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   // Selective recomputation drops the attention core's tensors (§2.6).
   s.context = attention_core(s, keep && options_.recompute != Recompute::selective);
   mark(s.context, keep);
+  consumed({&s.qkv});
   Tensor proj = linear(s.context, p.proj_weight, LinearKind::row, "attn.proj");
+  consumed({&s.context});
   DropoutResult attn_out = [&] {
     const Tensor bias = vector_value(p.proj_bias, "attn.proj.bias.all_gather");
-    return b.bias_dropout_add(proj, bias, x, shape_.hidden_dropout, "attn.bias_dropout_add");
+    return b.bias_dropout_add(proj, bias, x, dropout, "attn.bias_dropout_add");
   }();
   proj.reset();
   s.x1 = std::move(attn_out.y);
   s.attn_residual_mask = std::move(attn_out.mask);
   mark(s.x1, keep);
   mark(s.attn_residual_mask, keep);
+  consumed({&s.x, &s.attn_residual_mask});
 
   // MLP block: LN2 -> f/g -> FC1 (column) -> GeLU -> FC2 (row) -> g/ḡ.
   LayerNormResult ln2 = [&] {
@@ -443,27 +469,33 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   mark(s.ln2_stats, keep);
   s.fc1 = linear(s.ln2_y, p.fc1_weight, LinearKind::column, "mlp.fc1");
   mark(s.fc1, keep);
+  consumed({&s.ln2_y, &s.ln2_stats, &s.ln2_gamma});
   {
     const Tensor bias = vector_value(p.fc1_bias, "mlp.fc1.bias.all_gather");
     s.fc1_bias = saved_vector(bias, keep);
     s.gelu = b.bias_gelu(s.fc1, bias, "mlp.gelu");
   }
   mark(s.gelu, keep);
+  consumed({&s.fc1, &s.fc1_bias});
   Tensor fc2 = linear(s.gelu, p.fc2_weight, LinearKind::row, "mlp.fc2");
+  consumed({&s.gelu});
   DropoutResult mlp_out = [&] {
     const Tensor bias = vector_value(p.fc2_bias, "mlp.fc2.bias.all_gather");
-    return b.bias_dropout_add(fc2, bias, s.x1, shape_.hidden_dropout, "mlp.bias_dropout_add");
+    return b.bias_dropout_add(fc2, bias, s.x1, dropout, "mlp.bias_dropout_add");
   }();
   fc2.reset();
   s.mlp_residual_mask = std::move(mlp_out.mask);
   mark(s.mlp_residual_mask, keep);
-  b.mark_saved(mlp_out.y);  // the next layer's (or the final LayerNorm's) input
+  consumed({&s.x1, &s.mlp_residual_mask});
+  // The next layer's (or the final LayerNorm's) input, kept also by full recomputation.
+  mark(mlp_out.y, !options_.forward_only);
   return std::move(mlp_out.y);
 }
 
 void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks) {
   Backend& b = backend_;
   const std::int32_t none = program::Tag::kNoLayer;
+  if (options_.forward_only) throw std::logic_error("gpt: backward of a forward-only model");
   attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(state.micro_batch_index);
   set_tag(none, Phase::backward);

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string>
@@ -73,6 +74,12 @@ struct GptOptions {
   /// No persistent full parameters (ZeRO-3): the hooks define each Parameter::value before
   /// the layer's forward or backward uses it and drop it afterwards.
   bool shard_parameters = false;
+  /// Inference (eval mode): no gradient buffers, no dropout on the embedding and attention
+  /// probabilities, nothing marked saved and every activation freed once its consumers ran;
+  /// forward() returns only the loss and backward() must not be called. The fused
+  /// bias-dropout-add kernels run as Megatron's inference variant does (their mask is freed at
+  /// once).
+  bool forward_only = false;
 };
 
 /// How a parameter is split over the TP group. 1D: replicated, rows or columns of t. 2D:
@@ -215,6 +222,13 @@ class GptModel {
                          bool transpose_w, const char* name);
   void mark(const Tensor& t, bool keep) {
     if (keep) backend_.mark_saved(t);
+  }
+  /// Inference frees each activation once its last consumer ran (training keeps it in the
+  /// layer's LayerSaved for the backward pass or the end of a recomputed layer).
+  void consumed(std::initializer_list<Tensor*> tensors) {
+    if (!options_.forward_only) return;
+    for (Tensor* t : tensors)
+      t->reset();
   }
   bool sequence_parallel() const { return options_.sequence_parallel; }
   std::int64_t first_position() const {

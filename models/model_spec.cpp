@@ -43,10 +43,13 @@ Flops ModelSpec::logit_forward_flops(std::int64_t micro_batch) const {
   return Flops::of(2.0 * tokens * static_cast<double>(hidden) * static_cast<double>(vocab));
 }
 
+Flops ModelSpec::forward_flops(std::int64_t global_batch) const {
+  return layer_forward_flops(global_batch) * static_cast<double>(layers) +
+         logit_forward_flops(global_batch);
+}
+
 Flops ModelSpec::model_flops(std::int64_t global_batch) const {
-  const Flops forward = layer_forward_flops(global_batch) * static_cast<double>(layers) +
-                        logit_forward_flops(global_batch);
-  return forward * 3.0;
+  return forward_flops(global_batch) * 3.0;
 }
 
 Flops ModelSpec::hardware_flops(std::int64_t global_batch, Recompute recompute) const {

@@ -52,6 +52,9 @@ struct ModelSpec {
   /// the papers count it).
   Flops logit_forward_flops(std::int64_t micro_batch) const;
 
+  /// Forward FLOPs of the whole model over `global_batch` sequences: layers (2·N per token
+  /// plus the attention core) and logits. The numerator of MFU for inference.
+  Flops forward_flops(std::int64_t global_batch) const;
   /// Model FLOPs of one iteration over `global_batch` sequences: forward + backward (= 3 x
   /// forward), no recomputation. The numerator of MFU.
   Flops model_flops(std::int64_t global_batch) const;

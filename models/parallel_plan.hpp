@@ -32,6 +32,24 @@ enum class PipelineSchedule : std::uint8_t {
 
 enum class Optimizer : std::uint8_t { adam };
 
+/// What one step of the scenario does: a training iteration (forward, backward, gradient
+/// reduction, optimizer) or inference (forward passes only: no gradients, no optimizer
+/// state, nothing kept for a backward pass, dropout off).
+enum class RunMode : std::uint8_t { training, inference };
+
+constexpr std::string_view to_string(RunMode m) {
+  return m == RunMode::training ? "training" : "inference";
+}
+
+/// Inverse of to_string; nullopt for an unknown name.
+constexpr std::optional<RunMode> run_mode_from_string(std::string_view text) {
+  constexpr std::array all{RunMode::training, RunMode::inference};
+  for (RunMode m : all) {
+    if (to_string(m) == text) return m;
+  }
+  return std::nullopt;
+}
+
 /// Text forms as written in scenario files and printed in reports.
 constexpr std::string_view to_string(PipelineSchedule s) {
   switch (s) {
@@ -164,9 +182,12 @@ struct ParallelPlan {
 };
 
 struct TrainingSpec {
-  std::int64_t global_batch = 1;  ///< sequences per optimizer step
+  std::int64_t global_batch = 1;  ///< sequences per optimizer step (inference: per step)
   std::int64_t micro_batch = 1;   ///< sequences per micro batch
   Optimizer optimizer = Optimizer::adam;
+  RunMode mode = RunMode::training;
+
+  bool inference() const { return mode == RunMode::inference; }
 
   /// Micro batches each data-parallel replica runs per step (gradient accumulation steps).
   std::int64_t micro_batches_per_replica(std::int64_t data_parallel) const {

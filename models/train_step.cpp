@@ -407,4 +407,24 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   return loss;
 }
 
+Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& config) {
+  if (!model.options().forward_only) {
+    throw std::invalid_argument("run_inference: the model keeps training state (not forward_only)");
+  }
+  const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
+  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  Tensor loss;
+  for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+    backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
+    ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),
+                                       loss_scale, mb, nullptr);
+    if (!loss.defined()) {
+      loss = std::move(state.loss);
+    } else {
+      backend.accumulate(loss, state.loss, "loss.accumulate");
+    }
+  }
+  return loss;
+}
+
 }  // namespace trainsim

@@ -116,4 +116,9 @@ struct IterationConfig {
 Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
 
+/// Runs one inference step: `config.micro_batches` forward passes one after another on a
+/// forward-only model (GptOptions::forward_only), nothing else (no gradients, no reductions
+/// over DP, no optimizer). Returns the loss as run_iteration does, so the two agree.
+Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& config);
+
 }  // namespace trainsim

@@ -14,6 +14,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
   j["hardware"] = s.hardware;
   j["gpus"] = s.gpus;
   j["plan"] = plan_description(scenario.parallel);
+  j["mode"] = std::string(to_string(s.mode));
   j["iteration_time_s"] = s.iteration_time.seconds();
   j["tokens_per_s"] = s.tokens_per_s;
   // Achieved hardware FLOP/s per GPU (recomputation included), as Megatron-LM reports it.

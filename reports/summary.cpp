@@ -79,7 +79,10 @@ Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
   s.gpus = scenario.gpus;
   s.tokens_per_iteration = scenario.training.global_batch * scenario.model.seq_len;
   s.iteration_time = result.iteration_time;
-  s.model_flops = scenario.model.model_flops(scenario.training.global_batch);
+  s.mode = scenario.training.mode;
+  s.model_flops = scenario.training.inference()
+                      ? scenario.model.forward_flops(scenario.training.global_batch)
+                      : scenario.model.model_flops(scenario.training.global_batch);
   s.hardware_flops = program_gemm_flops(program);
   s.peak_per_gpu = hardware.peak(scenario.model.dtype);
   s.ops_replayed = program.op_count();

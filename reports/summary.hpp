@@ -29,10 +29,12 @@ struct Summary {
   std::string scenario;
   std::string hardware;
   std::int64_t gpus = 0;
+  RunMode mode = RunMode::training;  ///< inference: an iteration is one step of forward passes
   std::int64_t tokens_per_iteration = 0;
   Time iteration_time;
   double tokens_per_s = 0.0;
-  /// FLOPs the model needs per iteration (3 × forward; the numerator of MFU).
+  /// FLOPs the model needs per iteration (3 × forward; inference: forward only; the
+  /// numerator of MFU).
   Flops model_flops;
   /// GEMM FLOPs the Program actually executes per iteration, over all GPUs (incl. recompute).
   Flops hardware_flops;

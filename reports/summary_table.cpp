@@ -52,8 +52,10 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
     out += '\n';
   };
 
-  line(fmt::format("{} on {} — {} GPUs: {}", s.scenario, hardware.name, s.gpus,
-                   plan_description(scenario.parallel)));
+  const bool inference = s.mode == RunMode::inference;
+  line(fmt::format("{} on {} — {} GPUs: {}{}", s.scenario, hardware.name, s.gpus,
+                   plan_description(scenario.parallel),
+                   inference ? " — inference (forward passes only)" : ""));
   line(
       fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {} — {:.2f} B "
                   "parameters",
@@ -63,18 +65,25 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
   line(
       fmt::format("batch: global {}, micro {} → {} micro batch{} per replica, {} tokens per "
-                  "iteration",
+                  "{}",
                   scenario.training.global_batch, scenario.training.micro_batch, micro_batches,
-                  micro_batches == 1 ? "" : "es", s.tokens_per_iteration));
+                  micro_batches == 1 ? "" : "es", s.tokens_per_iteration,
+                  inference ? "inference step" : "iteration"));
   line("");
-  line(fmt::format("  iteration time      {}", s.iteration_time));
+  if (inference) {
+    line(fmt::format("  inference step      {}  (forward passes of the global batch)",
+                     s.iteration_time));
+  } else {
+    line(fmt::format("  iteration time      {}", s.iteration_time));
+  }
   line(fmt::format("  throughput          {} tokens/s",
                    s.tokens_per_s >= 100.0 ? fmt::format("{:.0f}", s.tokens_per_s)
                                            : fmt::format("{:.3g}", s.tokens_per_s)));
   line(fmt::format("  TFLOP/s per GPU     {:.1f} hardware, {:.1f} model  (peak {:.0f} {})",
                    s.hardware_rate_per_gpu.tflops(), s.model_rate_per_gpu.tflops(),
                    s.peak_per_gpu.tflops(), to_string(m.dtype)));
-  line(fmt::format("  MFU / HFU           {:.1f} % / {:.1f} %", 100.0 * s.mfu, 100.0 * s.hfu));
+  line(fmt::format("  MFU / HFU           {:.1f} % / {:.1f} %{}", 100.0 * s.mfu, 100.0 * s.hfu,
+                   inference ? "  (model FLOPs: forward only, 2·N per token + attention)" : ""));
   line("");
 
   const sim::TimeBreakdown& b = s.breakdown;
@@ -84,7 +93,7 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
     line(fmt::format("    {:<32}{:>12}{:>8.1f} %", name, t == Time::zero() ? "-" : to_string(t),
                      percent(t, s.iteration_time)));
   };
-  row("compute (forward + backward)", b.compute);
+  row(inference ? "compute (forward)" : "compute (forward + backward)", b.compute);
   row("recompute", b.recompute);
   row("optimizer", b.optimizer);
   constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{

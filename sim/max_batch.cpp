@@ -33,22 +33,35 @@ BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
   return p;
 }
 
-}  // namespace
-
-std::int64_t micro_batch_step(const Scenario& scenario) {
-  const TensorParallel& t = scenario.parallel.tensor;
-  if (t.kind == TensorKind::one_d) return 1;
-  // A 2D/2.5D grid splits the micro batch into q (2.5D: q x depth) blocks.
-  return t.grid_side() * t.depth;
+// The smallest micro batch the tensor scheme can split (2D: q, 2.5D: q·d; 1D: 1), found by
+// asking the executor's own checks, so that every kind (3D too) is covered. Every requirement
+// on the micro batch divides the block size, so it is found below it; 1 when the plan is
+// rejected whatever the batch (the probes then report it Infeasible).
+std::int64_t micro_batch_step(const Scenario& s, std::int64_t micro_batches) {
+  for (std::int64_t b = 1; b <= s.parallel.tensor.size; ++b) {
+    TrainingSpec t = s.training;
+    t.micro_batch = b;
+    t.global_batch = b * s.parallel.data.size * micro_batches;
+    try {
+      check_supported(s.model, s.parallel, t);
+      return b;
+    } catch (const Infeasible&) {
+      continue;
+    }
+  }
+  return 1;
 }
+
+}  // namespace
 
 MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware) {
   MaxBatchResult r;
   r.capacity = hardware.gpu.memory;
   r.micro_batches_per_replica =
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
-  const std::int64_t step = micro_batch_step(scenario);
-  // The search runs over k, the micro batch being k x step.
+  r.micro_batch_step = micro_batch_step(scenario, r.micro_batches_per_replica);
+  const std::int64_t step = r.micro_batch_step;
+  // The search runs over multiples k of the step.
   auto try_batch = [&](std::int64_t k) {
     r.probes.push_back(probe(scenario, hardware, k * step, r.micro_batches_per_replica));
     return r.probes.back();

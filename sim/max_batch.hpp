@@ -21,19 +21,18 @@ struct MaxBatchResult {
   std::int64_t micro_batch = 0;   ///< largest micro batch that fits (0: not even 1 fits)
   std::int64_t global_batch = 0;  ///< micro_batch × data parallel × micro batches per replica
   std::int64_t micro_batches_per_replica = 0;  ///< kept from the scenario
-  Bytes peak;                                  ///< at the largest fitting micro batch
-  Bytes capacity;                              ///< HBM of one GPU
-  std::vector<BatchProbe> probes;              ///< in the order they were tried
+  /// Micro batches tried are multiples of this: what the tensor grid splits (2D q, 2.5D q·d).
+  std::int64_t micro_batch_step = 1;
+  Bytes peak;                      ///< at the largest fitting micro batch
+  Bytes capacity;                  ///< HBM of one GPU
+  std::vector<BatchProbe> probes;  ///< in the order they were tried
 };
 
-/// The granularity of the micro batch: 1, or with a 2D/2.5D grid q (2.5D: q x depth), which
-/// the micro batch must be a multiple of.
-std::int64_t micro_batch_step(const Scenario& scenario);
-
-/// Searches the micro batch in multiples of micro_batch_step: aims where the line through
-/// the probes' peaks meets the capacity (the peak is nearly linear in the micro batch) and
-/// checks one step beyond, then doubles and bisects if the line was off. The number of micro
-/// batches per data-parallel replica stays as in the scenario, so the global batch grows with the
+/// Searches the micro batch in multiples of the grid's step: aims where the line through the
+/// probes' peaks meets the capacity (the peak is nearly linear in the micro batch) and checks
+/// one step beyond, then doubles and bisects if the line was off. The number of micro batches
+/// per data-parallel replica and the scenario's mode stay (inference needs only the weights
+/// and the live forward activations, so it fits more), so the global batch grows with the
 /// micro batch. A micro batch too large to build (Infeasible) counts as not fitting.
 MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware);
 

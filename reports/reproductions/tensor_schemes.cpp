@@ -2,21 +2,40 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <stdexcept>
 #include <utility>
-
-#include "reports/scenario_run.hpp"
-#include "sim/max_batch.hpp"
 
 namespace trainsim::reports {
 
-SchemeFigures measure_scheme(const Scenario& scenario, const hw::HardwareProfile& hardware,
-                             bool search_max_batch) {
-  const ScenarioRun run = run_scenario(scenario, hardware);
-  SchemeFigures f;
-  f.step = run.summary.iteration_time;
-  f.fits = run.summary.memory.fits;
-  if (search_max_batch) f.max_batch = sim::find_max_batch(scenario, hardware).global_batch;
-  return f;
+void check_states_plan(const SchemeResult& row, const Scenario& stated) {
+  if (row.problem) {
+    throw std::runtime_error(
+        fmt::format("{}: the {} scheme cannot run the stated configuration: {}", stated.name,
+                    row.name, *row.problem));
+  }
+  const TensorParallel& ran = row.plan.tensor;
+  const TensorParallel& file = stated.parallel.tensor;
+  if (ran.kind != file.kind || ran.size != file.size || ran.depth != file.depth ||
+      ran.grid_order != file.grid_order || row.plan.data.size != stated.parallel.data.size ||
+      row.plan.recompute != stated.parallel.recompute) {
+    throw std::logic_error(
+        fmt::format("{}: the {} scheme compared is not the plan its scenario file states",
+                    stated.name, row.name));
+  }
+}
+
+double step_ratio(const SchemeResult& a, const SchemeResult& b) {
+  if (!a.step_time || !b.step_time) return NAN;
+  return *a.step_time / *b.step_time;
+}
+
+std::string memory_note(std::span<const SchemeResult> rows) {
+  std::string over;
+  for (const SchemeResult& r : rows) {
+    if (r.step_time && !r.fits) over += (over.empty() ? "" : ", ") + r.name;
+  }
+  return over.empty() ? over : over + " over memory";
 }
 
 Scenario with_hidden(Scenario scenario, std::int64_t hidden) {

@@ -1,17 +1,18 @@
 #pragma once
-// What the tensor-parallel reproductions (Optimus, Tesseract, later the 3D paper) measure for
-// one scheme of one model on one profile: the training step time, whether it fits, and on
-// request the largest batch that fits; and the variants of a scenario their sweeps run.
+// What the tensor-parallel reproductions (Optimus, Tesseract, later the 3D paper) share on top
+// of compare_tensor_schemes (reports/scheme_comparison.hpp): their tolerance, the check that a
+// reproduction's scenario files state the plans it runs, and the variants and empty tables of
+// their sweeps over hidden size and batch.
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "models/scenario.hpp"
+#include "reports/scheme_comparison.hpp"
 #include "reports/sweep.hpp"
-#include "sim/hardware_profile.hpp"
-#include "units/units.hpp"
 
 namespace trainsim::reports {
 
@@ -20,16 +21,17 @@ namespace trainsim::reports {
 inline constexpr double kRatioAim = 0.10;
 inline constexpr double kRatioTolerance = 0.20;
 
-struct SchemeFigures {
-  Time step;                   ///< one training iteration
-  bool fits = false;           ///< its simulated peak fits the GPU's memory
-  std::int64_t max_batch = 0;  ///< largest global batch that fits (0: not searched or none)
-};
+/// Throws std::logic_error unless `row` ran `stated`'s tensor plan (the scenario files of a
+/// reproduction state each scheme's layout, and compare_tensor_schemes derives the same from
+/// the first file), std::runtime_error if it could not run.
+void check_states_plan(const SchemeResult& row, const Scenario& stated);
 
-/// Simulates `scenario` on `hardware`; with `search_max_batch` also runs the max-batch search
-/// (sim/max_batch.hpp: the micro-batch count per replica kept, so the global batch grows).
-SchemeFigures measure_scheme(const Scenario& scenario, const hw::HardwareProfile& hardware,
-                             bool search_max_batch);
+/// The step time of `a` over that of `b` (how much faster b trains); NaN when either could
+/// not run.
+double step_ratio(const SchemeResult& a, const SchemeResult& b);
+
+/// "1D over memory", "1D, 2.5D over memory" or "" when every scheme's training step fits.
+std::string memory_note(std::span<const SchemeResult> rows);
 
 /// `scenario` with another hidden size (ffn = 4 x hidden; heads unchanged).
 Scenario with_hidden(Scenario scenario, std::int64_t hidden);

@@ -12,6 +12,7 @@
 #include <array>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -27,42 +28,28 @@ constexpr double kOver2d = 1.53;
 constexpr std::array<std::int64_t, 4> kHiddenSweep{2048, 4096, 8192, 12288};
 constexpr std::array<std::int64_t, 5> kBatchSweep{16, 32, 64, 128, 256};
 
-struct Schemes {
+// 1D (t = 64), 2D (q = 8) and 2.5D (q = 4, d = 4) on the same 64 GPUs.
+const std::array<TensorVariant, 3> kSchemes{
+    {{TensorKind::one_d, {}}, {TensorKind::two_d, {}}, {TensorKind::two_and_half_d, 4}}};
+
+struct Stated {
   Scenario one_d;
   Scenario two_d;
   Scenario two_half_d;
   hw::HardwareProfile hardware;
 };
 
-struct Figures {
-  SchemeFigures one_d;
-  SchemeFigures two_d;
-  SchemeFigures two_half_d;
-  double over_1d() const { return one_d.step.seconds() / two_half_d.step.seconds(); }
-  double over_2d() const { return two_d.step.seconds() / two_half_d.step.seconds(); }
-  std::string memory_note() const {
-    std::string over;
-    for (const auto& [name, f] :
-         {std::pair{"1D", &one_d}, std::pair{"2D", &two_d}, std::pair{"2.5D", &two_half_d}}) {
-      if (!f->fits) over += over.empty() ? name : std::string(", ") + name;
-    }
-    return over.empty() ? "" : over + " over memory";
-  }
-};
-
-template <typename Vary>
-Figures figures(const Schemes& s, Vary vary) {
-  return {measure_scheme(vary(s.one_d), s.hardware, false),
-          measure_scheme(vary(s.two_d), s.hardware, false),
-          measure_scheme(vary(s.two_half_d), s.hardware, false)};
+std::vector<SchemeResult> compare(const Scenario& scenario, const hw::HardwareProfile& hardware) {
+  return compare_tensor_schemes(scenario, hardware, kSchemes, {false});
 }
 
-Sweep speedup_sweep(const Schemes& s, SweepAxis axis, std::span<const std::int64_t> values) {
+Sweep speedup_sweep(const Stated& s, SweepAxis axis, std::span<const std::int64_t> values) {
   Sweep sweep = sweep_over(axis, s.one_d, "Tesseract 2.5D over 1D and 2D",
                            "step-time speedup of 2.5D", {"2.5D / 1D", "2.5D / 2D"});
   for (const std::int64_t x : values) {
-    const Figures f = figures(s, [axis, x](const Scenario& v) { return varied(v, axis, x); });
-    sweep.add_row(static_cast<double>(x), {f.over_1d(), f.over_2d()}, f.memory_note());
+    const auto rows = compare(varied(s.one_d, axis, x), s.hardware);
+    sweep.add_row(static_cast<double>(x),
+                  {step_ratio(rows[0], rows[2]), step_ratio(rows[1], rows[2])}, memory_note(rows));
   }
   const double at = stated_value(s.one_d, axis);
   sweep.references = {{at, kOver1d, "1.38x over 1D"}, {at, kOver2d, "1.53x over 2D"}};
@@ -74,29 +61,35 @@ Sweep speedup_sweep(const Schemes& s, SweepAxis axis, std::span<const std::int64
 ReproductionReport run_tesseract2022(const std::filesystem::path& root,
                                      const ReproductionOptions& options) {
   const std::filesystem::path dir = root / "scenarios/tesseract2022";
-  Schemes s{inputs::load_scenario(dir / "gpt-1d.yaml"),
-            inputs::load_scenario(dir / "gpt-2d.yaml"),
-            inputs::load_scenario(dir / "gpt-2p5d.yaml"),
-            {}};
+  Stated s{inputs::load_scenario(dir / "gpt-1d.yaml"),
+           inputs::load_scenario(dir / "gpt-2d.yaml"),
+           inputs::load_scenario(dir / "gpt-2p5d.yaml"),
+           {}};
   s.hardware = inputs::load_hardware_profile(s.one_d.hardware_file);
-  const Figures f = figures(s, [](const Scenario& x) { return x; });
+  const auto rows = compare(s.one_d, s.hardware);
+  check_states_plan(rows[0], s.one_d);
+  check_states_plan(rows[1], s.two_d);
+  check_states_plan(rows[2], s.two_half_d);
 
   ReproductionReport report;
   const std::string config =
       fmt::format("64 GPUs, h {}, batch {}", s.one_d.model.hidden, s.one_d.training.global_batch);
   report.comparisons.push_back(
       {fmt::format("strong scaling: 2.5D (q 4, d 4) over 1D (t 64), {}", config), kSource, "x",
-       kOver1d, f.over_1d(), kRatioAim, kRatioTolerance});
+       kOver1d, step_ratio(rows[0], rows[2]), kRatioAim, kRatioTolerance});
   report.comparisons.push_back(
       {fmt::format("strong scaling: 2.5D (q 4, d 4) over 2D (q 8), {}", config), kSource, "x",
-       kOver2d, f.over_2d(), kRatioAim, kRatioTolerance});
+       kOver2d, step_ratio(rows[1], rows[2]), kRatioAim, kRatioTolerance});
+  const std::string over = memory_note(rows);
   report.notes = fmt::format(
-      "At the stated configuration on {}: step 1D {:.1f} ms, 2D {:.1f} ms, 2.5D {:.1f} ms{}.\n",
-      s.hardware.name, f.one_d.step.ms(), f.two_d.step.ms(), f.two_half_d.step.ms(),
-      f.memory_note().empty() ? " (all fit)" : "; " + f.memory_note());
-  if (options.sweeps)
+      "At the stated configuration on {}: training step 1D {:.1f} ms, 2D {:.1f} ms, 2.5D {:.1f} "
+      "ms{}.\n",
+      s.hardware.name, rows[0].step_time->ms(), rows[1].step_time->ms(), rows[2].step_time->ms(),
+      over.empty() ? " (all fit)" : "; " + over);
+  if (options.sweeps) {
     report.sweeps = {speedup_sweep(s, SweepAxis::hidden, kHiddenSweep),
                      speedup_sweep(s, SweepAxis::batch, kBatchSweep)};
+  }
   return report;
 }
 

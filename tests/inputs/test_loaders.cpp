@@ -122,6 +122,12 @@ TEST_CASE("scenarios: the 22B model of Korthikanti Table 3") {
   CHECK(s.source_file == root / "scenarios/korthikanti2022/gpt-22b.yaml");
 }
 
+TEST_CASE("scenarios: training.mode inference") {
+  const Scenario s = load_scenario(root / "scenarios/tests/tiny-inference.yaml");
+  CHECK(s.training.mode == RunMode::inference);
+  CHECK(s.training.inference());
+}
+
 TEST_CASE("scenarios: defaults come from the parameter table") {
   const Scenario s = load_scenario(data / "good-scenario.yaml");
   CHECK(s.name == "good-scenario");  // derived from the file name
@@ -133,6 +139,7 @@ TEST_CASE("scenarios: defaults come from the parameter table") {
   CHECK(s.model.vocab_divisor == 128);
   CHECK(s.training.micro_batch == 1);
   CHECK(s.training.optimizer == Optimizer::adam);
+  CHECK(s.training.mode == RunMode::training);
   CHECK(s.parallel.tensor.kind == TensorKind::one_d);
   CHECK(s.parallel.tensor.sequence_parallel == false);
   CHECK(s.parallel.pipeline.size == 1);

@@ -12,6 +12,20 @@
 
 namespace trainsim::test {
 
+/// A GPT of the given sizes, vocabulary unpadded (make_vocab_divisible_by 1).
+inline ModelSpec model_spec(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                            std::int64_t ffn, std::int64_t seq_len, std::int64_t vocab) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = hidden;
+  m.heads = heads;
+  m.ffn = ffn;
+  m.seq_len = seq_len;
+  m.vocab = vocab;
+  m.vocab_divisor = 1;
+  return m;
+}
+
 inline TrainingSpec training_spec(std::int64_t global_batch, std::int64_t micro_batch) {
   TrainingSpec t;
   t.global_batch = global_batch;

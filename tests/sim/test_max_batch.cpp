@@ -83,12 +83,12 @@ TEST_CASE("max batch: a 2D/2.5D grid searches in multiples of q (x depth)") {
     scenario.parallel.tensor.size = 4 * depth;
     scenario.parallel.tensor.depth = depth;
     const std::int64_t step = 2 * depth;
-    CHECK(sim::micro_batch_step(scenario) == step);
     scenario.training.micro_batch = step;
     scenario.training.global_batch = 2 * step;
     // Room for 5 steps of the micro batch, not 6.
     profile.gpu.memory = memory_for(scenario, profile, 5.5);
     const sim::MaxBatchResult r = sim::find_max_batch(scenario, profile);
+    CHECK(r.micro_batch_step == step);
     CHECK(r.micro_batch == 5 * step);
     for (const sim::BatchProbe& p : r.probes) {
       CHECK(p.micro_batch % step == 0);

@@ -1,0 +1,80 @@
+#include "cli/compare_command.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/scheme_comparison.hpp"
+#include "reports/scheme_comparison_report.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct CompareCommandOptions {
+  std::filesystem::path scenario;
+  std::string tensor = "1d,2d,2.5d";
+  std::optional<std::int64_t> depth;
+  std::string json;  ///< a file, "-" for stdout, empty for none
+  bool no_max_batch = false;
+};
+
+void run_compare(const CompareCommandOptions& options) {
+  const std::vector<reports::TensorVariant> variants = [&] {
+    try {
+      return reports::parse_tensor_variants(options.tensor, options.depth);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--tensor", e.what());
+    }
+  }();
+  const bool json_to_stdout = options.json == "-";
+  if (!options.json.empty() && !json_to_stdout) reports::check_destination(options.json);
+  const Scenario scenario = inputs::load_scenario(options.scenario);
+  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  reports::CompareOptions compare;
+  compare.max_batch = !options.no_max_batch;
+  const std::vector<reports::SchemeResult> rows =
+      reports::compare_tensor_schemes(scenario, hardware, variants, compare);
+  const std::string json =
+      options.json.empty() ? "" : reports::schemes_to_json(scenario, hardware, rows).dump(2) + "\n";
+  if (json_to_stdout) {
+    std::cout << json;
+    return;
+  }
+  std::cout << reports::format_scheme_table(scenario, hardware, rows);
+  if (!json.empty()) reports::write_atomically(options.json, json);
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  auto options = std::make_shared<CompareCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "compare",
+      "Run the scenario's model, batch and GPUs under several tensor-parallel schemes: step "
+      "time, inference time, max batch and ratios to the first scheme");
+  cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
+  cmd->add_option("--tensor", options->tensor,
+                  "Comma-separated schemes, the first is the baseline (1d, 2d, 2.5d, ...)")
+      ->capture_default_str();
+  cmd->add_option("--depth", options->depth,
+                  "2.5d depth d (default: the d >= 2 whose q x q x d grid is closest to a cube)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", options->json,
+                  "Write the comparison as JSON to this file (\"-\": to stdout instead of the "
+                  "table)");
+  cmd->add_flag("--no-max-batch", options->no_max_batch,
+                "Skip the max-batch search (one build and replay per probe)");
+  cmd->callback([options] { run_compare(*options); });
+}
+
+}  // namespace trainsim::cli
