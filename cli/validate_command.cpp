@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
@@ -44,8 +45,14 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
       fmt::print("wrote {}\n\n", file.string());
     }
     const int failed = reports::count_failures(report.comparisons);
-    fmt::print("{}: {} comparisons, {} outside tolerance\n\n", r.name, report.comparisons.size(),
-               failed);
+    const auto explained =
+        std::count_if(report.comparisons.begin(), report.comparisons.end(),
+                      [](const reports::Comparison& c) { return c.explained_shortfall(); });
+    fmt::print(
+        "{}: {} comparisons, {} outside tolerance{}\n\n", r.name, report.comparisons.size(), failed,
+        explained > 0
+            ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
+            : "");
     failures += failed;
   }
   if (ran == 0) {

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <set>
+#include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -79,4 +81,38 @@ TEST_CASE("2D: a SUMMA step's row and column broadcasts travel at the same time"
   // On one shared stream the column broadcast would start only once the row broadcast ended.
   CHECK(c.start < r.end);
   CHECK(r.start < c.end);
+}
+
+TEST_CASE("2D: a SUMMA step's GEMM reuses the partial buffer of two steps before, once reduced") {
+  // ColossalAI's Matmul_ABT_2D / Matmul_ATB_2D keep two partial-product buffers: the GEMM of
+  // step l overwrites step l - 2's, so it starts only after that step's reduction ended.
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const reports::ScenarioRun run =
+      reports::run_scenario_file(root / "scenarios/tests/tiny-2d-q4.yaml");
+  const program::RankProgram& rank = run.program.ranks.front();
+  const sim::RankTimeline& timeline = run.result.timelines.front();
+  std::string reduce_name;
+  for (const program::Op& op : rank.ops) {
+    const std::string_view name = run.program.names.name(op.name);
+    if (std::holds_alternative<program::Collective>(op.payload) && name.ends_with(".row_reduce")) {
+      reduce_name = std::string(name);
+      break;
+    }
+  }
+  REQUIRE(!reduce_name.empty());
+  const std::string gemm_name = reduce_name.substr(0, reduce_name.size() - 11);
+  std::vector<sim::OpTiming> gemms, reduces;
+  for (std::size_t i = 0; i < rank.ops.size(); ++i) {
+    const program::Op& op = rank.ops[i];
+    const std::string_view name = run.program.names.name(op.name);
+    if (std::holds_alternative<program::Gemm>(op.payload) && name == gemm_name && gemms.size() < 4)
+      gemms.push_back(timeline.ops[i]);
+    if (name == reduce_name && reduces.size() < 4) reduces.push_back(timeline.ops[i]);
+  }
+  REQUIRE(gemms.size() == 4);  // q = 4 steps
+  REQUIRE(reduces.size() == 4);
+  for (std::size_t l = 2; l < 4; ++l) {
+    CAPTURE(l);
+    CHECK(gemms[l].start >= reduces[l - 2].end);
+  }
 }

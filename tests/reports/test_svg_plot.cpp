@@ -1,5 +1,5 @@
 // The SVG line plot and the sweep table: well-formed XML, one polyline per series,
-// deterministic bytes, written atomically.
+// deterministic bytes, written atomically; and the comparison table's explained shortfalls.
 #include <doctest/doctest.h>
 
 #include <cctype>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/comparison.hpp"
 #include "reports/svg_plot.hpp"
 #include "reports/sweep.hpp"
 
@@ -163,4 +164,22 @@ TEST_CASE("sweep: rows fill every series, the table marks missing values, the pl
   CHECK(p.series[1].points.size() == 2);
   CHECK(p.markers.size() == 1);
   CHECK(count(render_svg(p), "<polyline") == 2);
+}
+
+TEST_CASE("comparison: an explained shortfall is reported as such and is not a failure") {
+  Comparison ok{"ratio a", "paper", "x", 2.0, 2.1, 0.1, 0.2, ""};
+  Comparison fails{"ratio b", "paper", "x", 2.0, 3.0, 0.1, 0.2, ""};
+  Comparison explained{"ratio c", "paper", "x", 2.0, 5.0, 0.1, 0.2, "the paper measured X"};
+  CHECK(count_failures({ok, fails, explained}) == 1);
+  CHECK(count_failures({ok, explained}) == 0);
+  CHECK(explained.explained_shortfall());
+  CHECK_FALSE(fails.explained_shortfall());
+  const std::string table = format_comparisons("t", {ok, fails, explained});
+  CHECK(table.find("FAIL") != std::string::npos);
+  CHECK(table.find("SHORTFALL") != std::string::npos);
+  CHECK(table.find("shortfall, ratio c: the paper measured X") != std::string::npos);
+  // Within tolerance, an explanation changes nothing.
+  Comparison back{"ratio d", "paper", "x", 2.0, 2.1, 0.1, 0.2, "was off"};
+  CHECK_FALSE(back.explained_shortfall());
+  CHECK(count_failures({back}) == 0);
 }
