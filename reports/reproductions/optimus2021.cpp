@@ -110,22 +110,10 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
   report.comparisons.push_back(
       {fmt::format("64 GPUs, 2D (q 8) over 1D (t 64), {}: training speedup (full recompute)",
                    config),
-       kSource,
-       "x",
-       kTrainingSpeedup,
-       value(two_d.step_speedup),
-       kRatioAim,
-       kRatioTolerance,
-       {}});
+       kSource, "x", kTrainingSpeedup, value(two_d.step_speedup), kRatioAim, kRatioTolerance, ""});
   report.comparisons.push_back(
-      {"64 GPUs, 2D over 1D, same model and batch: inference speedup (forward only)",
-       kSource,
-       "x",
-       kInferenceSpeedup,
-       value(two_d.inference_speedup),
-       kRatioAim,
-       kRatioTolerance,
-       {}});
+      {"64 GPUs, 2D over 1D, same model and batch: inference speedup (forward only)", kSource, "x",
+       kInferenceSpeedup, value(two_d.inference_speedup), kRatioAim, kRatioTolerance, ""});
   Comparison max_batch{"64 GPUs, 2D over 1D, same model: largest training batch",
                        kSource,
                        "x",
@@ -133,7 +121,7 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
                        value(two_d.max_batch_ratio),
                        kRatioAim,
                        kRatioTolerance,
-                       {}};
+                       ""};
   max_batch.shortfall = fmt::format(
       "with activation checkpointing (the authors' script) 1D keeps every layer's [b, s, h] "
       "input on all 64 GPUs and 2D 1/64 of it, so 2D fits {:.1f}x the batch; without "

@@ -75,23 +75,11 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
   const std::string config =
       fmt::format("64 GPUs, h {}, batch {}", s.one_d.model.hidden, s.one_d.training.global_batch);
   report.comparisons.push_back(
-      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 1D (t 64), {}", config),
-       kSource,
-       "x",
-       kOver1d,
-       step_ratio(rows[0], rows[2]),
-       kRatioAim,
-       kRatioTolerance,
-       {}});
+      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 1D (t 64), {}", config), kSource, "x",
+       kOver1d, step_ratio(rows[0], rows[2]), kRatioAim, kRatioTolerance, ""});
   report.comparisons.push_back(
-      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 2D (q 8), {}", config),
-       kSource,
-       "x",
-       kOver2d,
-       step_ratio(rows[1], rows[2]),
-       kRatioAim,
-       kRatioTolerance,
-       {}});
+      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 2D (q 8), {}", config), kSource, "x",
+       kOver2d, step_ratio(rows[1], rows[2]), kRatioAim, kRatioTolerance, ""});
   const std::string over = memory_note(rows);
   report.notes = fmt::format(
       "At the stated configuration on {}: training step 1D {:.1f} ms, 2D {:.1f} ms, 2.5D {:.1f} "
