@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -9,6 +11,7 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
 #include "reports/reproductions/reproduction.hpp"
+#include "reports/svg_plot.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -21,20 +24,35 @@ std::string known_names() {
   return names;
 }
 
-void run_validate(const std::string& only) {
+void run_validate(const std::string& only, bool sweeps, const std::string& plots) {
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
   int failures = 0;
   int ran = 0;
   for (const reports::Reproduction& r : reports::reproductions()) {
     if (!only.empty() && r.name != only) continue;
     ++ran;
-    const reports::ReproductionReport report = r.run(root);
+    const reports::ReproductionReport report = r.run(root, {sweeps || !plots.empty()});
     fmt::print("{}\n", reports::format_comparisons(fmt::format("{} — {}", r.name, r.title),
                                                    report.comparisons));
     if (!report.notes.empty()) fmt::print("{}\n", report.notes);
+    for (const reports::Sweep& sweep : report.sweeps) {
+      fmt::print("{}\n", sweep.format());
+      if (plots.empty()) continue;
+      const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
+      std::filesystem::create_directories(dir);
+      const std::filesystem::path file = dir / (sweep.id + ".svg");
+      reports::write_svg(file, sweep.plot());
+      fmt::print("wrote {}\n\n", file.string());
+    }
     const int failed = reports::count_failures(report.comparisons);
-    fmt::print("{}: {} comparisons, {} outside tolerance\n\n", r.name, report.comparisons.size(),
-               failed);
+    const auto explained =
+        std::count_if(report.comparisons.begin(), report.comparisons.end(),
+                      [](const reports::Comparison& c) { return c.explained_shortfall(); });
+    fmt::print(
+        "{}: {} comparisons, {} outside tolerance{}\n\n", r.name, report.comparisons.size(), failed,
+        explained > 0
+            ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
+            : "");
     failures += failed;
   }
   if (ran == 0) {
@@ -49,10 +67,17 @@ void run_validate(const std::string& only) {
 
 void add_validate_command(CLI::App& app) {
   auto only = std::make_shared<std::string>();
+  auto plots = std::make_shared<std::string>();
+  auto sweeps = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand(
       "validate", "Reproduce published results: the figure, our prediction and the signed error");
   cmd->add_option("name", *only, "Run only this reproduction (" + known_names() + ")");
-  cmd->callback([only] { run_validate(*only); });
+  cmd->add_flag("--sweeps", *sweeps,
+                "Also run each reproduction's sweeps (hidden size, batch) and print their tables");
+  cmd->add_option("--plots", *plots,
+                  "Run the sweeps and write each as an SVG plot to DIR/<reproduction>/<sweep>.svg "
+                  "(`--plots reports` regenerates the committed plots)");
+  cmd->callback([only, sweeps, plots] { run_validate(*only, *sweeps, *plots); });
 }
 
 }  // namespace trainsim::cli

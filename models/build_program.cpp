@@ -8,6 +8,7 @@
 #include "models/errors.hpp"
 #include "models/gpt.hpp"
 #include "models/meta_backend.hpp"
+#include "models/program_size.hpp"
 #include "models/rank_layout.hpp"
 #include "models/tensor_grid.hpp"
 #include "models/train_step.hpp"
@@ -16,60 +17,8 @@ namespace trainsim {
 
 namespace {
 
-// Limits that keep the exact integer byte counts (int64) from overflowing and the Program
-// small enough to build in memory. Computed in double so the check itself cannot overflow.
-constexpr double kMaxBytes = 0x1p62;
-constexpr double kMaxRecordedOps = 5e7;
-// Ops the executor records per layer and micro batch, with margin. Measured with full
-// recomputation and ZeRO-3 (tests/models/test_cube_program.cpp): 1D 233 (175 without ZeRO-3,
-// with SP); 2D 567, 679, 791 for q = 2, 3, 4 (SUMMA's 6q collectives and q GEMM steps per
-// linear: 112 more per unit of q); 3D 443 for any q.
-double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
-  switch (tensor.kind) {
-    case TensorKind::one_d:
-      return 250.0;
-    case TensorKind::two_d:
-    case TensorKind::two_and_half_d:
-      return 350.0 + 120.0 * static_cast<double>(tensor.grid_side());
-    case TensorKind::three_d:
-      return 500.0;
-  }
-  return 250.0;
-}
-
 constexpr std::array kCubeGroups{CommGroup::input, CommGroup::weight, CommGroup::output,
                                  CommGroup::input_weight, CommGroup::output_weight};
-
-void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
-                       const TrainingSpec& training) {
-  const double t = static_cast<double>(plan.tensor.size);
-  const double b = static_cast<double>(training.micro_batch);
-  const double s = static_cast<double>(model.seq_len);
-  const double h = static_cast<double>(model.hidden);
-  const double a = static_cast<double>(model.heads);
-  const double v = static_cast<double>(model.padded_vocab(plan.tensor.vocab_shards()));
-  const double f = static_cast<double>(model.ffn);
-  const double layers = static_cast<double>(model.layers);
-  const double state = 18.0 * (layers * (4.0 * h * h + 2.0 * h * f) + v * h) / t;
-  const double scores = 4.0 * b * (a / t) * s * s;  // fp32 softmax of one layer
-  const double logits = 4.0 * b * s * v / t;
-  const double largest = std::max({state, scores, logits});
-  if (largest > kMaxBytes) {
-    throw Infeasible(fmt::format(
-        "this model needs {:.3g} bytes in one buffer on one GPU (model state {:.3g}, attention "
-        "scores {:.3g}, logits {:.3g}); the limit is {:.3g} bytes",
-        largest, state, scores, logits, kMaxBytes));
-  }
-  const double micro_batches =
-      static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));
-  const double ops = layers * micro_batches * ops_per_layer_and_micro_batch(plan.tensor);
-  if (ops > kMaxRecordedOps) {
-    throw Infeasible(fmt::format(
-        "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "
-        "limit is {:.0e}: use fewer, larger micro batches",
-        ops, model.layers, micro_batches, kMaxRecordedOps));
-  }
-}
 
 // The communicators of one rank as Program group ids (-1: none).
 struct RankGroups {

@@ -200,7 +200,7 @@ Tensor GptModel::embed_tokens(const Tensor& tokens) {
   Tensor word = b.embedding_lookup(tokens, value(word_embedding_), embedding_vocab_begin(),
                                    "embedding.lookup");
   if (grid_) {
-    return b.reduce_scatter(word, CommGroup::column, Stream::tp, "embedding.reduce_scatter");
+    return b.reduce_scatter(word, CommGroup::column, Stream::tp_column, "embedding.reduce_scatter");
   }
   // 3D: vocabulary chunk j·q + i x hidden block k; the q² devices of the input×weight group
   // hold every chunk of hidden block k, and the lookup of the whole micro batch is
@@ -607,7 +607,8 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   const Tensor dword = [&] {
     if (grid_ || cube_) {
       return b.all_gather(dembedded, grid_ ? CommGroup::column : CommGroup::input_weight,
-                          Stream::tp, "embedding.backward.all_gather");
+                          grid_ ? Stream::tp_column : Stream::tp,
+                          "embedding.backward.all_gather");
     }
     return gather_sequence(dembedded, "embedding.backward.all_gather");
   }();

@@ -13,9 +13,9 @@ Tensor GridOps::matmul(const Tensor& a, const Tensor& b, std::string_view name) 
   Tensor c;
   pipelined(
       [&](std::int64_t l) {
-        return std::pair{
-            backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast"),
-            backend_.broadcast(b, CommGroup::column, l, Stream::tp, n + ".column_broadcast")};
+        return std::pair{backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast"),
+                         backend_.broadcast(b, CommGroup::column, l, Stream::tp_column,
+                                            n + ".column_broadcast")};
       },
       [&](std::int64_t l, const std::pair<Tensor, Tensor>& panels) {
         if (l == 0) {
@@ -30,41 +30,68 @@ Tensor GridOps::matmul(const Tensor& a, const Tensor& b, std::string_view name) 
 Tensor GridOps::matmul_bt(const Tensor& a, const Tensor& b, std::string_view name) {
   const std::string n(name);
   Tensor out;
+  PartialBuffers partials;
   pipelined(
       [&](std::int64_t l) {
-        return backend_.broadcast(b, CommGroup::column, l, Stream::tp, n + ".column_broadcast");
+        return backend_.broadcast(b, CommGroup::column, l, Stream::tp_column,
+                                  n + ".column_broadcast");
       },
       [&](std::int64_t l, const Tensor& panel) {
+        partials.reuse(backend_, l);
         Tensor partial = backend_.matmul(a, panel, false, true, n);
         backend_.reduce(partial, CommGroup::row, l, Stream::tp, n + ".row_reduce");
         // Only the root's buffer holds the sum: C_il lives on (i, l).
-        if (l == cell_.column) out = std::move(partial);
+        if (l == cell_.column) out = partial;
+        partials.hold(l, std::move(partial));
       });
+  partials.drain(backend_);
   return out;
 }
 
 void GridOps::matmul_at_accumulate(const Tensor& a, const Tensor& b, Tensor& c,
                                    std::string_view name) {
   const std::string n(name);
+  PartialBuffers partials;
   pipelined(
       [&](std::int64_t l) {
         return backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast");
       },
       [&](std::int64_t l, const Tensor& panel) {
+        partials.reuse(backend_, l);
         Tensor partial = backend_.matmul(panel, b, true, false, n);
-        backend_.reduce(partial, CommGroup::column, l, Stream::tp, n + ".column_reduce");
+        backend_.reduce(partial, CommGroup::column, l, Stream::tp_column, n + ".column_reduce");
         if (l == cell_.row) backend_.accumulate(c, partial, n + ".accumulate");
+        partials.hold(l, std::move(partial));
       });
+  partials.drain(backend_);
+}
+
+void GridOps::PartialBuffers::reuse(Backend& backend, std::int64_t step) {
+  Tensor& slot = slots_[static_cast<std::size_t>(step % 2)];
+  if (!slot.defined()) return;
+  backend.wait_for(Stream::compute, slot);
+  slot.reset();
+}
+
+void GridOps::PartialBuffers::hold(std::int64_t step, Tensor partial) {
+  slots_[static_cast<std::size_t>(step % 2)] = std::move(partial);
+}
+
+void GridOps::PartialBuffers::drain(Backend& backend) {
+  for (Tensor& slot : slots_) {
+    if (slot.defined()) backend.wait_for(Stream::compute, slot);
+    slot.reset();
+  }
 }
 
 Tensor GridOps::gather_vector(const Tensor& shard, Shape shape, std::string_view name) {
-  return backend_.all_gather(shard, CommGroup::column, Stream::tp, name).reshaped(shape);
+  return backend_.all_gather(shard, CommGroup::column, Stream::tp_column, name).reshaped(shape);
 }
 
 void GridOps::scatter_gradient(const Tensor& partial, Tensor& shard_grad, std::string_view name) {
   // Row chunk i of the [q, n/q²] view is the shard device (i, j) owns.
   const Tensor chunks = partial.reshaped({1, side_, partial.numel() / side_});
-  const Tensor mine = backend_.reduce_scatter(chunks, CommGroup::column, Stream::tp, name);
+  const Tensor mine = backend_.reduce_scatter(chunks, CommGroup::column, Stream::tp_column, name);
   backend_.accumulate(shard_grad, mine, std::string(name) + ".accumulate");
 }
 

@@ -6,7 +6,12 @@
 // ColossalAI handling of vectors (biases, LayerNorm gains, position table) stored as [n/q²]
 // shards that are all-gathered over the column before use and whose gradients are
 // reduce-scattered back. 2.5D runs the same operations inside each depth layer's grid.
+// Row collectives run on Stream::tp and column collectives on Stream::tp_column: the row and
+// column process groups are separate NCCL communicators, each with its own stream, so a
+// step's row and column broadcasts travel at the same time. Partial products are
+// double-buffered as in ColossalAI, which bounds how far compute runs ahead of the reductions.
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -66,6 +71,25 @@ class GridOps {
       step(l, current);
     }
   }
+
+  /// ColossalAI's two partial-product buffers (C_list in Matmul_ABT_2D and Matmul_ATB_2D):
+  /// step l's GEMM overwrites the buffer of step l - 2, so it waits until that step's
+  /// reduction has sent it, and the products wait for every reduction at the end. Without
+  /// this the compute stream would run ahead of the reductions with a new [T/q, n/q] buffer
+  /// per step (q of them for the logits).
+  class PartialBuffers {
+   public:
+    /// Before step `step`'s GEMM: the compute stream waits for the reduction of step - 2,
+    /// whose buffer is then released.
+    void reuse(Backend& backend, std::int64_t step);
+    /// Keeps step `step`'s partial (being reduced) until its buffer is reused.
+    void hold(std::int64_t step, Tensor partial);
+    /// After the last step: the compute stream waits for every reduction in flight.
+    void drain(Backend& backend);
+
+   private:
+    std::array<Tensor, 2> slots_;
+  };
 
   Backend& backend_;
   GridCell cell_;

@@ -14,6 +14,8 @@ std::string_view to_string(Stream s) {
       return "dp";
     case Stream::pp:
       return "pp";
+    case Stream::tp_column:
+      return "tp column";
   }
   return "?";
 }

@@ -25,9 +25,12 @@ using BufferId = std::int64_t;
 using NameId = std::int32_t;
 
 /// Where an op is queued on its GPU. Ops of one stream run in program order; NCCL puts
-/// each communicator class on its own stream (parallelism-reference §13).
-enum class Stream : std::uint8_t { compute, tp, dp, pp };
-inline constexpr int kStreamCount = 4;
+/// each communicator class on its own stream (parallelism-reference §13). `tp` carries 1D
+/// tensor parallelism and a 2D/2.5D grid's row communicator; `tp_column` the grid's column
+/// communicator, a process group of its own in Optimus and ColossalAI, so row and column
+/// broadcasts and reductions overlap instead of queueing behind each other.
+enum class Stream : std::uint8_t { compute, tp, dp, pp, tp_column };
+inline constexpr int kStreamCount = 5;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 

@@ -29,7 +29,10 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
   out += fmt::format("  {:<{}}  {:>12}  {:>12}  {:>8}  {:>9}  {}\n", "figure", width, "published",
                      "ours", "error", "tolerance", "verdict");
   for (const Comparison& c : rows) {
-    const char* verdict = !c.within_tolerance() ? "FAIL" : c.within_aim() ? "ok" : "ok (> aim)";
+    const char* verdict = c.explained_shortfall() ? "SHORTFALL (explained below)"
+                          : !c.within_tolerance() ? "FAIL"
+                          : c.within_aim()        ? "ok"
+                                                  : "ok (> aim)";
     out += fmt::format("  {:<{}}  {:>12}  {:>12}  {:>+7.1f}%  {:>8.0f}%  {}\n", c.figure, width,
                        number(c.published) + " " + c.unit, number(c.predicted) + " " + c.unit,
                        100.0 * c.signed_error(), 100.0 * c.tolerance, verdict);
@@ -42,12 +45,16 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
   }
   for (const std::string& s : sources)
     out += fmt::format("  source: {}\n", s);
+  for (const Comparison& c : rows) {
+    if (c.explained_shortfall()) out += fmt::format("  shortfall, {}: {}\n", c.figure, c.shortfall);
+  }
   return out;
 }
 
 int count_failures(const std::vector<Comparison>& rows) {
-  return static_cast<int>(std::count_if(rows.begin(), rows.end(),
-                                        [](const Comparison& c) { return !c.within_tolerance(); }));
+  return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) {
+    return !c.within_tolerance() && c.shortfall.empty();
+  }));
 }
 
 }  // namespace trainsim::reports

@@ -16,17 +16,23 @@ struct Comparison {
   double predicted = 0.0;
   double aim = 0.03;        ///< relative error we aim for
   double tolerance = 0.10;  ///< relative error beyond which validation fails
+  /// Why this figure is known to leave its tolerance, measured and explained (issue 4: "marked
+  /// with an explained, measured shortfall"). Such a row is reported as a shortfall, not a
+  /// failure; empty for every row expected to pass.
+  std::string shortfall;
 
   /// (predicted - published) / published.
   double signed_error() const { return (predicted - published) / published; }
   bool within_aim() const;
   bool within_tolerance() const;
+  /// Outside its tolerance with an explanation (`shortfall`).
+  bool explained_shortfall() const { return !within_tolerance() && !shortfall.empty(); }
 };
 
 /// A table: figure, source, published, ours, signed error, tolerance, verdict.
 std::string format_comparisons(const std::string& title, const std::vector<Comparison>& rows);
 
-/// Number of rows outside their tolerance.
+/// Number of rows outside their tolerance without an explained shortfall.
 int count_failures(const std::vector<Comparison>& rows);
 
 }  // namespace trainsim::reports

@@ -60,37 +60,57 @@ MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfil
   r.micro_batches_per_replica =
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);
   r.micro_batch_step = micro_batch_step(scenario, r.micro_batches_per_replica);
-  // The search runs over multiples b of the step.
-  auto try_batch = [&](std::int64_t b) {
-    r.probes.push_back(
-        probe(scenario, hardware, b * r.micro_batch_step, r.micro_batches_per_replica));
+  const std::int64_t step = r.micro_batch_step;
+  // The search runs over multiples k of the step.
+  auto try_batch = [&](std::int64_t k) {
+    r.probes.push_back(probe(scenario, hardware, k * step, r.micro_batches_per_replica));
     return r.probes.back();
   };
 
+  // The peak grows almost linearly with the micro batch (activations), so the search first
+  // aims where the line through the probes meets the capacity and checks one step beyond;
+  // doubling and bisection finish the search if the line was off. Each probe at a large
+  // micro batch is a full replay, so a few aimed probes save most of the time.
   BatchProbe best = try_batch(1);
   if (!best.fits) return r;
   std::int64_t low = 1;   // fits
   std::int64_t high = 0;  // does not fit (0: not found yet)
-  while (high == 0 && low < kMaxMicroBatch) {
-    const BatchProbe p = try_batch(low * 2);
+  Bytes high_peak;
+  const auto record = [&](std::int64_t k, const BatchProbe& p) {
     if (p.fits) {
-      low *= 2;
+      low = k;
       best = p;
     } else {
-      high = low * 2;
+      high = k;
+      high_peak = p.peak;
     }
+  };
+  const BatchProbe first = best;
+  record(2, try_batch(2));
+  for (int round = 0; round < 3 && (high == 0 || high - low > 1); ++round) {
+    // Slope per step: between the bracket's ends when both are known, else over the fits.
+    const double slope =
+        high != 0 ? (high_peak - best.peak).as_double() / static_cast<double>(high - low)
+        : low > 1 ? (best.peak - first.peak).as_double() / static_cast<double>(low - 1)
+                  : 0.0;
+    if (!(slope > 0.0)) break;
+    const double room = (r.capacity - best.peak).as_double() / slope;
+    std::int64_t k = low + static_cast<std::int64_t>(std::min(room, 1e15));
+    k = std::max(k, low + 1);
+    if (high != 0) k = std::min(k, high - 1);
+    if (k * step > kMaxMicroBatch) break;
+    const BatchProbe aimed = try_batch(k);
+    record(k, aimed);
+    if (aimed.fits && (high == 0 || k + 1 < high)) record(k + 1, try_batch(k + 1));
+  }
+  while (high == 0 && low * step < kMaxMicroBatch) {
+    record(low * 2, try_batch(low * 2));
   }
   while (high - low > 1) {
     const std::int64_t mid = low + (high - low) / 2;
-    const BatchProbe p = try_batch(mid);
-    if (p.fits) {
-      low = mid;
-      best = p;
-    } else {
-      high = mid;
-    }
+    record(mid, try_batch(mid));
   }
-  r.micro_batch = low * r.micro_batch_step;
+  r.micro_batch = low * step;
   r.global_batch = r.micro_batch * scenario.parallel.data.size * r.micro_batches_per_replica;
   r.peak = best.peak;
   return r;

@@ -28,11 +28,12 @@ struct MaxBatchResult {
   std::vector<BatchProbe> probes;  ///< in the order they were tried
 };
 
-/// Doubles the micro batch (in multiples of the grid's step) until it no longer fits, then
-/// bisects. The number of micro batches per data-parallel replica and the scenario's mode stay
-/// (inference needs only the weights and the live forward activations, so it fits more), so
-/// the global batch grows with the micro batch. A micro batch too large to build (Infeasible)
-/// counts as not fitting.
+/// Searches the micro batch in multiples of the grid's step: aims where the line through the
+/// probes' peaks meets the capacity (the peak is nearly linear in the micro batch) and checks
+/// one step beyond, then doubles and bisects if the line was off. The number of micro batches
+/// per data-parallel replica and the scenario's mode stay (inference needs only the weights
+/// and the live forward activations, so it fits more), so the global batch grows with the
+/// micro batch. A micro batch too large to build (Infeasible) counts as not fitting.
 MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware);
 
 }  // namespace trainsim::sim

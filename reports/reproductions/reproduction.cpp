@@ -1,6 +1,8 @@
 #include "reports/reproductions/reproduction.hpp"
 
 #include "reports/reproductions/korthikanti2022.hpp"
+#include "reports/reproductions/optimus2021.hpp"
+#include "reports/reproductions/tesseract2022.hpp"
 
 namespace trainsim::reports {
 
@@ -9,7 +11,17 @@ const std::vector<Reproduction>& reproductions() {
       {"korthikanti2022",
        "Korthikanti et al. 2022, Reducing Activation Recomputation in Large Transformer Models "
        "(arXiv 2205.05198)",
-       run_korthikanti2022},
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_korthikanti2022(root);
+       }},
+      {"optimus2021",
+       "Xu et al. 2021, Optimus: An Efficient 2D Method for Training Super-Large Deep Learning "
+       "Models (arXiv 2104.05343)",
+       run_optimus2021},
+      {"tesseract2022",
+       "Wang et al. 2022, Tesseract: Parallelize the Tensor Parallelism Efficiently "
+       "(arXiv 2105.14500)",
+       run_tesseract2022},
   };
   return all;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/comparison.hpp"
+#include "reports/sweep.hpp"
 
 namespace trainsim::reports {
 
@@ -15,13 +16,24 @@ struct ReproductionReport {
   std::vector<Comparison> comparisons;
   /// Predictions with no published figure to compare with, and how we got them.
   std::string notes;
+  /// How the compared ratios move with the configuration (printed, and plotted on request).
+  std::vector<Sweep> sweeps;
+};
+
+/// What a run computes beyond the comparisons.
+struct ReproductionOptions {
+  /// Also run the sweeps (hidden size, batch, maximum batch): seconds to a minute, so
+  /// `trainsim validate` runs them only on request (`--sweeps`, `--plots DIR`).
+  bool sweeps = false;
 };
 
 struct Reproduction {
   std::string name;   ///< as given to `trainsim validate NAME`
   std::string title;  ///< the paper, with its arXiv number
   /// Runs the reproduction with the project root (scenarios/ and hwprofiles/ below it).
-  std::function<ReproductionReport(const std::filesystem::path& project_root)> run;
+  std::function<ReproductionReport(const std::filesystem::path& project_root,
+                                   const ReproductionOptions& options)>
+      run;
 };
 
 /// Every reproduction, in a fixed order.

@@ -1,7 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
+#include "models/program_size.hpp"
 
 using namespace trainsim;
 
@@ -38,4 +41,36 @@ TEST_CASE("a buffer beyond the byte counter's range is Infeasible") {
       build_program(model(1, std::int64_t{1} << 16, std::int64_t{1} << 24, std::int64_t{1} << 14),
                     plan, training, ProgramScope::representative),
       doctest::Contains("attention scores"), Infeasible);
+}
+
+TEST_CASE("the op estimate bounds what a GPU records, for 1D and for 2D/2.5D grids") {
+  struct Case {
+    TensorKind kind;
+    std::int64_t size, depth;
+  };
+  for (const Case c : {Case{TensorKind::one_d, 2, 1}, Case{TensorKind::two_d, 4, 1},
+                       Case{TensorKind::two_d, 16, 1}, Case{TensorKind::two_and_half_d, 8, 2}}) {
+    for (const Recompute rc : {Recompute::none, Recompute::full}) {
+      CAPTURE(to_string(c.kind));
+      CAPTURE(c.size);
+      CAPTURE(to_string(rc));
+      ParallelPlan plan;
+      plan.tensor.kind = c.kind;
+      plan.tensor.size = c.size;
+      plan.tensor.depth = c.depth;
+      plan.recompute = rc;
+      TrainingSpec training;
+      training.micro_batch = 8;
+      training.global_batch = 16;
+      const ModelSpec m = model(3, 128, 16);
+      const program::Program p = build_program(m, plan, training, ProgramScope::representative);
+      std::size_t most = 0;
+      for (const program::RankProgram& r : p.ranks)
+        most = std::max(most, r.ops.size());
+      const double estimate = estimated_ops_per_gpu(m, plan, training);
+      // The layers' ops are bounded; embedding, loss and optimizer add a layer's worth at most.
+      CHECK(static_cast<double>(most) <= estimate * 4.0 / 3.0);
+      CHECK(estimate <= 4.0 * static_cast<double>(most));
+    }
+  }
 }

@@ -5,6 +5,10 @@
 
 #include <filesystem>
 #include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -68,5 +72,75 @@ TEST_CASE("a 64-GPU 3D GPT (4 x 4 x 4 cube) simulates on every shipped profile")
     CHECK(run.program.ranks.size() == 64);
     CHECK(run.summary.iteration_time > Time::zero());
     CHECK(run.summary.hardware_flops == scenario.model.model_flops(scenario.training.global_batch));
+  }
+}
+
+TEST_CASE("2D: a SUMMA step's row and column broadcasts travel at the same time") {
+  // Row and column groups are separate NCCL communicators with their own streams (Optimus,
+  // ColossalAI), so the first forward GEMM's two panel broadcasts overlap instead of
+  // the column broadcast queueing behind the row broadcast.
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const reports::ScenarioRun run =
+      reports::run_scenario_file(root / "scenarios/tests/tiny-2d-q4.yaml");
+  const program::RankProgram& rank = run.program.ranks.front();
+  const sim::RankTimeline& timeline = run.result.timelines.front();
+  const program::Op* row = nullptr;
+  const program::Op* column = nullptr;
+  std::size_t row_index = 0, column_index = 0;
+  for (std::size_t i = 0; i < rank.ops.size() && (row == nullptr || column == nullptr); ++i) {
+    const program::Op& op = rank.ops[i];
+    if (!std::holds_alternative<program::Collective>(op.payload)) continue;
+    const std::string_view name = run.program.names.name(op.name);
+    if (row == nullptr && name.ends_with(".row_broadcast")) {
+      row = &op;
+      row_index = i;
+    }
+    if (column == nullptr && name.ends_with(".column_broadcast")) {
+      column = &op;
+      column_index = i;
+    }
+  }
+  REQUIRE(row != nullptr);
+  REQUIRE(column != nullptr);
+  CHECK(row->stream == program::Stream::tp);
+  CHECK(column->stream == program::Stream::tp_column);
+  const sim::OpTiming& r = timeline.ops[row_index];
+  const sim::OpTiming& c = timeline.ops[column_index];
+  // On one shared stream the column broadcast would start only once the row broadcast ended.
+  CHECK(c.start < r.end);
+  CHECK(r.start < c.end);
+}
+
+TEST_CASE("2D: a SUMMA step's GEMM reuses the partial buffer of two steps before, once reduced") {
+  // ColossalAI's Matmul_ABT_2D / Matmul_ATB_2D keep two partial-product buffers: the GEMM of
+  // step l overwrites step l - 2's, so it starts only after that step's reduction ended.
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const reports::ScenarioRun run =
+      reports::run_scenario_file(root / "scenarios/tests/tiny-2d-q4.yaml");
+  const program::RankProgram& rank = run.program.ranks.front();
+  const sim::RankTimeline& timeline = run.result.timelines.front();
+  std::string reduce_name;
+  for (const program::Op& op : rank.ops) {
+    const std::string_view name = run.program.names.name(op.name);
+    if (std::holds_alternative<program::Collective>(op.payload) && name.ends_with(".row_reduce")) {
+      reduce_name = std::string(name);
+      break;
+    }
+  }
+  REQUIRE(!reduce_name.empty());
+  const std::string gemm_name = reduce_name.substr(0, reduce_name.size() - 11);
+  std::vector<sim::OpTiming> gemms, reduces;
+  for (std::size_t i = 0; i < rank.ops.size(); ++i) {
+    const program::Op& op = rank.ops[i];
+    const std::string_view name = run.program.names.name(op.name);
+    if (std::holds_alternative<program::Gemm>(op.payload) && name == gemm_name && gemms.size() < 4)
+      gemms.push_back(timeline.ops[i]);
+    if (name == reduce_name && reduces.size() < 4) reduces.push_back(timeline.ops[i]);
+  }
+  REQUIRE(gemms.size() == 4);  // q = 4 steps
+  REQUIRE(reduces.size() == 4);
+  for (std::size_t l = 2; l < 4; ++l) {
+    CAPTURE(l);
+    CHECK(gemms[l].start >= reduces[l - 2].end);
   }
 }

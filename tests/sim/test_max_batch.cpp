@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <utility>
+
 #include "sim/max_batch.hpp"
 #include "sim_fixtures.hpp"
 #include "units/doctest_printers.hpp"
@@ -23,21 +25,26 @@ Scenario tiny_scenario() {
   s.training.micro_batch = 1;
   return s;
 }
+// Memory for `steps` micro-batch steps: the peak of the first probe plus `steps` - 1 times the
+// growth between the first two probes (the peak grows linearly with the micro batch).
+Bytes memory_for(const Scenario& scenario, hw::HardwareProfile profile, double steps) {
+  profile.gpu.memory = Bytes::of(std::int64_t{1} << 40);
+  const sim::MaxBatchResult probe = sim::find_max_batch(scenario, profile);
+  REQUIRE(probe.probes.size() >= 2);
+  const Bytes at1 = probe.probes[0].peak;
+  const Bytes at2 = probe.probes[1].peak;
+  REQUIRE(at2 > at1);
+  return at1 + Bytes::of(static_cast<std::int64_t>((steps - 1.0) * (at2 - at1).as_double()));
+}
 }  // namespace
 
 TEST_CASE("max batch: the answer fits and one more does not") {
   hw::HardwareProfile profile = test::small_profile();
   profile.node.gpus = 2;
   const Scenario scenario = tiny_scenario();
-  // Size the memory so that the answer is neither 1 nor the search limit: 10 micro batches'
-  // worth of the activation growth above the model state.
-  profile.gpu.memory = Bytes::of(std::int64_t{1} << 40);
-  const sim::MaxBatchResult probe_one = sim::find_max_batch(scenario, profile);
-  REQUIRE(probe_one.probes.size() >= 2);
-  const Bytes at1 = probe_one.probes[0].peak;
-  const Bytes at2 = probe_one.probes[1].peak;
-  REQUIRE(at2 > at1);
-  profile.gpu.memory = at1 + (at2 - at1) * 9 + (at2 - at1) / 2;  // between b = 10 and b = 11
+  // Size the memory so that the answer is neither 1 nor the search limit: between 10 and 11
+  // micro batches' worth of the activation growth above the model state.
+  profile.gpu.memory = memory_for(scenario, profile, 10.5);
 
   const sim::MaxBatchResult r = sim::find_max_batch(scenario, profile);
   CHECK(r.micro_batch == 10);
@@ -62,4 +69,30 @@ TEST_CASE("max batch: nothing fits when the model state alone exceeds memory") {
   const sim::MaxBatchResult r = sim::find_max_batch(tiny_scenario(), profile);
   CHECK(r.micro_batch == 0);
   CHECK(r.probes.size() == 1);
+}
+
+TEST_CASE("max batch: a 2D/2.5D grid searches in multiples of q (x depth)") {
+  hw::HardwareProfile profile = test::small_profile();
+  profile.node.gpus = 8;
+  for (const auto& [kind, depth] : {std::pair{TensorKind::two_d, std::int64_t{1}},
+                                    std::pair{TensorKind::two_and_half_d, std::int64_t{2}}}) {
+    CAPTURE(to_string(kind));
+    Scenario scenario = tiny_scenario();
+    scenario.gpus = 4 * depth;
+    scenario.parallel.tensor.kind = kind;
+    scenario.parallel.tensor.size = 4 * depth;
+    scenario.parallel.tensor.depth = depth;
+    const std::int64_t step = 2 * depth;
+    scenario.training.micro_batch = step;
+    scenario.training.global_batch = 2 * step;
+    // Room for 5 steps of the micro batch, not 6.
+    profile.gpu.memory = memory_for(scenario, profile, 5.5);
+    const sim::MaxBatchResult r = sim::find_max_batch(scenario, profile);
+    CHECK(r.micro_batch_step == step);
+    CHECK(r.micro_batch == 5 * step);
+    for (const sim::BatchProbe& p : r.probes) {
+      CHECK(p.micro_batch % step == 0);
+      CHECK(p.fits == (p.micro_batch <= 5 * step));
+    }
+  }
 }

@@ -1,0 +1,83 @@
+#include "models/program_size.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "models/errors.hpp"
+
+namespace trainsim {
+namespace {
+
+// Limits that keep the exact integer byte counts (int64) from overflowing and the Program
+// small enough to build in memory. Computed in double so the check itself cannot overflow.
+constexpr double kMaxBytes = 0x1p62;
+constexpr double kMaxRecordedOps = 5e7;
+// Ops the executor records per layer and micro batch, with margin (measured: about 175 with
+// SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
+constexpr double kOpsPerLayerAndMicroBatch = 250.0;
+// A 2D/2.5D grid records q broadcasts, GEMMs and reductions per SUMMA product, so its ops grow
+// with the grid side (measured with full recomputation: 548, 772 and 1220 for q = 2, 4, 8).
+constexpr double kGridOpsPerLayerAndMicroBatch = 350.0;
+constexpr double kGridOpsPerSide = 125.0;
+// A 3D cube records a fixed number of collectives per Linear3D whatever q (measured with
+// full recomputation and ZeRO-3: 443).
+constexpr double kCubeOpsPerLayerAndMicroBatch = 500.0;
+
+double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
+  switch (tensor.kind) {
+    case TensorKind::one_d:
+      return kOpsPerLayerAndMicroBatch;
+    case TensorKind::two_d:
+    case TensorKind::two_and_half_d:
+      return kGridOpsPerLayerAndMicroBatch +
+             kGridOpsPerSide * static_cast<double>(tensor.grid_side());
+    case TensorKind::three_d:
+      return kCubeOpsPerLayerAndMicroBatch;
+  }
+  return kOpsPerLayerAndMicroBatch;
+}
+
+}  // namespace
+
+double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
+                             const TrainingSpec& training) {
+  const double per_layer = ops_per_layer_and_micro_batch(plan.tensor);
+  const double micro_batches =
+      static_cast<double>(training.global_batch) /
+      (static_cast<double>(training.micro_batch) * static_cast<double>(plan.data.size));
+  return static_cast<double>(model.layers) * micro_batches * per_layer;
+}
+
+void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
+                       const TrainingSpec& training) {
+  const double t = static_cast<double>(plan.tensor.size);
+  const double b = static_cast<double>(training.micro_batch);
+  const double s = static_cast<double>(model.seq_len);
+  const double h = static_cast<double>(model.hidden);
+  const double a = static_cast<double>(model.heads);
+  const double v = static_cast<double>(model.padded_vocab(plan.tensor.vocab_shards()));
+  const double f = static_cast<double>(model.ffn);
+  const double layers = static_cast<double>(model.layers);
+  const double state = 18.0 * (layers * (4.0 * h * h + 2.0 * h * f) + v * h) / t;
+  const double scores = 4.0 * b * (a / t) * s * s;  // fp32 softmax of one layer
+  const double logits = 4.0 * b * s * v / t;
+  const double largest = std::max({state, scores, logits});
+  if (largest > kMaxBytes) {
+    throw Infeasible(fmt::format(
+        "this model needs {:.3g} bytes in one buffer on one GPU (model state {:.3g}, attention "
+        "scores {:.3g}, logits {:.3g}); the limit is {:.3g} bytes",
+        largest, state, scores, logits, kMaxBytes));
+  }
+  const double micro_batches =
+      static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));
+  const double ops = estimated_ops_per_gpu(model, plan, training);
+  if (ops > kMaxRecordedOps) {
+    throw Infeasible(fmt::format(
+        "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "
+        "limit is {:.0e}: use fewer, larger micro batches",
+        ops, model.layers, micro_batches, kMaxRecordedOps));
+  }
+}
+
+}  // namespace trainsim

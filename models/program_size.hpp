@@ -1,0 +1,20 @@
+#pragma once
+// Guards applied before a Program is recorded: no buffer beyond the int64 byte counters'
+// range, and no Program too large to hold in memory (an Infeasible error with the numbers,
+// which sweeps skip, instead of running out of memory).
+
+#include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
+
+namespace trainsim {
+
+/// An upper estimate of the ops one GPU's Program records: per layer and micro batch, a fixed
+/// count for 1D and for a 3D cube, and for a 2D/2.5D grid one that grows with the grid side q.
+double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
+                             const TrainingSpec& training);
+
+/// Throws Infeasible when a buffer would exceed 2^62 bytes or the Program 5e7 ops per GPU.
+void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
+                       const TrainingSpec& training);
+
+}  // namespace trainsim

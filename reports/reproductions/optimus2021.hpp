@@ -1,0 +1,17 @@
+#pragma once
+// Optimus, Xu et al. 2021 (arXiv 2104.05343): 2D over 1D tensor parallelism on 64 GPUs of TACC
+// Frontera: training speedup and maximum-batch ratio at a stated configuration, with sweeps
+// over hidden size and batch.
+
+#include <filesystem>
+
+#include "reports/reproductions/reproduction.hpp"
+
+namespace trainsim::reports {
+
+/// Runs the comparisons, and the sweeps if `options` asks; scenarios from
+/// `project_root`/scenarios/optimus2021.
+ReproductionReport run_optimus2021(const std::filesystem::path& project_root,
+                                   const ReproductionOptions& options);
+
+}  // namespace trainsim::reports

@@ -1,0 +1,96 @@
+// Tesseract, Wang et al. 2022, "Tesseract: Parallelize the Tensor Parallelism Efficiently"
+// (arXiv 2105.14500), as summarised in published-results.md §5: on nodes of 4 A100, 2.5D tensor
+// parallelism scales strongly 1.38x better than 1D and 1.53x better than 2D. The configuration
+// is not published; the stated one (scenarios/tesseract2022/, reports/tesseract2022/README.md)
+// runs one model on the same 64 GPUs under the three schemes, and the sweeps show how the
+// ratios move with hidden size and batch.
+
+#include "reports/reproductions/tesseract2022.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "reports/reproductions/tensor_schemes.hpp"
+
+namespace trainsim::reports {
+namespace {
+
+constexpr const char* kSource = "Wang et al. 2022, Tesseract (arXiv 2105.14500), strong scaling";
+constexpr double kOver1d = 1.38;
+constexpr double kOver2d = 1.53;
+
+constexpr std::array<std::int64_t, 4> kHiddenSweep{2048, 4096, 8192, 12288};
+constexpr std::array<std::int64_t, 5> kBatchSweep{16, 32, 64, 128, 256};
+
+// 1D (t = 64), 2D (q = 8) and 2.5D (q = 4, d = 4) on the same 64 GPUs.
+const std::array<TensorVariant, 3> kSchemes{
+    {{TensorKind::one_d, {}}, {TensorKind::two_d, {}}, {TensorKind::two_and_half_d, 4}}};
+
+struct Stated {
+  Scenario one_d;
+  Scenario two_d;
+  Scenario two_half_d;
+  hw::HardwareProfile hardware;
+};
+
+std::vector<SchemeResult> compare(const Scenario& scenario, const hw::HardwareProfile& hardware) {
+  return compare_tensor_schemes(scenario, hardware, kSchemes, {false});
+}
+
+Sweep speedup_sweep(const Stated& s, SweepAxis axis, std::span<const std::int64_t> values) {
+  Sweep sweep = sweep_over(axis, s.one_d, "Tesseract 2.5D over 1D and 2D",
+                           "step-time speedup of 2.5D", {"2.5D / 1D", "2.5D / 2D"});
+  for (const std::int64_t x : values) {
+    const auto rows = compare(varied(s.one_d, axis, x), s.hardware);
+    sweep.add_row(static_cast<double>(x),
+                  {step_ratio(rows[0], rows[2]), step_ratio(rows[1], rows[2])}, memory_note(rows));
+  }
+  const double at = stated_value(s.one_d, axis);
+  sweep.references = {{at, kOver1d, "1.38x over 1D"}, {at, kOver2d, "1.53x over 2D"}};
+  return sweep;
+}
+
+}  // namespace
+
+ReproductionReport run_tesseract2022(const std::filesystem::path& root,
+                                     const ReproductionOptions& options) {
+  const std::filesystem::path dir = root / "scenarios/tesseract2022";
+  Stated s{inputs::load_scenario(dir / "gpt-1d.yaml"),
+           inputs::load_scenario(dir / "gpt-2d.yaml"),
+           inputs::load_scenario(dir / "gpt-2p5d.yaml"),
+           {}};
+  s.hardware = inputs::load_hardware_profile(s.one_d.hardware_file);
+  const auto rows = compare(s.one_d, s.hardware);
+  check_states_plan(rows[0], s.one_d);
+  check_states_plan(rows[1], s.two_d);
+  check_states_plan(rows[2], s.two_half_d);
+
+  ReproductionReport report;
+  const std::string config =
+      fmt::format("64 GPUs, h {}, batch {}", s.one_d.model.hidden, s.one_d.training.global_batch);
+  report.comparisons.push_back(
+      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 1D (t 64), {}", config), kSource, "x",
+       kOver1d, step_ratio(rows[0], rows[2]), kRatioAim, kRatioTolerance, ""});
+  report.comparisons.push_back(
+      {fmt::format("strong scaling: 2.5D (q 4, d 4) over 2D (q 8), {}", config), kSource, "x",
+       kOver2d, step_ratio(rows[1], rows[2]), kRatioAim, kRatioTolerance, ""});
+  const std::string over = memory_note(rows);
+  report.notes = fmt::format(
+      "At the stated configuration on {}: training step 1D {:.1f} ms, 2D {:.1f} ms, 2.5D {:.1f} "
+      "ms{}.\n",
+      s.hardware.name, rows[0].step_time->ms(), rows[1].step_time->ms(), rows[2].step_time->ms(),
+      over.empty() ? " (all fit)" : "; " + over);
+  if (options.sweeps) {
+    report.sweeps = {speedup_sweep(s, SweepAxis::hidden, kHiddenSweep),
+                     speedup_sweep(s, SweepAxis::batch, kBatchSweep)};
+  }
+  return report;
+}
+
+}  // namespace trainsim::reports
