@@ -607,8 +607,7 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   const Tensor dword = [&] {
     if (grid_ || cube_) {
       return b.all_gather(dembedded, grid_ ? CommGroup::column : CommGroup::input_weight,
-                          grid_ ? Stream::tp_column : Stream::tp,
-                          "embedding.backward.all_gather");
+                          grid_ ? Stream::tp_column : Stream::tp, "embedding.backward.all_gather");
     }
     return gather_sequence(dembedded, "embedding.backward.all_gather");
   }();
