@@ -106,14 +106,30 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
   const bool sp = options.sequence_parallel;
   // The tied word embedding is the weight (transposed) of the output linear, whose input is
   // layer-oriented: its rows (vocabulary) take the swapped row chunks.
-  word_embedding_ =
-      add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, from_swapped, none);
-  position_embedding_ =
-      add_parameter("embedding.position", {1, shape.seq_len, h}, rep, on_layer, none, sp);
-  for (std::size_t l = 0; l < static_cast<std::size_t>(shape.layers); ++l) {
-    const auto tag = static_cast<std::int32_t>(l);
+  // A pipeline stage holds its part (ModelPart): the word embedding on the first and the
+  // last stage, the position embedding on the first, the final LayerNorm on the last.
+  const ModelPart& part = options.part;
+  const std::int64_t first = part.first_layer;
+  const std::int64_t count = part.layers < 0 ? shape.layers - first : part.layers;
+  if (first < 0 || count < 0 || first + count > shape.layers) {
+    throw Infeasible("gpt: layers [" + std::to_string(first) + ", " +
+                     std::to_string(first + count) + ") outside the model's " +
+                     std::to_string(shape.layers));
+  }
+  first_layer_ = first;
+  if (part.embedding || part.head) {
+    word_embedding_ =
+        add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, from_swapped, none);
+  }
+  if (part.embedding) {
+    position_embedding_ =
+        add_parameter("embedding.position", {1, shape.seq_len, h}, rep, on_layer, none, sp);
+  }
+  for (std::size_t l = 0; l < static_cast<std::size_t>(count); ++l) {
+    const auto global = static_cast<std::size_t>(first) + l;
+    const auto tag = static_cast<std::int32_t>(global);
     const auto add = [&](const char* name, Shape full, Split one_d, Split cube, bool partial) {
-      return add_parameter(layer_name(l, name), full, one_d, cube, tag, partial);
+      return add_parameter(layer_name(global, name), full, one_d, cube, tag, partial);
     };
     LayerParams p{};
     p.ln1_gamma = add("attn.ln.gamma", {1, 1, h}, rep, on_layer, sp);
@@ -130,8 +146,10 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
     p.fc2_bias = add("mlp.fc2.bias", {1, 1, h}, rep, on_layer, sp);
     layer_params_.push_back(p);
   }
-  final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, on_layer, none, sp);
-  final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, on_layer, none, sp);
+  if (part.head) {
+    final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, on_layer, none, sp);
+    final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, on_layer, none, sp);
+  }
 }
 
 std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split, Split cube,
@@ -348,9 +366,7 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
 }
 
 ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
-                               ParameterHooks* hooks) {
-  Backend& b = backend_;
-  const bool tp = vocab_split();
+                               ParameterHooks* hooks, Tensor input) {
   const std::int32_t none = program::Tag::kNoLayer;
   attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(micro_batch_index);
@@ -363,6 +379,45 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   mark(batch.tokens, keep);
   mark(batch.labels, keep);
 
+  Tensor x;
+  if (!options_.part.embedding) {
+    // A later pipeline stage: the previous stage's output, kept as the first layer's input.
+    x = std::move(input);
+    mark(x, keep);
+  } else {
+    x = embed(batch, state, keep);
+  }
+  state.layers.resize(layer_params_.size());
+  const bool full = options_.recompute == Recompute::full;
+  for (std::size_t l = 0; l < layer_params_.size(); ++l) {
+    const auto tag = layer_tag(l);
+    set_tag(tag, Phase::forward);
+    hooks_->before_forward(tag);
+    x = layer_forward(l, x, state.layers[l], keep && !full);
+    hooks_->after_forward(tag);
+    if (!keep) {
+      state.layers[l] = LayerSaved{};
+    } else if (full) {
+      // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
+      Tensor in = std::move(state.layers[l].x);
+      state.layers[l] = LayerSaved{};
+      state.layers[l].x = std::move(in);
+    }
+  }
+  if (!options_.part.head) {
+    // A pipeline stage before the last: its output goes to the next stage.
+    set_tag(none, Phase::forward);
+    hooks_->after_forward(none);
+    hooks_ = nullptr;
+    state.output = std::move(x);
+    state.batch = std::move(batch);
+    return state;
+  }
+  return forward_head(std::move(batch), std::move(x), std::move(state), loss_scale, keep);
+}
+
+Tensor GptModel::embed(TokenBatch& batch, ForwardState& state, bool keep) {
+  Backend& b = backend_;
   Tensor word = embed_tokens(batch.tokens);
   if (!keep) batch.tokens.reset();  // inference: only the labels are read again
   {
@@ -381,24 +436,14 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   } else {
     x = std::move(word);
   }
-  state.layers.resize(layer_params_.size());
-  const bool full = options_.recompute == Recompute::full;
-  for (std::size_t l = 0; l < layer_params_.size(); ++l) {
-    const auto tag = static_cast<std::int32_t>(l);
-    set_tag(tag, Phase::forward);
-    hooks_->before_forward(tag);
-    x = layer_forward(l, x, state.layers[l], keep && !full);
-    hooks_->after_forward(tag);
-    if (!keep) {
-      state.layers[l] = LayerSaved{};
-    } else if (full) {
-      // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
-      Tensor input = std::move(state.layers[l].x);
-      state.layers[l] = LayerSaved{};
-      state.layers[l].x = std::move(input);
-    }
-  }
+  return x;
+}
 
+ForwardState GptModel::forward_head(TokenBatch batch, Tensor x, ForwardState state,
+                                    double loss_scale, bool keep) {
+  Backend& b = backend_;
+  const bool tp = vocab_split();
+  const std::int32_t none = program::Tag::kNoLayer;
   set_tag(none, Phase::forward);
   LayerNormResult final_ln = [&] {
     const Tensor gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
@@ -547,8 +592,8 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   return std::move(mlp_out.y);
 }
 
-void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks) {
-  Backend& b = backend_;
+Tensor GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks,
+                          Tensor output_grad) {
   const std::int32_t none = program::Tag::kNoLayer;
   if (options_.forward_only) throw std::logic_error("gpt: backward of a forward-only model");
   attach(hooks);
@@ -557,25 +602,11 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   state.loss.reset();
   hooks_->before_backward(none);
 
-  b.cross_entropy_backward(state.softmax, state.batch.labels, vocab_begin(), loss_scale,
-                           "loss.backward");
-  Tensor dlogits = b.cast(state.softmax, shape_.dtype, "loss.backward.cast");
-  state.softmax.reset();
-  // Output layer (y = x·Wᵀ): dgrad, then f's backward overlapping the wgrad.
-  Tensor dfinal =
-      linear_backward(dlogits, state.final_ln_y, word_embedding_, LinearKind::output, "output");
-  dlogits.reset();
-  state.final_ln_y.reset();
-  Tensor dx = norm_backward(dfinal, state.final_x, backward_vector(state.final_gamma, final_gamma_),
-                            state.final_ln_stats, final_gamma_, final_beta_, "final.ln");
-  state.final_gamma.reset();
-  dfinal.reset();
-  state.final_x.reset();
-  state.final_ln_stats.reset();
+  Tensor dx = options_.part.head ? backward_head(state, loss_scale) : std::move(output_grad);
 
   const bool full = options_.recompute == Recompute::full;
   for (std::size_t l = layer_params_.size(); l-- > 0;) {
-    const auto tag = static_cast<std::int32_t>(l);
+    const auto tag = layer_tag(l);
     set_tag(tag, full ? Phase::recompute : Phase::backward);
     hooks_->before_backward(tag);
     if (full) {
@@ -593,6 +624,42 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   }
 
   set_tag(none, Phase::backward);
+  if (!options_.part.embedding) {
+    // A later pipeline stage: the gradient of its input goes to the previous stage.
+    hooks_->after_backward(none);
+    hooks_ = nullptr;
+    return dx;
+  }
+  backward_embedding(state, std::move(dx));
+  hooks_->after_backward(none);
+  hooks_ = nullptr;
+  return {};
+}
+
+Tensor GptModel::backward_head(ForwardState& state, double loss_scale) {
+  Backend& b = backend_;
+  b.cross_entropy_backward(state.softmax, state.batch.labels, vocab_begin(), loss_scale,
+                           "loss.backward");
+  Tensor dlogits = b.cast(state.softmax, shape_.dtype, "loss.backward.cast");
+  state.softmax.reset();
+  // Output layer (y = x·Wᵀ): dgrad, then f's backward overlapping the wgrad.
+  Tensor dfinal =
+      linear_backward(dlogits, state.final_ln_y, word_embedding_, LinearKind::output, "output");
+  dlogits.reset();
+  state.final_ln_y.reset();
+  // The last stage's copy of the word embedding has no other use: its gradient is final.
+  if (!options_.part.embedding) ready(word_embedding_);
+  Tensor dx = norm_backward(dfinal, state.final_x, backward_vector(state.final_gamma, final_gamma_),
+                            state.final_ln_stats, final_gamma_, final_beta_, "final.ln");
+  state.final_gamma.reset();
+  dfinal.reset();
+  state.final_x.reset();
+  state.final_ln_stats.reset();
+  return dx;
+}
+
+void GptModel::backward_embedding(ForwardState& state, Tensor dx) {
+  Backend& b = backend_;
   Tensor dembedded = b.dropout_backward(dx, state.embedding_dropout_mask, shape_.hidden_dropout,
                                         nullptr, "embedding.dropout.backward");
   dx.reset();
@@ -615,8 +682,6 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   b.embedding_backward(dword, state.batch.tokens, embedding_vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
   ready(word_embedding_);
-  hooks_->after_backward(none);
-  hooks_ = nullptr;
 }
 
 Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {

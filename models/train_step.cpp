@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -16,10 +17,17 @@ std::int64_t default_bucket_size(std::int64_t data_parallel) {
 }
 
 std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
-                                         std::int64_t bucket_size) {
+                                         std::int64_t bucket_size,
+                                         std::optional<std::size_t> alone) {
   std::vector<GradientBucket> buckets;
   GradientBucket current;
   for (std::size_t i = parameters.size(); i-- > 0;) {
+    if (alone && i == *alone) {
+      if (!current.parameters.empty()) buckets.push_back(std::move(current));
+      buckets.push_back({{i}, parameters[i].shape.numel()});
+      current = {};
+      continue;
+    }
     current.parameters.push_back(i);
     current.numel += parameters[i].shape.numel();
     if (current.numel >= bucket_size) {
@@ -64,8 +72,15 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
   }
   OptimizerState state;
   state.layout = layout;
-  state.buckets = layout.zero >= 3 ? make_layer_units(model.parameters())
-                                   : make_buckets(model.parameters(), layout.bucket_size);
+  // A pipeline stage holding the tied word embedding but not the whole model shares it with
+  // the embedding group: its own bucket.
+  const ModelPart& part = model.options().part;
+  const bool shared_embedding = (part.embedding || part.head) && !(part.embedding && part.head);
+  state.buckets = layout.zero >= 3
+                      ? make_layer_units(model.parameters())
+                      : make_buckets(model.parameters(), layout.bucket_size,
+                                     shared_embedding ? std::optional(model.word_embedding_index())
+                                                      : std::nullopt);
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
   if (layout.zero >= 1) {
     // Megatron's distributed optimizer: each DP rank owns one contiguous chunk of every
@@ -303,6 +318,101 @@ class StepHooks final : public ParameterHooks {
   std::deque<std::vector<Tensor>> reducing_;
 };
 
+// Takes the tensor of micro batch `mb` out of `map` (undefined if there is none).
+Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t mb) {
+  const auto it = map.find(mb);
+  if (it == map.end()) return {};
+  Tensor t = std::move(it->second);
+  map.erase(it);
+  return t;
+}
+
+// The passes of one pipeline stage in its schedule's order (pipeline_steps), with the
+// stage-boundary transfers on the pp stream. Accumulates the last stage's loss into `loss`.
+void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
+                  const IterationConfig& config, bool hooked, Tensor& loss) {
+  const PipelinePosition& pp = config.pipeline;
+  const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
+  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  const std::int64_t parts = pp.scatter_parts;
+  Shape chunk = model.boundary_shape();
+  chunk.rows /= parts;
+  const std::vector<PipelineStep> steps = pipeline_steps(pp.shape, pp.stage);
+  std::int64_t last_backward = 0;
+  for (const PipelineStep& step : steps) {
+    if (step.kind == PipelineStep::Kind::backward) last_backward = step.micro_batch;
+  }
+  std::map<std::int64_t, ForwardState> states;
+  std::map<std::int64_t, Tensor> inputs;        // received activations
+  std::map<std::int64_t, Tensor> outputs;       // activations to send
+  std::map<std::int64_t, Tensor> output_grads;  // received gradients
+  std::map<std::int64_t, Tensor> input_grads;   // gradients to send
+  // Megatron's scatter/gather: this rank's chunk, all-gathered over TP on arrival.
+  const auto receive = [&](std::int64_t peer, const std::string& name) {
+    Tensor t = backend.recv(chunk, model.shape().dtype, peer, Stream::pp, name);
+    if (parts > 1) t = backend.all_gather(t, CommGroup::tensor, Stream::tp, name + ".all_gather");
+    return t;
+  };
+  for (const PipelineStep& step : steps) {
+    const std::int64_t mb = step.micro_batch;
+    const bool forward = step.kind == PipelineStep::Kind::forward ||
+                         step.kind == PipelineStep::Kind::send_forward ||
+                         step.kind == PipelineStep::Kind::recv_forward;
+    backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
+                     static_cast<std::int16_t>(step.chunk),
+                     forward ? Phase::forward : Phase::backward});
+    switch (step.kind) {
+      case PipelineStep::Kind::recv_forward:
+        inputs[mb] = receive(pp.previous, "pp.recv_forward");
+        break;
+      case PipelineStep::Kind::recv_backward:
+        output_grads[mb] = receive(pp.next, "pp.recv_backward");
+        break;
+      case PipelineStep::Kind::send_forward:
+        // Dropping the last handle frees the output once sent (deallocate_output_tensor).
+        backend.send(take(outputs, mb), pp.scatter_part, parts, pp.next, Stream::pp,
+                     "pp.send_forward");
+        break;
+      case PipelineStep::Kind::send_backward:
+        backend.send(take(input_grads, mb), pp.scatter_part, parts, pp.previous, Stream::pp,
+                     "pp.send_backward");
+        break;
+      case PipelineStep::Kind::forward: {
+        // The first stage reads the tokens, the last the labels, the others neither.
+        TokenBatch batch;
+        if (pp.first() || pp.last()) {
+          batch = backend.load_micro_batch(mb, pp.first() ? tokens : 0,
+                                           pp.last() ? model.label_tokens() : 0);
+        }
+        ForwardState state =
+            model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, mb));
+        if (pp.last()) {
+          if (!loss.defined()) {
+            loss = state.loss;
+          } else {
+            backend.accumulate(loss, state.loss, "loss.accumulate");
+          }
+        } else {
+          outputs[mb] = std::move(state.output);
+        }
+        states.emplace(mb, std::move(state));
+        break;
+      }
+      case PipelineStep::Kind::backward: {
+        // ZeRO 0 and 1 reduce in the last backward pass (no_sync before it).
+        hooks.begin_micro_batch(mb == last_backward);
+        const auto it = states.find(mb);
+        ForwardState state = std::move(it->second);
+        states.erase(it);
+        Tensor dx = model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr,
+                                   take(output_grads, mb));
+        if (!pp.first()) input_grads[mb] = std::move(dx);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
@@ -332,7 +442,8 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   const bool hooked = zero >= 2 || reduce;
   StepHooks hooks(backend, model, optimizer, config);
   Tensor loss;
-  for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+  if (config.pipeline.pipelined()) run_pipeline(backend, model, hooks, config, hooked, loss);
+  for (std::int64_t mb = 0; mb < config.micro_batches && !config.pipeline.pipelined(); ++mb) {
     hooks.begin_micro_batch(mb + 1 == config.micro_batches);
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
     ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),
@@ -366,11 +477,24 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
                          "tp.sequence_parallel_grads.all_reduce");
     }
   }
-  if (!config.optimizer_step) return loss;
+  // Megatron's embedding group: the first and last pipeline stages each hold the tied word
+  // embedding; after the DP reduction (same stream, in order) they sum its gradient.
+  const bool shared_embedding =
+      config.pipeline.pipelined() && (config.pipeline.first() || config.pipeline.last());
+  if (shared_embedding) {
+    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
+    backend.stream_wait(Stream::dp, Stream::compute);
+    backend.all_reduce({&params[model.word_embedding_index()].grad, 1}, CommGroup::embedding,
+                       ReduceOp::sum, Stream::dp, "embedding.grad.all_reduce");
+  }
+  if (!config.optimizer_step) {
+    if (shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
+    return loss;
+  }
 
   // finish_grad_sync: the optimizer waits for every bucket.
   backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
-  if (reduce || zero >= 2) backend.stream_wait(Stream::compute, Stream::dp);
+  if (reduce || zero >= 2 || shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
   if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
   if (zero == 0) {
     for (const GradientBucket& bucket : buckets) {
