@@ -296,14 +296,10 @@ void check_supported(const ReadScenario& r) {
   const PipelineSchedule schedule = p.pipeline.schedule;
   if (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered) {
     fail(r, "parallel.pipeline.schedule",
-         fmt::format("schedule {} is not supported yet (issue 5: gpipe and 1f1b run; "
-                     "breadth-first and layered arrive later); use gpipe or 1f1b",
+         fmt::format("schedule {} is not supported yet (issue 5: gpipe, 1f1b and interleaved "
+                     "run; breadth-first and layered arrive later); use gpipe, 1f1b or "
+                     "interleaved",
                      to_string(schedule)));
-  }
-  if (schedule == PipelineSchedule::interleaved) {
-    fail(r, "parallel.pipeline.schedule",
-         "schedule interleaved is not supported yet (issue 5: gpipe and 1f1b run); use gpipe or "
-         "1f1b with chunks: 1");
   }
   if (p.tensor.kind != TensorKind::one_d) {
     fail(r, "parallel.pipeline.size",

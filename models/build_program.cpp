@@ -138,8 +138,11 @@ PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& train
 }
 
 ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int64_t stage) {
-  const std::int64_t per_stage = model.layers / plan.pipeline.size;
-  return {stage * per_stage, per_stage, stage == 0, stage == plan.pipeline.size - 1};
+  // Chunk c of stage s holds block c·p + s of L/(p·v) layers (Megatron's virtual stages).
+  const std::int64_t p = plan.pipeline.size;
+  const std::int64_t v = plan.pipeline.chunks;
+  const std::int64_t per_chunk = model.layers / (p * v);
+  return {stage * per_chunk, per_chunk, stage == 0, stage == p - 1, v, p * per_chunk};
 }
 
 PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
@@ -148,8 +151,11 @@ PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan&
   PipelinePosition pp;
   pp.shape = pipeline_shape(plan, training);
   pp.stage = c.pp;
-  if (c.pp > 0) pp.previous = layout.rank_of({c.tp, c.dp, c.pp - 1});
-  if (c.pp + 1 < layout.pp_size()) pp.next = layout.rank_of({c.tp, c.dp, c.pp + 1});
+  // With model chunks the last stage feeds the first (virtual stage c·p + p - 1 -> (c+1)·p).
+  const std::int64_t p = layout.pp_size();
+  const bool wrap = plan.pipeline.chunks > 1;
+  if (c.pp > 0 || wrap) pp.previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p});
+  if (c.pp + 1 < p || wrap) pp.next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p});
   if (!plan.tensor.sequence_parallel && plan.tensor.size > 1) {
     pp.scatter_parts = plan.tensor.size;
     pp.scatter_part = c.tp;
@@ -175,11 +181,6 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
       if (const auto problem = pipeline_problem(pipeline_shape(plan, training))) {
         throw Infeasible(fmt::format("parallel.pipeline.schedule: {}", *problem));
       }
-    }
-    if (pp.schedule == PipelineSchedule::interleaved) {
-      throw Infeasible(
-          "parallel.pipeline.schedule: interleaved is not executed yet (issue 5: "
-          "gpipe and 1f1b are); use gpipe or 1f1b");
     }
     if (plan.tensor.kind != TensorKind::one_d) {
       throw Infeasible(

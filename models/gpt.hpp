@@ -76,9 +76,13 @@ struct TensorParallelPosition {
 /// embedding group: its gradient is summed with the first stage's before the optimizer step).
 struct ModelPart {
   std::int64_t first_layer = 0;
-  std::int64_t layers = -1;  ///< -1: through the model's last layer
-  bool embedding = true;     ///< token and position embedding (first stage)
-  bool head = true;          ///< final LayerNorm, logits through the word embedding, loss (last)
+  std::int64_t layers = -1;  ///< per chunk; -1: through the model's last layer
+  bool embedding = true;     ///< token and position embedding (first stage, chunk 0)
+  bool head = true;  ///< final LayerNorm, logits through the word embedding, loss (last chunk)
+  /// Model chunks (interleaved schedule, §7.4): chunk c holds layers [first_layer +
+  /// c·chunk_stride, ... + layers), Megatron's virtual stage c·p + s.
+  std::int64_t chunks = 1;
+  std::int64_t chunk_stride = 0;
 };
 
 /// How the layers run beyond the TP split.
@@ -139,6 +143,8 @@ struct Parameter {
   /// Used on the sequence shard (SP): each TP rank's gradient is partial and is all-reduced
   /// over the TP group once per step (Megatron's finalize_model_grads).
   bool sequence_parallel = false;
+  /// Model chunk (ModelPart::chunks) whose passes use it: gradient buckets do not mix chunks.
+  std::int32_t chunk = 0;
 };
 
 /// Told around the model's use of its parameters, so that a training step can gather sharded
@@ -186,6 +192,7 @@ struct ForwardState {
   /// stage sends to the next one.
   Tensor output;
   std::int64_t micro_batch_index = 0;
+  std::int64_t chunk = 0;  ///< model chunk (interleaved pipeline)
 };
 
 class GptModel {
@@ -205,16 +212,18 @@ class GptModel {
 
   /// Forward of one micro batch. `loss_scale` multiplies the summed token losses (1 / tokens
   /// in the global batch gives the global mean once summed over micro batches and replicas).
-  /// `hooks` may be null unless parameters are sharded. Without the embedding (a later
+  /// `hooks` may be null unless parameters are sharded. With model chunks it runs chunk
+  /// `chunk`'s layers. Without the embedding (a later
   /// pipeline stage) the first layer reads `input` (boundary_shape(), kept for backward) and
   /// `batch` holds the labels only, or nothing before the last stage; without the head the
   /// state's `output` is the last layer's output and there is no loss.
   ForwardState forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
-                       ParameterHooks* hooks = nullptr, Tensor input = {});
+                       ParameterHooks* hooks = nullptr, Tensor input = {}, std::int64_t chunk = 0);
   /// Backward of one micro batch; accumulates into the main gradients and frees the saved
   /// tensors as it goes. `hooks` may be null unless gradients or parameters are sharded.
-  /// Without the head it starts from `output_grad`, the gradient of the state's output;
-  /// without the embedding it returns the gradient of the forward's `input` (else undefined).
+  /// The pass runs the state's chunk. Without the head it starts from `output_grad`, the gradient
+  /// of the state's output; without the embedding it returns the gradient of the forward's `input`
+  /// (else undefined).
   Tensor backward(ForwardState state, double loss_scale, ParameterHooks* hooks,
                   Tensor output_grad = {});
   /// Shape of the tensor between pipeline stages on this rank (1D TP): [s·b, h], with
@@ -277,7 +286,14 @@ class GptModel {
   void backward_embedding(ForwardState& state, Tensor dx);
   /// Tag (global layer index) of local layer `l`.
   std::int32_t layer_tag(std::size_t l) const {
-    return static_cast<std::int32_t>(first_layer_ + static_cast<std::int64_t>(l));
+    const auto local = static_cast<std::int64_t>(l);
+    return static_cast<std::int32_t>(first_layer_ + local / chunk_layers_ * chunk_stride_ +
+                                     local % chunk_layers_);
+  }
+  /// The embedding belongs to the first stage's chunk 0, the head to the last stage's last chunk.
+  bool has_embedding(std::int64_t chunk) const { return options_.part.embedding && chunk == 0; }
+  bool has_head(std::int64_t chunk) const {
+    return options_.part.head && chunk == options_.part.chunks - 1;
   }
   /// One layer's forward; `keep` marks its tensors saved for backward (false: the forward
   /// of a fully recomputed layer, whose tensors die with `saved`).
@@ -371,6 +387,9 @@ class GptModel {
   std::size_t final_gamma_ = 0;
   std::size_t final_beta_ = 0;
   std::int64_t first_layer_ = 0;     // global index of layer_params_[0]
+  std::int64_t chunk_layers_ = 1;    // layers per chunk
+  std::int64_t chunk_stride_ = 0;    // global index distance between chunks
+  std::int16_t chunk_ = 0;           // chunk of the pass in progress (tags)
   std::int32_t micro_batch_ = 0;     // tag of the pass in progress
   ParameterHooks* hooks_ = nullptr;  // set by attach() for each pass
 };

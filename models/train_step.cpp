@@ -28,6 +28,13 @@ std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
       current = {};
       continue;
     }
+    // A model chunk's gradients never share a bucket with another's (Megatron: one DDP
+    // buffer per chunk), so each chunk's buckets fire after its own last backward.
+    if (!current.parameters.empty() &&
+        parameters[current.parameters.back()].chunk != parameters[i].chunk) {
+      buckets.push_back(std::move(current));
+      current = {};
+    }
     current.parameters.push_back(i);
     current.numel += parameters[i].shape.numel();
     if (current.numel >= bucket_size) {
@@ -172,6 +179,13 @@ class StepHooks final : public ParameterHooks {
     launch_ = zero_ >= 2 || (last && config_.overlap_grad_reduce);
   }
 
+  /// Before the backward pass of model chunk `chunk` (interleaved pipeline): only that
+  /// chunk's buckets start a new count; `last`: its last backward, whose buckets reduce.
+  void begin_chunk_backward(std::int64_t chunk, bool last) {
+    chunk_ = chunk;
+    begin_micro_batch(last);
+  }
+
   void before_forward(std::int32_t layer) override {
     if (zero_ < 3) return;
     gather(layer);
@@ -186,8 +200,11 @@ class StepHooks final : public ParameterHooks {
 
   void before_backward(std::int32_t layer) override {
     if (layer == program::Tag::kNoLayer) {
-      for (std::size_t b = 0; b < remaining_.size(); ++b)
-        remaining_[b] = optimizer_.buckets[b].parameters.size();
+      for (std::size_t b = 0; b < remaining_.size(); ++b) {
+        const GradientBucket& bucket = optimizer_.buckets[b];
+        if (params_[bucket.parameters.front()].chunk == chunk_)
+          remaining_[b] = bucket.parameters.size();
+      }
     }
     if (zero_ < 3) return;
     gather(layer);
@@ -311,6 +328,7 @@ class StepHooks final : public ParameterHooks {
   const IterationConfig& config_;
   int zero_;
   bool launch_ = false;
+  std::int64_t chunk_ = 0;  // model chunk of the backward pass in progress
   std::vector<std::size_t> bucket_of_;
   std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
   std::vector<bool> gathered_;          // ZeRO 3: per unit
@@ -331,82 +349,88 @@ Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t mb) {
 // stage-boundary transfers on the pp stream. Accumulates the last stage's loss into `loss`.
 void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
                   const IterationConfig& config, bool hooked, Tensor& loss) {
+  using Kind = PipelineStep::Kind;
   const PipelinePosition& pp = config.pipeline;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
   const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
   const std::int64_t parts = pp.scatter_parts;
-  Shape chunk = model.boundary_shape();
-  chunk.rows /= parts;
+  const std::int64_t chunks = pp.shape.chunks;
+  Shape piece = model.boundary_shape();
+  piece.rows /= parts;
   const std::vector<PipelineStep> steps = pipeline_steps(pp.shape, pp.stage);
-  std::int64_t last_backward = 0;
+  // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
+  std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch
   for (const PipelineStep& step : steps) {
-    if (step.kind == PipelineStep::Kind::backward) last_backward = step.micro_batch;
+    if (step.kind == Kind::backward) last_backward[step.chunk] = step.micro_batch;
   }
+  // Tensors of one (micro batch, chunk) pass, by key micro batch x chunks + chunk.
   std::map<std::int64_t, ForwardState> states;
   std::map<std::int64_t, Tensor> inputs;        // received activations
   std::map<std::int64_t, Tensor> outputs;       // activations to send
   std::map<std::int64_t, Tensor> output_grads;  // received gradients
   std::map<std::int64_t, Tensor> input_grads;   // gradients to send
-  // Megatron's scatter/gather: this rank's chunk, all-gathered over TP on arrival.
+  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
   const auto receive = [&](std::int64_t peer, const std::string& name) {
-    Tensor t = backend.recv(chunk, model.shape().dtype, peer, Stream::pp, name);
+    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp, name);
     if (parts > 1) t = backend.all_gather(t, CommGroup::tensor, Stream::tp, name + ".all_gather");
     return t;
   };
   for (const PipelineStep& step : steps) {
     const std::int64_t mb = step.micro_batch;
-    const bool forward = step.kind == PipelineStep::Kind::forward ||
-                         step.kind == PipelineStep::Kind::send_forward ||
-                         step.kind == PipelineStep::Kind::recv_forward;
+    const std::int64_t key = mb * chunks + step.chunk;
+    // The model's first virtual stage reads the tokens, its last the labels and the loss.
+    const bool embedding = pp.first() && step.chunk == 0;
+    const bool head = pp.last() && step.chunk == chunks - 1;
+    const bool forward = step.kind == Kind::forward || step.kind == Kind::send_forward ||
+                         step.kind == Kind::recv_forward;
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
                      static_cast<std::int16_t>(step.chunk),
                      forward ? Phase::forward : Phase::backward});
     switch (step.kind) {
-      case PipelineStep::Kind::recv_forward:
-        inputs[mb] = receive(pp.previous, "pp.recv_forward");
+      case Kind::recv_forward:
+        inputs[key] = receive(pp.previous, "pp.recv_forward");
         break;
-      case PipelineStep::Kind::recv_backward:
-        output_grads[mb] = receive(pp.next, "pp.recv_backward");
+      case Kind::recv_backward:
+        output_grads[key] = receive(pp.next, "pp.recv_backward");
         break;
-      case PipelineStep::Kind::send_forward:
+      case Kind::send_forward:
         // Dropping the last handle frees the output once sent (deallocate_output_tensor).
-        backend.send(take(outputs, mb), pp.scatter_part, parts, pp.next, Stream::pp,
+        backend.send(take(outputs, key), pp.scatter_part, parts, pp.next, Stream::pp,
                      "pp.send_forward");
         break;
-      case PipelineStep::Kind::send_backward:
-        backend.send(take(input_grads, mb), pp.scatter_part, parts, pp.previous, Stream::pp,
+      case Kind::send_backward:
+        backend.send(take(input_grads, key), pp.scatter_part, parts, pp.previous, Stream::pp,
                      "pp.send_backward");
         break;
-      case PipelineStep::Kind::forward: {
-        // The first stage reads the tokens, the last the labels, the others neither.
+      case Kind::forward: {
         TokenBatch batch;
-        if (pp.first() || pp.last()) {
-          batch = backend.load_micro_batch(mb, pp.first() ? tokens : 0,
-                                           pp.last() ? model.label_tokens() : 0);
+        if (embedding || head) {
+          batch =
+              backend.load_micro_batch(mb, embedding ? tokens : 0, head ? model.label_tokens() : 0);
         }
         ForwardState state =
-            model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, mb));
-        if (pp.last()) {
+            model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, key), step.chunk);
+        if (head) {
           if (!loss.defined()) {
             loss = state.loss;
           } else {
             backend.accumulate(loss, state.loss, "loss.accumulate");
           }
         } else {
-          outputs[mb] = std::move(state.output);
+          outputs[key] = std::move(state.output);
         }
-        states.emplace(mb, std::move(state));
+        states.emplace(key, std::move(state));
         break;
       }
-      case PipelineStep::Kind::backward: {
-        // ZeRO 0 and 1 reduce in the last backward pass (no_sync before it).
-        hooks.begin_micro_batch(mb == last_backward);
-        const auto it = states.find(mb);
+      case Kind::backward: {
+        // ZeRO 0 and 1 reduce in the chunk's last backward pass (no_sync before it).
+        hooks.begin_chunk_backward(step.chunk, mb == last_backward[step.chunk]);
+        const auto it = states.find(key);
         ForwardState state = std::move(it->second);
         states.erase(it);
         Tensor dx = model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr,
-                                   take(output_grads, mb));
-        if (!pp.first()) input_grads[mb] = std::move(dx);
+                                   take(output_grads, key));
+        if (!embedding) input_grads[key] = std::move(dx);
         break;
       }
     }

@@ -97,7 +97,7 @@ const std::vector<BadInput>& bad_scenarios() {
       {"s_unsupported_pipeline.yaml",
        "18:15",
        {"parallel.pipeline.schedule", "breadth-first is not supported yet", "issue 5",
-        "use gpipe or 1f1b"}},
+        "use gpipe, 1f1b or interleaved"}},
       {"s_interleaved_micro_batches.yaml",
        "11:17",
        {"training.global_batch", "3 micro batches per replica",

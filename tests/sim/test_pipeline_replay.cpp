@@ -6,10 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 #include <variant>
 
 #include "models/build_program.hpp"
+#include "models/pipeline_schedule.hpp"
 #include "sim/replay.hpp"
 #include "sim_fixtures.hpp"
 #include "units/doctest_printers.hpp"
@@ -142,6 +144,34 @@ TEST_CASE("pipeline replay: free communication and equal stages give a bubble of
   CHECK(measured == doctest::Approx(0.375).epsilon(0.006));
 }
 
+TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
+  const hw::HardwareProfile hw = free_communication();
+  for (const auto& [p, v, m] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{2, 2, 4},
+                                {4, 2, 8},
+                                {4, 3, 8},
+                                {2, 4, 2}}) {
+    CAPTURE(p);
+    CAPTURE(v);
+    CAPTURE(m);
+    // Four layers per chunk, as equal_stage_model has per stage.
+    ModelSpec model = equal_stage_model(p);
+    model.layers = 4 * p * v;
+    ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved);
+    plan.pipeline.chunks = v;
+    const program::Program prog =
+        build_program(model, plan, batches(m), ProgramScope::representative);
+    const sim::SimulationResult r = sim::replay(prog, hw);
+    REQUIRE(r.stuck.empty());
+    const sim::TimeBreakdown& first = r.breakdown[0];
+    const double measured = first.bubble / (first.compute + first.recompute);
+    const double expected = static_cast<double>(p - 1) / static_cast<double>(v * m);
+    MESSAGE("interleaved p=" << p << " v=" << v << " m=" << m << ": bubble " << measured
+                             << ", (p-1)/(vm) = " << expected);
+    // Within 0.5 %: the embedding (first stage) and the head (last) are not free.
+    CHECK(measured == doctest::Approx(expected).epsilon(0.005));
+  }
+}
+
 TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p - s (1F1B)") {
   const std::int64_t p = 4;
   const std::int64_t m = 6;
@@ -196,6 +226,42 @@ TEST_CASE("pipeline replay: the first stage holds L layers' worth whatever p (Ko
   }
 }
 
+TEST_CASE("pipeline replay: interleaved first stage holds L(1 + (p-1)/(pv)) layers' worth") {
+  // §2.5: rank 0 has 2(p-1) + (v-1)p + 1 chunk-micro-batches of L/(pv) layers in flight when
+  // its first backward starts; the embedding's extras come with the chunk-0 ones among them.
+  const std::int64_t t = 2;
+  const double sb = 1024.0;
+  const double sbh = sb * 2048.0;
+  for (const auto& [p, v] : {std::pair<std::int64_t, std::int64_t>{2, 2}, {4, 2}, {4, 3}}) {
+    CAPTURE(p);
+    CAPTURE(v);
+    ModelSpec model = equal_stage_model(p);
+    model.layers = p * v * 2;
+    const auto layers = static_cast<double>(model.layers);
+    ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved, t);
+    plan.pipeline.chunks = v;
+    plan.tensor.sequence_parallel = true;
+    plan.recompute = Recompute::selective;
+    const std::int64_t m = 2 * p;
+    const program::Program prog =
+        build_program(model, plan, batches(m), ProgramScope::representative);
+    const auto stored =
+        static_cast<double>(stored_before_backward(prog.ranks[0], MemoryCategory::activations));
+    // Chunk-0 forwards before the first backward.
+    double embedded = 0.0;
+    for (const PipelineStep& s : pipeline_passes({PipelineSchedule::interleaved, p, m, v}, 0)) {
+      if (s.kind == PipelineStep::Kind::backward) break;
+      if (s.chunk == 0) embedded += 1.0;
+    }
+    const double factor = 1.0 + static_cast<double>(p - 1) / static_cast<double>(p * v);
+    const double layer_bytes = 34.0 * sbh / t + 16.0 * sb / t;  // + LayerNorm statistics
+    const double expected = layer_bytes * layers * factor + embedded * (sbh / t + 8.0 * sb);
+    MESSAGE("interleaved p=" << p << " v=" << v << ": first stage stores " << stored
+                             << " B, L(1 + (p-1)/(pv)) layers + extras " << expected << " B");
+    CHECK(stored == doctest::Approx(expected).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x DP 2)") {
   const hw::HardwareProfile hw = test::small_profile();
   ModelSpec model = equal_stage_model(2);
@@ -203,9 +269,12 @@ TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x D
   model.heads = 4;
   model.ffn = 1024;
   model.seq_len = 256;
-  for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+  model.layers = 4;
+  for (const PipelineSchedule schedule :
+       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved}) {
     CAPTURE(to_string(schedule));
     ParallelPlan plan = pipeline(2, schedule, 2, 2);
+    if (schedule == PipelineSchedule::interleaved) plan.pipeline.chunks = 2;
     plan.data.zero = 1;
     const sim::SimulationResult rep =
         sim::replay(build_program(model, plan, batches(8), ProgramScope::representative), hw);
