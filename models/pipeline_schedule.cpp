@@ -182,7 +182,56 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& s, std::int64_t s
   return out;
 }
 
+namespace {
+
+// Megatron's forward_backward_pipelining_without_interleaving (and GPipe, all forwards then
+// all backwards) with its transfers: warm-up receive, forward, send; one more receive before
+// the steady state; there the output's send goes with the receive of the gradient
+// (send_forward_recv_backward) and the input gradient's send with the next input's receive
+// (send_backward_recv_forward); each pair gradient first, as on the other side of the channel.
+std::vector<PipelineStep> megatron_steps(const PipelineShape& s, std::int64_t stage) {
+  const bool first = stage == 0;
+  const bool last = stage == s.stages - 1;
+  const std::int64_t m = s.micro_batches;
+  std::vector<PipelineStep> out;
+  const auto add = [&](Kind kind, std::int64_t mb) {
+    const bool to_previous = kind == Kind::send_backward || kind == Kind::recv_forward;
+    const bool transfer = kind != Kind::forward && kind != Kind::backward;
+    if (transfer && (to_previous ? first : last)) return;
+    out.push_back({kind, mb, 0});
+  };
+  const std::int64_t warmup =
+      s.schedule == PipelineSchedule::gpipe ? m : std::min(s.stages - stage - 1, m);
+  for (std::int64_t i = 0; i < warmup; ++i) {
+    add(Kind::recv_forward, i);
+    add(Kind::forward, i);
+    add(Kind::send_forward, i);
+  }
+  const std::int64_t remaining = m - warmup;
+  if (remaining > 0) add(Kind::recv_forward, warmup);
+  for (std::int64_t i = 0; i < remaining; ++i) {
+    add(Kind::forward, i + warmup);
+    add(Kind::recv_backward, i);
+    add(Kind::send_forward, i + warmup);
+    add(Kind::backward, i);
+    add(Kind::send_backward, i);
+    if (i + 1 < remaining) add(Kind::recv_forward, i + warmup + 1);
+  }
+  for (std::int64_t i = remaining; i < m; ++i) {
+    add(Kind::recv_backward, i);
+    add(Kind::backward, i);
+    add(Kind::send_backward, i);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t stage) {
+  if (s.schedule == PipelineSchedule::gpipe || s.schedule == PipelineSchedule::one_f_one_b) {
+    if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
+    return megatron_steps(s, stage);
+  }
   // A unit-time run of every stage's passes (forward 1, backward 2, transfers free) gives
   // each message the time it is produced; ordering all messages by that time gives one global
   // order in which every stage meets its transfers, so transfers matched in issue order per
@@ -273,8 +322,8 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t st
     out.push_back(tr.step);
     if (is_recv(tr)) received.insert(tr.message);
   };
-  // Transfers that cannot wait at `now`: sends of produced tensors, and receives of tensors
-  // already produced (their sender has posted them), in the global order.
+  // After a pass: every transfer that can go at `now` (sends of tensors that exist, receives
+  // of tensors already produced), in the global order.
   const auto emit_ready = [&](std::int64_t now) {
     while (t < transfers.size()) {
       const Transfer& tr = transfers[t];

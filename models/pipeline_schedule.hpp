@@ -55,12 +55,15 @@ std::optional<std::string> pipeline_problem(const PipelineShape& shape);
 /// when pipeline_problem reports a problem.
 std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64_t stage);
 
-/// The passes of `stage` with its transfers placed: a pass's input is received just before
-/// it, and its output is sent right after it, except that when a forward is followed by a
-/// backward whose gradient the next stage sends before it needs this forward's output (1F1B's
-/// steady state), the gradient is received first: the pair Megatron issues together
-/// (send_forward_recv_backward). With transfers matched in issue order per channel (NCCL
-/// send/recv on one p2p stream), this order cannot deadlock (tested for every shape).
+/// The passes of `stage` with its transfers placed. GPipe and 1F1B as Megatron issues them:
+/// a pass's input is received just before it and its output sent right after, except that in
+/// 1F1B's steady state the output's send goes with the receive of the next gradient
+/// (send_forward_recv_backward) and the input gradient's send with the next input's receive
+/// (send_backward_recv_forward), each pair gradient first on both sides of the channel.
+/// Interleaved: every transfer in the order in which a unit-time run (forward 1, backward 2)
+/// produces its tensor, gradients first at a tie, issued as soon as the tensor exists and
+/// before the pass that needs it. Either way transfers matched in issue order per channel (NCCL
+/// send/recv on one p2p stream) cannot deadlock (tested for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Global (virtual) stage of `chunk` on `stage`: chunk·p + stage.

@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <variant>
@@ -34,10 +36,10 @@ hw::HardwareProfile free_communication() {
   return hw;
 }
 
-// Equal stages: four layers each; the embedding and the head (a vocabulary of 32 against a
-// hidden size of 2048) cost about 0.2 % of a stage.
+// Equal stages: eight layers each; the embedding and the head (a vocabulary of 32 against a
+// hidden size of 2048) cost about 0.1 % of a stage.
 ModelSpec equal_stage_model(std::int64_t stages) {
-  return ModelSpec{.layers = 4 * stages,
+  return ModelSpec{.layers = 8 * stages,
                    .hidden = 2048,
                    .heads = 16,
                    .ffn = 8192,
@@ -63,21 +65,22 @@ TrainingSpec batches(std::int64_t global, std::int64_t micro = 1) {
   return t;
 }
 
-// Peak live bytes of `category` over a rank's ops in program order.
-std::int64_t peak_live(const program::RankProgram& r, MemoryCategory category) {
-  std::unordered_map<program::BufferId, std::int64_t> size;
-  std::int64_t live = 0;
+// Largest number of micro batches with saved activations live at once (each buffer counted
+// for the micro batch whose pass allocated it).
+std::int64_t peak_micro_batches(const program::RankProgram& r) {
+  std::unordered_map<program::BufferId, std::int32_t> owner;
+  std::map<std::int32_t, std::int64_t> live;  // micro batch -> live activation buffers
   std::int64_t peak = 0;
   for (const program::Op& op : r.ops) {
     if (const auto* a = std::get_if<program::Alloc>(&op.payload)) {
-      if (a->category != category) continue;
-      size[a->buffer] = a->size.count();
-      live += a->size.count();
-      peak = std::max(peak, live);
+      if (a->category != MemoryCategory::activations) continue;
+      owner[a->buffer] = op.tag.micro_batch;
+      ++live[op.tag.micro_batch];
+      peak = std::max(peak, static_cast<std::int64_t>(live.size()));
     } else if (const auto* f = std::get_if<program::Free>(&op.payload)) {
-      if (const auto it = size.find(f->buffer); it != size.end()) {
-        live -= it->second;
-        size.erase(it);
+      if (const auto it = owner.find(f->buffer); it != owner.end()) {
+        if (--live[it->second] == 0) live.erase(it->second);
+        owner.erase(it);
       }
     }
   }
@@ -125,9 +128,9 @@ TEST_CASE("pipeline replay: free communication and equal stages give a bubble of
       const double expected = static_cast<double>(p - 1) / static_cast<double>(m);
       MESSAGE(to_string(schedule) << " p=" << p << " m=" << m << ": bubble " << measured
                                   << ", (p-1)/m = " << expected);
-      // Within 0.6 %: the first stage's embedding (0.2-0.5 % of its time) makes it the slowest
-      // stage, which shortens its own wait a little.
-      CHECK(measured == doctest::Approx(expected).epsilon(0.006));
+      // Within 0.4 %: the first stage's embedding (about 0.1 % of its time) makes it the
+      // slowest stage, which shortens its own wait a little.
+      CHECK(std::abs(measured / expected - 1.0) < 0.004);
       CHECK(measured <= expected);
     }
   }
@@ -141,7 +144,8 @@ TEST_CASE("pipeline replay: free communication and equal stages give a bubble of
   const sim::TimeBreakdown& first = r.breakdown[0];
   const double measured = first.bubble / (first.compute + first.recompute);
   MESSAGE("1f1b p=4 m=8 t=2 (scatter/gather): bubble " << measured << ", (p-1)/m = 0.375");
-  CHECK(measured == doctest::Approx(0.375).epsilon(0.006));
+  // The embedding's memory-bound kernels are not split by TP while the layers are: 0.7 %.
+  CHECK(std::abs(measured / 0.375 - 1.0) < 0.007);
 }
 
 TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
@@ -153,9 +157,9 @@ TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
     CAPTURE(p);
     CAPTURE(v);
     CAPTURE(m);
-    // Four layers per chunk, as equal_stage_model has per stage.
+    // Eight layers per chunk, as equal_stage_model has per stage.
     ModelSpec model = equal_stage_model(p);
-    model.layers = 4 * p * v;
+    model.layers = 8 * p * v;
     ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved);
     plan.pipeline.chunks = v;
     const program::Program prog =
@@ -167,8 +171,8 @@ TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
     const double expected = static_cast<double>(p - 1) / static_cast<double>(v * m);
     MESSAGE("interleaved p=" << p << " v=" << v << " m=" << m << ": bubble " << measured
                              << ", (p-1)/(vm) = " << expected);
-    // Within 0.5 %: the embedding (first stage) and the head (last) are not free.
-    CHECK(measured == doctest::Approx(expected).epsilon(0.005));
+    // Within 0.2 %: the embedding (first stage) and the head (last) are not free.
+    CHECK(std::abs(measured / expected - 1.0) < 0.002);
   }
 }
 
@@ -176,23 +180,14 @@ TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p -
   const std::int64_t p = 4;
   const std::int64_t m = 6;
   const ModelSpec model = equal_stage_model(p);
-  // One micro batch's saved activations per stage: the same program with m = 1.
-  const program::Program one = build_program(model, pipeline(p, PipelineSchedule::gpipe),
-                                             batches(1), ProgramScope::representative);
   for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
     const program::Program prog =
         build_program(model, pipeline(p, schedule), batches(m), ProgramScope::representative);
     for (std::int64_t s = 0; s < p; ++s) {
       CAPTURE(to_string(schedule));
       CAPTURE(s);
-      const auto per_micro_batch = static_cast<double>(
-          peak_live(one.ranks[static_cast<std::size_t>(s)], MemoryCategory::activations));
-      const auto peak = static_cast<double>(
-          peak_live(prog.ranks[static_cast<std::size_t>(s)], MemoryCategory::activations));
-      const double in_flight = peak / per_micro_batch;
-      const double expected =
-          schedule == PipelineSchedule::gpipe ? static_cast<double>(m) : static_cast<double>(p - s);
-      CHECK(in_flight == doctest::Approx(expected).epsilon(0.02));
+      const std::int64_t expected = schedule == PipelineSchedule::gpipe ? m : p - s;
+      CHECK(peak_micro_batches(prog.ranks[static_cast<std::size_t>(s)]) == expected);
     }
   }
 }
@@ -220,9 +215,12 @@ TEST_CASE("pipeline replay: the first stage holds L layers' worth whatever p (Ko
     // The executor also keeps the two LayerNorms' fp32 mean and 1/σ per token (16·s·b/t per
     // layer), which Korthikanti's count leaves out (0.02 %).
     const double statistics = 16.0 * sb / t * static_cast<double>(layers);
+    // And the newest forward's output, sent together with the receive of the first gradient
+    // (Megatron's send_forward_recv_backward), 2·s·b·h/t.
+    const double in_transit = 2.0 * sbh / t;
     MESSAGE("p=" << p << ": first stage stores " << stored << " B, Korthikanti " << korthikanti
                  << " B + LayerNorm statistics " << statistics << " B");
-    CHECK(stored == doctest::Approx(korthikanti + statistics).epsilon(1e-12));
+    CHECK(stored == korthikanti + statistics + in_transit);
   }
 }
 
@@ -258,7 +256,7 @@ TEST_CASE("pipeline replay: interleaved first stage holds L(1 + (p-1)/(pv)) laye
     const double expected = layer_bytes * layers * factor + embedded * (sbh / t + 8.0 * sb);
     MESSAGE("interleaved p=" << p << " v=" << v << ": first stage stores " << stored
                              << " B, L(1 + (p-1)/(pv)) layers + extras " << expected << " B");
-    CHECK(stored == doctest::Approx(expected).epsilon(1e-12));
+    CHECK(stored == expected);
   }
 }
 
