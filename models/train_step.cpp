@@ -336,9 +336,9 @@ class StepHooks final : public ParameterHooks {
   std::deque<std::vector<Tensor>> reducing_;
 };
 
-// Takes the tensor of micro batch `mb` out of `map` (undefined if there is none).
-Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t mb) {
-  const auto it = map.find(mb);
+// Takes the tensor under `key` out of `map` (undefined if there is none).
+Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t key) {
+  const auto it = map.find(key);
   if (it == map.end()) return {};
   Tensor t = std::move(it->second);
   map.erase(it);
