@@ -100,7 +100,7 @@ std::optional<double> replay(const PipelineShape& shape) {
 
 }  // namespace
 
-TEST_CASE("pipeline orders: GPipe all forwards then all backwards; 1F1B warm-up p - s - 1") {
+TEST_CASE("pipeline orders: GPipe all forwards then all backwards, 1F1B warm-up p - s - 1") {
   const PipelineShape gpipe{PipelineSchedule::gpipe, 4, 6, 1};
   const auto g = pipeline_passes(gpipe, 2);
   REQUIRE(g.size() == 12);
@@ -175,7 +175,7 @@ TEST_CASE("pipeline orders: micro batches in flight per stage as §7.2-7.4") {
   }
 }
 
-TEST_CASE("pipeline steps: every shape runs to the end; unit-time bubble = (p-1)/m, (p-1)/(vm)") {
+TEST_CASE("pipeline steps: every shape runs to the end, unit-time bubble = (p-1)/m, (p-1)/(vm)") {
   for (std::int64_t p : {1, 2, 3, 4, 8}) {
     for (std::int64_t m = 1; m <= 12; ++m) {
       for (const PipelineSchedule schedule :
