@@ -8,6 +8,7 @@
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "models/tensor_grid.hpp"
+#include "reports/program_measures.hpp"
 #include "reports/scenario_run.hpp"
 
 namespace trainsim::reports {
@@ -117,6 +118,7 @@ void run_variant(const Scenario& scenario, const hw::HardwareProfile& hardware,
     const ScenarioRun train = run_scenario(training, hardware);
     const ScenarioRun infer = run_scenario(inference, hardware);
     row.step_time = train.summary.iteration_time;
+    row.forward_backward_time = forward_backward_time(train.program, train.result);
     row.tokens_per_s = train.summary.tokens_per_s;
     row.peak_memory = train.summary.memory.peak;
     row.fits = train.summary.memory.fits;

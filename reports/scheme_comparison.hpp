@@ -59,6 +59,9 @@ struct SchemeResult {
   std::optional<std::string> problem;  ///< why the scheme cannot run this model and batch
   std::vector<std::string> notes;      ///< what was changed from the scenario's plan
   std::optional<Time> step_time;       ///< one training iteration of the global batch
+  /// Forward and backward passes of the training step, without the optimizer step
+  /// (forward_backward_time in reports/program_measures.hpp).
+  std::optional<Time> forward_backward_time;
   std::optional<Time> inference_time;  ///< forward passes of the same global batch
   double tokens_per_s = 0.0;           ///< training
   double inference_tokens_per_s = 0.0;
