@@ -8,6 +8,7 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "reports/json_report.hpp"
+#include "reports/program_measures.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/scheme_comparison.hpp"
 #include "reports/scheme_comparison_report.hpp"
@@ -229,7 +230,11 @@ TEST_CASE("compare: from a 1D scenario the 3D cube runs in its own order") {
   CHECK_FALSE(rows[1].problem.has_value());
   CHECK(rows[1].plan.tensor.grid_order == GridOrder::weight_major);
   CHECK(rows[1].layout == "q=2 cube");
-  CHECK(rows[1].step_time.has_value());
+  REQUIRE(rows[1].step_time.has_value());
+  // Forward + backward is the step without the optimizer.
+  REQUIRE(rows[1].forward_backward_time.has_value());
+  CHECK(*rows[1].forward_backward_time > Time::zero());
+  CHECK(*rows[1].forward_backward_time < *rows[1].step_time);
 }
 
 TEST_CASE("compare: a 2.5D scenario keeps its own depth unless --depth says otherwise") {
@@ -254,4 +259,16 @@ TEST_CASE("compare: a 2.5D scenario keeps its own depth unless --depth says othe
   CHECK(given[0].plan.tensor.depth == 2);
   REQUIRE(given[0].notes.size() == 1);
   CHECK(given[0].notes[0] == "depth 8 → 2");
+}
+
+TEST_CASE("forward + backward time: all of an inference step, a training step less its optimizer") {
+  const Scenario training = load("tiny-tp2-dp2");
+  const reports::ScenarioRun run = reports::run_scenario(training, profile_of(training));
+  const Time passes = reports::forward_backward_time(run.program, run.result);
+  CHECK(passes > Time::zero());
+  CHECK(passes < run.result.iteration_time);
+  const reports::ScenarioRun inference =
+      reports::run_scenario_file(kRoot / "scenarios/tests/tiny-inference.yaml");
+  CHECK(reports::forward_backward_time(inference.program, inference.result) ==
+        inference.result.iteration_time);
 }
