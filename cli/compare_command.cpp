@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
@@ -9,10 +11,12 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "models/errors.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/scheme_comparison.hpp"
 #include "reports/scheme_comparison_report.hpp"
@@ -22,20 +26,42 @@ namespace {
 
 struct CompareCommandOptions {
   std::filesystem::path scenario;
-  std::string tensor = "1d,2d,2.5d";
-  std::optional<std::int64_t> depth;
-  std::string json;  ///< a file, "-" for stdout, empty for none
+  std::string tensor = "1d,2d,2.5d,3d";
+  std::string depth;  ///< empty: not given
+  std::string json;   ///< a file, "-" for stdout, empty for none
   bool no_max_batch = false;
 };
 
+// --depth as an integer >= 2 (a 2.5D stack of one grid is 2D), or nullopt when not given.
+std::optional<std::int64_t> parse_depth(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < 2) {
+    throw CLI::ValidationError(
+        "--depth",
+        fmt::format("a 2.5d depth is an integer >= 2 (d stacked q x q grids); got '{}'", text));
+  }
+  return value;
+}
+
 void run_compare(const CompareCommandOptions& options) {
+  const std::optional<std::int64_t> depth = parse_depth(options.depth);
   const std::vector<reports::TensorVariant> variants = [&] {
     try {
-      return reports::parse_tensor_variants(options.tensor, options.depth);
+      return reports::parse_tensor_variants(options.tensor, depth);
     } catch (const std::invalid_argument& e) {
       throw CLI::ValidationError("--tensor", e.what());
     }
   }();
+  const bool has_2p5d = std::any_of(variants.begin(), variants.end(), [](const auto& v) {
+    return v.kind == TensorKind::two_and_half_d;
+  });
+  if (depth && !has_2p5d) {
+    throw CLI::ValidationError(
+        "--depth", fmt::format("applies to 2.5d only, and --tensor '{}' has none", options.tensor));
+  }
   const bool json_to_stdout = options.json == "-";
   if (!options.json.empty() && !json_to_stdout) reports::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
@@ -48,10 +74,17 @@ void run_compare(const CompareCommandOptions& options) {
       options.json.empty() ? "" : reports::schemes_to_json(scenario, hardware, rows).dump(2) + "\n";
   if (json_to_stdout) {
     std::cout << json;
-    return;
+  } else {
+    std::cout << reports::format_scheme_table(scenario, hardware, rows);
+    if (!json.empty()) reports::write_atomically(options.json, json);
   }
-  std::cout << reports::format_scheme_table(scenario, hardware, rows);
-  if (!json.empty()) reports::write_atomically(options.json, json);
+  const bool none_ran = std::all_of(rows.begin(), rows.end(), [](const reports::SchemeResult& r) {
+    return r.problem.has_value();
+  });
+  if (none_ran) {
+    throw Infeasible(fmt::format("no scheme of '{}' can run {} (reasons above)", options.tensor,
+                                 options.scenario.string()));
+  }
 }
 
 }  // namespace
@@ -67,8 +100,8 @@ void add_compare_command(CLI::App& app) {
                   "Comma-separated schemes, the first is the baseline (1d, 2d, 2.5d, ...)")
       ->capture_default_str();
   cmd->add_option("--depth", options->depth,
-                  "2.5d depth d (default: the d >= 2 whose q x q x d grid is closest to a cube)")
-      ->check(CLI::PositiveNumber);
+                  "2.5d depth d >= 2 (default: the scenario's when it is 2.5d, else the d >= 2 "
+                  "whose q x q x d grid is closest to a cube)");
   cmd->add_option("--json", options->json,
                   "Write the comparison as JSON to this file (\"-\": to stdout instead of the "
                   "table)");

@@ -153,9 +153,9 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.tensor.sequence_parallel = tensor.boolean("sequence_parallel");
   plan.tensor.depth = tensor.integer("depth");
   // Derived default (parameters.cpp): ColossalAI's cube order for 3d, row-major otherwise.
-  const bool cube = plan.tensor.kind == TensorKind::three_d;
-  plan.tensor.grid_order = *grid_order_from_string(
-      tensor.optional_choice("grid_order").value_or(cube ? "weight-major" : "row-major"));
+  plan.tensor.grid_order =
+      *grid_order_from_string(tensor.optional_choice("grid_order")
+                                  .value_or(to_string(default_grid_order(plan.tensor.kind))));
   const SectionReader pipeline = parallel.section("pipeline");
   plan.pipeline.size = pipeline.integer("size");
   plan.pipeline.schedule = schedule_of(pipeline.choice("schedule"));

@@ -35,6 +35,32 @@ enum class CommGroup : std::uint8_t {
 };
 inline constexpr int kCommGroupCount = 10;
 
+/// The stream of a communicator: each process group has its own NCCL stream. 1D tensor
+/// parallelism, a grid's row and a cube's input group use `tp`; the grid's column and the
+/// cube's other four groups have one each (program.hpp).
+constexpr program::Stream stream_of(CommGroup group) {
+  switch (group) {
+    case CommGroup::data:
+    case CommGroup::embedding:  // after the DP reduction, in order on its stream
+      return program::Stream::dp;
+    case CommGroup::column:
+      return program::Stream::tp_column;
+    case CommGroup::weight:
+      return program::Stream::tp_weight;
+    case CommGroup::output:
+      return program::Stream::tp_output;
+    case CommGroup::input_weight:
+      return program::Stream::tp_input_weight;
+    case CommGroup::output_weight:
+      return program::Stream::tp_output_weight;
+    case CommGroup::tensor:
+    case CommGroup::row:
+    case CommGroup::input:
+      break;
+  }
+  return program::Stream::tp;
+}
+
 /// Local shape of the attention core on one TP rank.
 struct AttentionShape {
   std::int64_t seq_len = 0;      ///< s

@@ -233,7 +233,8 @@ Tensor GptModel::embed_tokens(const Tensor& tokens) {
   // hold every chunk of hidden block k, and the lookup of the whole micro batch is
   // reduce-scattered over them, leaving batch block i, sub-block j (the layer orientation).
   if (cube_) {
-    return b.reduce_scatter(word, CommGroup::input_weight, Stream::tp, "embedding.reduce_scatter");
+    return b.reduce_scatter(word, CommGroup::input_weight, stream_of(CommGroup::input_weight),
+                            "embedding.reduce_scatter");
   }
   return reduce_output(std::move(word),
                        sequence_parallel() ? "embedding.reduce_scatter" : "embedding.all_reduce");
@@ -479,14 +480,16 @@ ForwardState GptModel::forward_head(TokenBatch batch, Tensor x, ForwardState sta
   Tensor logits32 = b.cast(logits, DType::fp32, "loss.cast");
   logits.reset();
   Tensor max = b.row_max(logits32, "loss.max");
-  if (tp) b.all_reduce({&max, 1}, vocab_group(), ReduceOp::max, Stream::tp, "loss.max.all_reduce");
+  if (tp)
+    b.all_reduce({&max, 1}, vocab_group(), ReduceOp::max, stream_of(vocab_group()),
+                 "loss.max.all_reduce");
   CrossEntropyStats stats =
       b.cross_entropy_stats(logits32, max, batch.labels, vocab_begin(), "loss.exp_sum");
   max.reset();
   if (tp) {
-    b.all_reduce({&stats.target_logit, 1}, vocab_group(), ReduceOp::sum, Stream::tp,
+    b.all_reduce({&stats.target_logit, 1}, vocab_group(), ReduceOp::sum, stream_of(vocab_group()),
                  "loss.target.all_reduce");
-    b.all_reduce({&stats.sum_exp, 1}, vocab_group(), ReduceOp::sum, Stream::tp,
+    b.all_reduce({&stats.sum_exp, 1}, vocab_group(), ReduceOp::sum, stream_of(vocab_group()),
                  "loss.sum_exp.all_reduce");
   }
   state.loss = b.cross_entropy_loss(logits32, stats, loss_scale, "loss.softmax");
@@ -690,8 +693,8 @@ void GptModel::backward_embedding(ForwardState& state, Tensor dx) {
   // The reduce-scatter's backward (SP, 2D, 3D): gather the shards of the whole micro batch.
   const Tensor dword = [&] {
     if (grid_ || cube_) {
-      return b.all_gather(dembedded, grid_ ? CommGroup::column : CommGroup::input_weight,
-                          grid_ ? Stream::tp_column : Stream::tp, "embedding.backward.all_gather");
+      const CommGroup group = grid_ ? CommGroup::column : CommGroup::input_weight;
+      return b.all_gather(dembedded, group, stream_of(group), "embedding.backward.all_gather");
     }
     return gather_sequence(dembedded, "embedding.backward.all_gather");
   }();

@@ -32,6 +32,12 @@ enum class GridOrder : std::uint8_t {
   output_major
 };
 
+/// The order a kind gets when the scenario names none: ColossalAI's own rank layouts
+/// (row-major for the 2D/2.5D grids, weight-major for the 3D cube; 1D has no grid).
+constexpr GridOrder default_grid_order(TensorKind kind) {
+  return kind == TensorKind::three_d ? GridOrder::weight_major : GridOrder::row_major;
+}
+
 enum class PipelineSchedule : std::uint8_t {
   gpipe,
   one_f_one_b,

@@ -16,6 +16,14 @@ std::string_view to_string(Stream s) {
       return "pp";
     case Stream::tp_column:
       return "tp column";
+    case Stream::tp_weight:
+      return "tp weight";
+    case Stream::tp_output:
+      return "tp output";
+    case Stream::tp_input_weight:
+      return "tp input x weight";
+    case Stream::tp_output_weight:
+      return "tp output x weight";
   }
   return "?";
 }

@@ -28,9 +28,23 @@ using NameId = std::int32_t;
 /// each communicator class on its own stream (parallelism-reference §13). `tp` carries 1D
 /// tensor parallelism and a 2D/2.5D grid's row communicator; `tp_column` the grid's column
 /// communicator, a process group of its own in Optimus and ColossalAI, so row and column
-/// broadcasts and reductions overlap instead of queueing behind each other.
-enum class Stream : std::uint8_t { compute, tp, dp, pp, tp_column };
-inline constexpr int kStreamCount = 5;
+/// broadcasts and reductions overlap instead of queueing behind each other. A 3D cube's five
+/// communicators (ColossalAI's parallel_3d process groups) each have one too: the input group
+/// uses `tp`, the weight, output, input×weight and output×weight groups the last four, so a
+/// Linear3D's input and weight all-gathers run concurrently and its backward reduce-scatters
+/// do not hold up the next all-gather of another group (stream_of in models/backend.hpp).
+enum class Stream : std::uint8_t {
+  compute,
+  tp,
+  dp,
+  pp,
+  tp_column,
+  tp_weight,
+  tp_output,
+  tp_input_weight,
+  tp_output_weight
+};
+inline constexpr int kStreamCount = 9;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 

@@ -61,4 +61,20 @@ LayerTimes layer_times(const program::RankProgram& rank, const sim::RankTimeline
   return {forward.length(), backward.length()};
 }
 
+Time forward_backward_time(const program::Program& program, const sim::SimulationResult& result) {
+  Time longest = Time::zero();
+  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+    const program::RankProgram& rank = program.ranks[r];
+    const sim::RankTimeline& timeline = result.timelines[r];
+    Span passes;
+    for (std::size_t i = 0; i < rank.ops.size(); ++i) {
+      const program::Op& op = rank.ops[i];
+      if (op.tag.phase == program::Phase::optimizer || op.is_memory_event()) continue;
+      passes.add(timeline.ops[i]);
+    }
+    if (passes.length() > longest) longest = passes.length();
+  }
+  return longest;
+}
+
 }  // namespace trainsim::reports

@@ -24,4 +24,11 @@ struct LayerTimes {
 LayerTimes layer_times(const program::RankProgram& rank, const sim::RankTimeline& timeline,
                        std::int32_t layer, std::int32_t micro_batch = 0);
 
+/// The forward and backward passes of the iteration without the optimizer step: over every
+/// recorded rank, the first start to the last end of its forward, backward and recompute ops
+/// (all streams, the gradient collectives of the backward pass included), the longest of
+/// them. What a timer around a framework's forward and backward calls reads (Bian et al.
+/// 2021's "forward + backward time"). Zero for a Program with no such op.
+Time forward_backward_time(const program::Program& program, const sim::SimulationResult& result);
+
 }  // namespace trainsim::reports

@@ -8,6 +8,7 @@
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "models/tensor_grid.hpp"
+#include "reports/program_measures.hpp"
 #include "reports/scenario_run.hpp"
 
 namespace trainsim::reports {
@@ -57,7 +58,10 @@ std::optional<std::string> make_plan(const ParallelPlan& base, const TensorVaria
   plan.tensor.kind = v.kind;
   plan.tensor.depth = 1;
   if (v.kind == TensorKind::two_and_half_d) {
-    const std::optional<std::int64_t> depth = v.depth ? v.depth : default_depth(base.tensor.size);
+    // The scenario's own depth when it is 2.5D already, so that its row is its plan.
+    const bool stated = base.tensor.kind == TensorKind::two_and_half_d;
+    const std::optional<std::int64_t> depth =
+        v.depth ? v.depth : (stated ? base.tensor.depth : default_depth(base.tensor.size));
     if (!depth) {
       row.layout =
           std::string(1, '-');  // not operator=(const char*): GCC 12 -Wrestrict false positive
@@ -67,16 +71,23 @@ std::optional<std::string> make_plan(const ParallelPlan& base, const TensorVaria
           base.tensor.size);
     }
     plan.tensor.depth = *depth;
+    if (stated && *depth != base.tensor.depth) {
+      row.notes.push_back(fmt::format("depth {} → {}", base.tensor.depth, *depth));
+    }
   }
   if (v.kind != TensorKind::one_d && base.tensor.sequence_parallel) {
     plan.tensor.sequence_parallel = false;
     row.notes.emplace_back("sequence parallelism off (1d only)");
   }
+  // 1D has no grid; a grid kind keeps the scenario's order if it has one of that name, else
+  // takes its own default (row-major for 2D/2.5D, weight-major for the 3D cube).
+  if (v.kind == TensorKind::one_d) plan.tensor.grid_order = default_grid_order(v.kind);
   std::optional<GridProblem> grid = tensor_grid_problem(scenario.model, plan, scenario.training);
   if (grid && grid->field == "parallel.tensor.grid_order") {
+    const GridOrder order = default_grid_order(v.kind);
     row.notes.push_back(
-        fmt::format("grid order {} → row-major", to_string(plan.tensor.grid_order)));
-    plan.tensor.grid_order = GridOrder::row_major;
+        fmt::format("grid order {} → {}", to_string(plan.tensor.grid_order), to_string(order)));
+    plan.tensor.grid_order = order;
     grid = tensor_grid_problem(scenario.model, plan, scenario.training);
   }
   if (!grid) return std::nullopt;
@@ -107,6 +118,7 @@ void run_variant(const Scenario& scenario, const hw::HardwareProfile& hardware,
     const ScenarioRun train = run_scenario(training, hardware);
     const ScenarioRun infer = run_scenario(inference, hardware);
     row.step_time = train.summary.iteration_time;
+    row.forward_backward_time = forward_backward_time(train.program, train.result);
     row.tokens_per_s = train.summary.tokens_per_s;
     row.peak_memory = train.summary.memory.peak;
     row.fits = train.summary.memory.fits;

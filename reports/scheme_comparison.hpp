@@ -1,14 +1,15 @@
 #pragma once
 // The same model, training batch and GPUs under several tensor-parallel schemes (1D, 2D,
-// 2.5D, and every kind tensor_kind_from_string knows): for each, the training step time, the
+// 2.5D, 3D): for each, the training step time, the
 // inference time of the same batch (forward passes only), the largest training batch that
 // fits, and ratios to the first scheme listed. `trainsim compare` prints this; the
 // reproductions of Optimus, Tesseract and the 3D paper call it.
 //
 // How a variant is made from the scenario's plan: the tensor block keeps its size (so DP and
-// PP keep theirs); the kind changes; 2.5D takes the given depth or the default rule
-// (default_depth); sequence parallelism, which the grid kinds reject, is turned off for them
-// (said in the row's note); a grid order the kind does not have falls back to row-major.
+// PP keep theirs); the kind changes; 2.5D takes the given depth, else the scenario's own when
+// it is 2.5D, else the default rule (default_depth); sequence parallelism, which the grid
+// kinds reject, is turned off for them (said in the row's note); a grid order the kind does
+// not have falls back to the kind's default_grid_order (said in the note).
 // The inference run of a variant uses no recomputation and ZeRO 0 (inference has neither).
 
 #include <cstdint>
@@ -58,6 +59,9 @@ struct SchemeResult {
   std::optional<std::string> problem;  ///< why the scheme cannot run this model and batch
   std::vector<std::string> notes;      ///< what was changed from the scenario's plan
   std::optional<Time> step_time;       ///< one training iteration of the global batch
+  /// Forward and backward passes of the training step, without the optimizer step
+  /// (forward_backward_time in reports/program_measures.hpp).
+  std::optional<Time> forward_backward_time;
   std::optional<Time> inference_time;  ///< forward passes of the same global batch
   double tokens_per_s = 0.0;           ///< training
   double inference_tokens_per_s = 0.0;

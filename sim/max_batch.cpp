@@ -1,10 +1,14 @@
 #include "sim/max_batch.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "sim/replay.hpp"
+#include "sim/stuck_report.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -24,9 +28,14 @@ BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
     options.record_op_timings = false;
     options.record_memory_timeline = false;
     const SimulationResult result = replay(program, hardware, options);
+    // A deadlock is a schedule bug, not a batch that does not fit: say so.
+    if (!result.stuck.empty()) {
+      throw std::runtime_error(fmt::format("max-batch probe at micro batch {}: {}", micro_batch,
+                                           describe_deadlock(program, result)));
+    }
     for (const RankMemory& m : result.memory)
       p.peak = std::max(p.peak, m.peak);
-    p.fits = result.stuck.empty() && p.peak <= hardware.gpu.memory;
+    p.fits = p.peak <= hardware.gpu.memory;
   } catch (const Infeasible&) {
     p.fits = false;
   }
@@ -95,7 +104,9 @@ MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfil
                   : 0.0;
     if (!(slope > 0.0)) break;
     const double room = (r.capacity - best.peak).as_double() / slope;
-    std::int64_t k = low + static_cast<std::int64_t>(std::min(room, 1e15));
+    // Clamped before multiplying by the step, so that k * step cannot overflow.
+    const double most = static_cast<double>(kMaxMicroBatch / step + 1 - low);
+    std::int64_t k = low + static_cast<std::int64_t>(std::clamp(room, 0.0, most));
     k = std::max(k, low + 1);
     if (high != 0) k = std::min(k, high - 1);
     if (k * step > kMaxMicroBatch) break;

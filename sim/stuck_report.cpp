@@ -71,4 +71,19 @@ void report_stuck(const program::Program& program, const ProgramIndex& index,
   }
 }
 
+// A deadlock is a bug in a schedule: name every op that never ran and why.
+std::string describe_deadlock(const program::Program& program, const SimulationResult& result) {
+  std::string text = fmt::format("the schedule deadlocked: {} ops never ran", result.stuck.size());
+  for (const StuckOp& s : result.stuck) {
+    std::string_view name = "?";
+    for (const program::RankProgram& r : program.ranks) {
+      if (r.rank == s.rank && s.op >= 0 && static_cast<std::size_t>(s.op) < r.ops.size()) {
+        name = program.names.name(r.ops[static_cast<std::size_t>(s.op)].name);
+      }
+    }
+    text += fmt::format("\n  GPU {} op {} ({}): {}", s.rank, s.op, name, s.reason);
+  }
+  return text;
+}
+
 }  // namespace trainsim::sim

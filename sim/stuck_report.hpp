@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "models/program.hpp"
@@ -21,5 +22,9 @@ void report_stuck(const program::Program& program, const ProgramIndex& index,
                   const CommLauncher& comm, std::int32_t r,
                   const std::array<std::int32_t, program::kStreamCount>& heads,
                   std::span<const OpTiming> timing, std::vector<StuckOp>& out);
+
+/// The message for a deadlocked replay: "the schedule deadlocked: N ops never ran" and, for
+/// each stuck op, its GPU, index, name and what it waited for.
+std::string describe_deadlock(const program::Program& program, const SimulationResult& result);
 
 }  // namespace trainsim::sim

@@ -27,6 +27,12 @@ constexpr const char* kSource = "Xu et al. 2021, Optimus (arXiv 2104.05343), abs
 constexpr double kTrainingSpeedup = 1.48;
 constexpr double kInferenceSpeedup = 1.78;
 constexpr double kMaxBatchRatio = 8.0;
+// The band the max-batch shortfall's explanation covers: with checkpointing, 1D's memory is
+// dominated by the replicated layer inputs that 2D splits 64 ways, which put the ratio near
+// 20x (measured 20.2x); a modelling change that moves it beyond ±50 % of that is no longer
+// explained by this and must fail.
+constexpr double kShortfallLow = 13.0;
+constexpr double kShortfallHigh = 30.0;
 
 constexpr std::array<std::int64_t, 4> kHiddenSweep{1024, 2048, 4096, 8192};
 constexpr std::array<std::int64_t, 5> kBatchSweep{24, 48, 96, 192, 384};
@@ -121,13 +127,19 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
                        value(two_d.max_batch_ratio),
                        kRatioAim,
                        kRatioTolerance,
-                       ""};
+                       "",
+                       kShortfallLow,
+                       kShortfallHigh};
+  // The same model without checkpointing, measured rather than quoted, for the explanation.
+  const auto none = compare(without_checkpointing(p.one_d), p.hardware, true);
   max_batch.shortfall = fmt::format(
-      "with activation checkpointing (the authors' script) 1D keeps every layer's [b, s, h] "
-      "input on all 64 GPUs and 2D 1/64 of it, so 2D fits {:.1f}x the batch; without "
-      "checkpointing the ratio falls to about 6.4x (validate optimus2021 --sweeps); the paper's "
-      "8x lies between and its configuration is unknown (reports/optimus2021/README.md)",
-      value(two_d.max_batch_ratio));
+      "with activation checkpointing (the authors' script, and the configuration of all three "
+      "rows) 1D keeps every layer's [b, s, h] input on all 64 GPUs and 2D 1/64 of it, so 2D "
+      "fits {:.1f}x the batch; the same model without checkpointing gives {:.2f}x ({:+.1f} %), "
+      "but choosing a configuration per row is the per-row knob we refuse; the paper's 8x lies "
+      "between and its configuration is unknown (reports/optimus2021/README.md)",
+      value(two_d.max_batch_ratio), value(none[1].max_batch_ratio),
+      100.0 * (value(none[1].max_batch_ratio) / kMaxBatchRatio - 1.0));
   report.comparisons.push_back(std::move(max_batch));
   report.notes = fmt::format(
       "At the stated configuration on {}: training step 1D {:.2f} s, 2D {:.2f} s; inference 1D "

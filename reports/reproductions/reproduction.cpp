@@ -1,5 +1,6 @@
 #include "reports/reproductions/reproduction.hpp"
 
+#include "reports/reproductions/bian2021_3d.hpp"
 #include "reports/reproductions/korthikanti2022.hpp"
 #include "reports/reproductions/optimus2021.hpp"
 #include "reports/reproductions/tesseract2022.hpp"
@@ -22,6 +23,10 @@ const std::vector<Reproduction>& reproductions() {
        "Wang et al. 2022, Tesseract: Parallelize the Tensor Parallelism Efficiently "
        "(arXiv 2105.14500)",
        run_tesseract2022},
+      {"bian2021-3d",
+       "Bian et al. 2021, Maximizing Parallelism in Distributed Training for Huge Neural "
+       "Networks (arXiv 2105.14450)",
+       run_bian2021_3d},
   };
   return all;
 }

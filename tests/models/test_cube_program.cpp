@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -77,12 +78,20 @@ TEST_CASE("meta: 3D communication per layer equals the closed form of §6.2") {
     const double T = static_cast<double>(micro * m.seq_len);            // tokens of the micro batch
     std::map<std::tuple<Rank, std::int32_t, std::int32_t>, std::map<std::string, double>> sums;
     for (const RankProgram& r : p.ranks) {
+      // Each of the cube's five communicators has a stream of its own (program.hpp).
+      std::map<GroupId, Stream> stream_of_group;
+      std::set<Stream> streams;
       for (const Op& op : r.ops) {
         const auto* coll = std::get_if<Collective>(&op.payload);
         if (coll == nullptr) continue;
         const Group& g = p.groups[static_cast<std::size_t>(coll->group)];
         CHECK(g.kind == GroupKind::tp);  // DP 1: no gradient group traffic
-        CHECK(op.stream == Stream::tp);
+        CHECK(op.stream != Stream::compute);
+        CHECK(op.stream != Stream::dp);
+        CHECK(op.stream != Stream::tp_column);
+        const auto [at, fresh] = stream_of_group.try_emplace(coll->group, op.stream);
+        CHECK(at->second == op.stream);
+        if (fresh) streams.insert(op.stream);
         if (op.tag.layer == Tag::kNoLayer) continue;
         const bool line = g.ranks.size() == static_cast<std::size_t>(qi);
         CHECK((line || g.ranks.size() == static_cast<std::size_t>(qi * qi)));
@@ -100,6 +109,9 @@ TEST_CASE("meta: 3D communication per layer equals the closed form of §6.2") {
         s[what + ".ring"] += (n - 1) / n * elements(*coll);
         s[what + ".count"] += 1.0;
       }
+      // Input, weight, output, input×weight, output×weight: five groups, five streams.
+      CHECK(stream_of_group.size() == 5);
+      CHECK(streams.size() == 5);
     }
     REQUIRE(sums.size() == p.ranks.size() * 2 * 2);  // ranks x layers x micro batches
     // Over QKV, proj, FC1, FC2 with ffn f: Σ k = 3h + f, Σ n = 5h + f, Σ k·n = 4h² + 2hf

@@ -3,6 +3,7 @@
 // gives.
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -143,4 +144,41 @@ TEST_CASE("2D: a SUMMA step's GEMM reuses the partial buffer of two steps before
     CAPTURE(l);
     CHECK(gemms[l].start >= reduces[l - 2].end);
   }
+}
+
+TEST_CASE("3D: a Linear3D's input and weight all-gathers travel at the same time") {
+  // The cube's input, weight and output groups are separate communicators (ColossalAI's
+  // parallel_3d process groups), each with its own stream: the first forward linear's input
+  // all-gather (crossing nodes in the weight-major cube) and its weight all-gather (inside a
+  // node) overlap, the GEMM waits for both, and the output reduce-scatter for the GEMM.
+  const std::filesystem::path root = TRAINSIM_SOURCE_ROOT;
+  const reports::ScenarioRun run =
+      reports::run_scenario_file(root / "scenarios/tests/gpt-3d-q4.yaml");
+  const program::RankProgram& rank = run.program.ranks.front();
+  const sim::RankTimeline& timeline = run.result.timelines.front();
+  std::ptrdiff_t input = -1, weight = -1, gemm = -1, output = -1;
+  for (std::size_t i = 0; i < rank.ops.size() && output < 0; ++i) {
+    const program::Op& op = rank.ops[i];
+    if (op.tag.layer != 0 || op.tag.phase != program::Phase::forward || op.is_memory_event()) {
+      continue;
+    }
+    const std::string_view name = run.program.names.name(op.name);
+    const auto at = static_cast<std::ptrdiff_t>(i);
+    if (input < 0 && name.ends_with(".input.all_gather")) input = at;
+    if (input >= 0 && weight < 0 && name.ends_with(".weight.all_gather")) weight = at;
+    if (weight >= 0 && gemm < 0 && std::holds_alternative<program::Gemm>(op.payload)) gemm = at;
+    if (gemm >= 0 && name.ends_with(".output.reduce_scatter")) output = at;
+  }
+  REQUIRE(output >= 0);
+  const auto op = [&](std::ptrdiff_t i) { return rank.ops[static_cast<std::size_t>(i)]; };
+  const auto when = [&](std::ptrdiff_t i) { return timeline.ops[static_cast<std::size_t>(i)]; };
+  CHECK(op(input).stream == program::Stream::tp);
+  CHECK(op(weight).stream == program::Stream::tp_weight);
+  CHECK(op(output).stream == program::Stream::tp_output);
+  // On one shared stream the weight all-gather would start only once the input one ended.
+  CHECK(when(weight).start < when(input).end);
+  CHECK(when(input).start < when(weight).end);
+  CHECK(when(gemm).start >= when(input).end);
+  CHECK(when(gemm).start >= when(weight).end);
+  CHECK(when(output).start >= when(gemm).end);
 }

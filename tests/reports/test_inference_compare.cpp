@@ -8,6 +8,7 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "reports/json_report.hpp"
+#include "reports/program_measures.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/scheme_comparison.hpp"
 #include "reports/scheme_comparison_report.hpp"
@@ -86,7 +87,7 @@ TEST_CASE("inference on 2D and 2.5D grids: one recorded grid stands for the othe
   }
 }
 
-TEST_CASE("max batch: inference fits more than training; 2D searches multiples of q") {
+TEST_CASE("max batch: inference fits more than training, and 2D searches multiples of q") {
   Scenario train = load("tiny-compare");
   hw::HardwareProfile hardware = profile_of(train);
   // A memory small enough that activations matter for this tiny model.
@@ -210,4 +211,64 @@ TEST_CASE("compare: scheme list parsing and the default 2.5D depth") {
   CHECK(reports::default_depth(18) == 2);
   CHECK_FALSE(reports::default_depth(4));
   CHECK_FALSE(reports::default_depth(9));
+}
+
+TEST_CASE("compare: from a 1D scenario the 3D cube runs in its own order") {
+  // A 1D scenario carries the loader's default order (row-major), which a cube does not have:
+  // the 3D row must take the cube's default order and run, not report a grid-order problem.
+  Scenario scenario = load("tiny-3d");
+  scenario.parallel.tensor.kind = TensorKind::one_d;
+  scenario.parallel.tensor.grid_order = default_grid_order(TensorKind::one_d);
+  const std::vector<reports::TensorVariant> variants =
+      reports::parse_tensor_variants("2d,3d");  // 2d: size 8 is not a square
+  reports::CompareOptions options;
+  options.max_batch = false;
+  const std::vector<reports::SchemeResult> rows =
+      reports::compare_tensor_schemes(scenario, profile_of(scenario), variants, options);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].problem.has_value());
+  CHECK_FALSE(rows[1].problem.has_value());
+  CHECK(rows[1].plan.tensor.grid_order == GridOrder::weight_major);
+  CHECK(rows[1].layout == "q=2 cube");
+  REQUIRE(rows[1].step_time.has_value());
+  // Forward + backward is the step without the optimizer.
+  REQUIRE(rows[1].forward_backward_time.has_value());
+  CHECK(*rows[1].forward_backward_time > Time::zero());
+  CHECK(*rows[1].forward_backward_time < *rows[1].step_time);
+}
+
+TEST_CASE("compare: a 2.5D scenario keeps its own depth unless --depth says otherwise") {
+  // 32 GPUs as 8 stacked 2 x 2 grids; the default rule alone would pick q = 4, d = 2.
+  Scenario scenario = load("tiny-2p5d");
+  scenario.gpus = 32;
+  scenario.parallel.tensor.size = 32;
+  scenario.parallel.tensor.depth = 8;
+  scenario.training.micro_batch = 16;
+  scenario.training.global_batch = 16;
+  REQUIRE(reports::default_depth(32) == 2);
+  reports::CompareOptions options;
+  options.max_batch = false;
+  const hw::HardwareProfile hardware = profile_of(scenario);
+  const auto own = reports::compare_tensor_schemes(scenario, hardware,
+                                                   reports::parse_tensor_variants("2.5d"), options);
+  REQUIRE(own.size() == 1);
+  CHECK(own[0].plan.tensor.depth == 8);
+  CHECK(own[0].notes.empty());
+  const auto given = reports::compare_tensor_schemes(
+      scenario, hardware, reports::parse_tensor_variants("2.5d", 2), options);
+  CHECK(given[0].plan.tensor.depth == 2);
+  REQUIRE(given[0].notes.size() == 1);
+  CHECK(given[0].notes[0] == "depth 8 → 2");
+}
+
+TEST_CASE("forward + backward time: all of an inference step, a training step less its optimizer") {
+  const Scenario training = load("tiny-tp2-dp2");
+  const reports::ScenarioRun run = reports::run_scenario(training, profile_of(training));
+  const Time passes = reports::forward_backward_time(run.program, run.result);
+  CHECK(passes > Time::zero());
+  CHECK(passes < run.result.iteration_time);
+  const reports::ScenarioRun inference =
+      reports::run_scenario_file(kRoot / "scenarios/tests/tiny-inference.yaml");
+  CHECK(reports::forward_backward_time(inference.program, inference.result) ==
+        inference.result.iteration_time);
 }

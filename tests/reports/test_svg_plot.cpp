@@ -169,7 +169,8 @@ TEST_CASE("sweep: rows fill every series, the table marks missing values, the pl
 TEST_CASE("comparison: an explained shortfall is reported as such and is not a failure") {
   Comparison ok{"ratio a", "paper", "x", 2.0, 2.1, 0.1, 0.2, ""};
   Comparison fails{"ratio b", "paper", "x", 2.0, 3.0, 0.1, 0.2, ""};
-  Comparison explained{"ratio c", "paper", "x", 2.0, 5.0, 0.1, 0.2, "the paper measured X"};
+  Comparison explained{"ratio c", "paper", "x", 2.0, 5.0, 0.1, 0.2, "the paper measured X",
+                       4.0,       6.0};
   CHECK(count_failures({ok, fails, explained}) == 1);
   CHECK(count_failures({ok, explained}) == 0);
   CHECK(explained.explained_shortfall());
@@ -177,7 +178,17 @@ TEST_CASE("comparison: an explained shortfall is reported as such and is not a f
   const std::string table = format_comparisons("t", {ok, fails, explained});
   CHECK(table.find("FAIL") != std::string::npos);
   CHECK(table.find("SHORTFALL") != std::string::npos);
-  CHECK(table.find("shortfall, ratio c: the paper measured X") != std::string::npos);
+  CHECK(table.find("shortfall, ratio c (explained for 4 to 6 x): the paper measured X") !=
+        std::string::npos);
+  // Outside the band the explanation covers, or not a number, the row fails.
+  Comparison beyond = explained;
+  beyond.predicted = 7.0;
+  CHECK_FALSE(beyond.explained_shortfall());
+  CHECK(count_failures({beyond}) == 1);
+  Comparison missing = explained;
+  missing.predicted = NAN;
+  CHECK_FALSE(missing.explained_shortfall());
+  CHECK(count_failures({missing}) == 1);
   // Within tolerance, an explanation changes nothing.
   Comparison back{"ratio d", "paper", "x", 2.0, 2.1, 0.1, 0.2, "was off"};
   CHECK_FALSE(back.explained_shortfall());

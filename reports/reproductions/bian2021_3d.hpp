@@ -1,0 +1,17 @@
+#pragma once
+// Bian et al. 2021 (arXiv 2105.14450): 3D tensor parallelism over 1D and 2D on 64 V100 of TACC
+// Longhorn, by average step time = (forward + backward time) / batch, with sweeps over hidden
+// size and batch.
+
+#include <filesystem>
+
+#include "reports/reproductions/reproduction.hpp"
+
+namespace trainsim::reports {
+
+/// Runs the comparisons, and the sweeps if `options` asks; scenarios from
+/// `project_root`/scenarios/bian2021-3d.
+ReproductionReport run_bian2021_3d(const std::filesystem::path& project_root,
+                                   const ReproductionOptions& options);
+
+}  // namespace trainsim::reports
