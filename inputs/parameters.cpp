@@ -95,7 +95,7 @@ std::vector<Parameter> build_table() {
       boolean("parallel.tensor.sequence_parallel", "false",
               "shard LayerNorm/dropout activations along the sequence (needs tensor.size > 1)"),
       integer("parallel.pipeline.size", value, "1", 1, kMaxCount,
-              "pipeline stages PP (issue 5); must divide layers / chunks"),
+              "pipeline stages PP; layers must divide by size x chunks"),
       choice("parallel.pipeline.schedule", "1f1b",
              {"gpipe", "1f1b", "interleaved", "breadth-first", "layered"}, "pipeline schedule"),
       integer("parallel.pipeline.chunks", value, "1", 1, kMaxLayers,

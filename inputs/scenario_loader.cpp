@@ -261,6 +261,24 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("layers {} is not divisible by pipeline.size {} x chunks {} = {}", m.layers,
                      p.pipeline.size, p.pipeline.chunks, layer_groups));
   }
+  if (p.pipeline.schedule == PipelineSchedule::interleaved && p.pipeline.size > 1) {
+    const std::int64_t micro_batches = sc.training.micro_batches_per_replica(p.data.size);
+    if (p.pipeline.chunks < 2) {
+      fail(r, "parallel.pipeline.chunks",
+           fmt::format("chunks {}: schedule interleaved needs 2 or more model chunks per stage; "
+                       "use chunks >= 2 or schedule 1f1b",
+                       p.pipeline.chunks));
+    }
+    if (micro_batches % p.pipeline.size != 0) {
+      fail(r, "training.global_batch",
+           fmt::format("global_batch {} gives {} micro batches per replica, which schedule "
+                       "interleaved needs to be a multiple of pipeline.size {} (Megatron's "
+                       "rule); use a global_batch that is a multiple of micro_batch x data.size "
+                       "x pipeline.size = {}",
+                       sc.training.global_batch, micro_batches, p.pipeline.size,
+                       sc.training.micro_batch * p.data.size * p.pipeline.size));
+    }
+  }
   if (p.pipeline.chunks > 1 && p.pipeline.schedule != PipelineSchedule::interleaved &&
       p.pipeline.schedule != PipelineSchedule::breadth_first &&
       p.pipeline.schedule != PipelineSchedule::layered) {
@@ -274,10 +292,31 @@ void check_consistency(const ReadScenario& r) {
 /// Features that parse but are not simulated yet. Each later issue deletes its lines here.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  if (p.pipeline.size > 1) {
+  if (p.pipeline.size == 1) return;
+  const PipelineSchedule schedule = p.pipeline.schedule;
+  if (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered) {
+    fail(r, "parallel.pipeline.schedule",
+         fmt::format("schedule {} is not supported yet (issue 5: gpipe, 1f1b and interleaved "
+                     "run; breadth-first and layered arrive later); use gpipe, 1f1b or "
+                     "interleaved",
+                     to_string(schedule)));
+  }
+  if (p.tensor.kind != TensorKind::one_d) {
     fail(r, "parallel.pipeline.size",
-         fmt::format("pipeline parallelism (size {}) is not supported yet (pipeline parallelism "
-                     "arrives with issue 5); use 1",
+         fmt::format("pipeline parallelism (size {}) runs with 1d tensor parallelism only so far "
+                     "(issue 5), not {}; use tensor kind 1d or pipeline.size 1",
+                     p.pipeline.size, r.tensor_kind));
+  }
+  if (p.data.zero > 1) {
+    fail(r, "parallel.data.zero",
+         fmt::format("ZeRO {} with pipeline parallelism is not supported yet (issue 5: ZeRO 0 "
+                     "and 1 run with a pipeline); use 0 or 1, or pipeline.size 1",
+                     p.data.zero));
+  }
+  if (r.scenario.training.inference()) {
+    fail(r, "training.mode",
+         fmt::format("inference with pipeline parallelism (size {}) is not supported yet "
+                     "(issue 5); use training or pipeline.size 1",
                      p.pipeline.size));
   }
 }

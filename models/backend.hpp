@@ -18,7 +18,9 @@ enum class ReduceOp : std::uint8_t { sum, max };
 /// Which communicator of this rank a collective runs on: the 1D tensor-parallel group, the
 /// gradient (data-parallel) group, the row and column of a 2D/2.5D SUMMA grid, and the groups
 /// of a 3D cube device (i, j, k) under ColossalAI's names (parallelism-reference §5.1):
-/// input varies j, weight i, output k, input_weight (i, j), output_weight (i, k).
+/// input varies j, weight i, output k, input_weight (i, j), output_weight (i, k); and with
+/// pipeline parallelism the embedding group (the first and last stage, which both hold the
+/// tied word embedding: Megatron's embedding group).
 enum class CommGroup : std::uint8_t {
   tensor,
   data,
@@ -28,9 +30,10 @@ enum class CommGroup : std::uint8_t {
   weight,
   output,
   input_weight,
-  output_weight
+  output_weight,
+  embedding
 };
-inline constexpr int kCommGroupCount = 9;
+inline constexpr int kCommGroupCount = 10;
 
 /// The stream of a communicator: each process group has its own NCCL stream. 1D tensor
 /// parallelism, a grid's row and a cube's input group use `tp`; the grid's column and the
@@ -38,6 +41,7 @@ inline constexpr int kCommGroupCount = 9;
 constexpr program::Stream stream_of(CommGroup group) {
   switch (group) {
     case CommGroup::data:
+    case CommGroup::embedding:  // after the DP reduction, in order on its stream
       return program::Stream::dp;
     case CommGroup::column:
       return program::Stream::tp_column;
@@ -282,6 +286,18 @@ class Backend {
   virtual void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
                                  CommGroup group, program::Stream stream,
                                  std::string_view name) = 0;
+
+  // --- point to point (pipeline stages) ---------------------------------------------------
+  /// Sends row chunk `part` of `parts` of `x` ([rows/parts, cols]; the whole tensor with
+  /// parts 1) to world rank `peer` (NCCL send; Megatron's scatter of a TP-replicated stage
+  /// output sends chunk tp_rank of t). The peer's recv calls from this rank match the sends in
+  /// issue order.
+  virtual void send(const Tensor& x, std::int64_t part, std::int64_t parts, std::int64_t peer,
+                    program::Stream stream, std::string_view name) = 0;
+  /// A new tensor of `shape` (a communication buffer) filled by the next send of world rank
+  /// `peer` to this rank.
+  virtual Tensor recv(Shape shape, DType dtype, std::int64_t peer, program::Stream stream,
+                      std::string_view name) = 0;
 
   // --- optimizer -----------------------------------------------------------------------------
   /// Sets the tensors to zero (one multi-tensor memset).

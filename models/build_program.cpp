@@ -8,6 +8,7 @@
 #include "models/errors.hpp"
 #include "models/gpt.hpp"
 #include "models/meta_backend.hpp"
+#include "models/pipeline_schedule.hpp"
 #include "models/program_size.hpp"
 #include "models/rank_layout.hpp"
 #include "models/tensor_grid.hpp"
@@ -22,7 +23,8 @@ constexpr std::array kCubeGroups{CommGroup::input, CommGroup::weight, CommGroup:
 
 // The communicators of one rank as Program group ids (-1: none).
 struct RankGroups {
-  std::array<program::GroupId, kCommGroupCount> of{-1, -1, -1, -1, -1, -1, -1, -1, -1};
+  RankGroups() { of.fill(-1); }
+  std::array<program::GroupId, kCommGroupCount> of{};
   program::GroupId operator[](CommGroup g) const { return of[static_cast<std::size_t>(g)]; }
 };
 
@@ -67,6 +69,15 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
       add_kind(GroupKind::tp, family++, g, [&](std::int64_t r) { return layout.cube_group(r, g); });
     }
   }
+  // Megatron's embedding groups: the first and the last stage of each pipeline.
+  if (layout.pp_size() > 1) {
+    add_kind(GroupKind::embedding, 9, CommGroup::embedding, [&](std::int64_t r) {
+      const std::vector<std::int64_t> stages = layout.pp_group(r);
+      const RankCoordinates c = layout.coordinates(r);
+      if (c.pp != 0 && c.pp != layout.pp_size() - 1) return std::vector<std::int64_t>{-1};
+      return std::vector<std::int64_t>{stages.front(), stages.back()};
+    });
+  }
   return of;
 }
 
@@ -77,10 +88,15 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
 // depth layer 0 of DP replica 0; the other depth layers and replicas run the same programs
 // on their own batch. A cube's ranks run the same ops, but on five kinds of group whose
 // members a replay must all launch, so the whole cube of DP replica 0 is recorded.
+// With a pipeline the stages run different layers and schedules: each stage's first rank
+// (or block) is recorded and stands for the stage's other ranks.
 std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope) {
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
-    if (scope == ProgramScope::every_rank || rank == 0 || layout.in_first_block(rank))
+    const RankCoordinates c = layout.coordinates(rank);
+    const std::int64_t on_first_stage = layout.rank_of({c.tp, c.dp, 0});
+    if (scope == ProgramScope::every_rank || (c.tp == 0 && c.dp == 0) ||
+        layout.in_first_block(on_first_stage))
       ranks.push_back(rank);
   }
   return ranks;
@@ -97,15 +113,18 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
     index_of[static_cast<std::size_t>(recorded[i])] = static_cast<std::int32_t>(i);
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     std::int32_t rep = index_of[static_cast<std::size_t>(rank)];
+    const std::int64_t stage = layout.coordinates(rank).pp;
     if (rep < 0 && layout.grid()) {
       GridCell cell = layout.cell(rank);
       cell.depth = 0;
-      rep = index_of[static_cast<std::size_t>(layout.rank_of({layout.grid()->index(cell), 0, 0}))];
+      rep = index_of[static_cast<std::size_t>(
+          layout.rank_of({layout.grid()->index(cell), 0, stage}))];
     }
     if (rep < 0 && layout.cube()) {
-      const std::int64_t same_cell = layout.rank_of({layout.coordinates(rank).tp, 0, 0});
+      const std::int64_t same_cell = layout.rank_of({layout.coordinates(rank).tp, 0, stage});
       rep = index_of[static_cast<std::size_t>(same_cell)];
     }
+    if (rep < 0) rep = index_of[static_cast<std::size_t>(layout.rank_of({0, 0, stage}))];
     out[static_cast<std::size_t>(rank)] = std::max(rep, 0);
   }
   return out;
@@ -113,12 +132,73 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
 
 }  // namespace
 
+PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training) {
+  return {plan.pipeline.schedule, plan.pipeline.size,
+          training.micro_batches_per_replica(plan.data.size), plan.pipeline.chunks};
+}
+
+ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int64_t stage) {
+  // Chunk c of stage s holds block c·p + s of L/(p·v) layers (Megatron's virtual stages).
+  const std::int64_t p = plan.pipeline.size;
+  const std::int64_t v = plan.pipeline.chunks;
+  const std::int64_t per_chunk = model.layers / (p * v);
+  return {stage * per_chunk, per_chunk, stage == 0, stage == p - 1, v, p * per_chunk};
+}
+
+PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
+                                   const TrainingSpec& training, std::int64_t rank) {
+  const RankCoordinates c = layout.coordinates(rank);
+  PipelinePosition pp;
+  pp.shape = pipeline_shape(plan, training);
+  pp.stage = c.pp;
+  // With model chunks the last stage feeds the first (virtual stage c·p + p - 1 -> (c+1)·p).
+  const std::int64_t p = layout.pp_size();
+  const bool wrap = plan.pipeline.chunks > 1;
+  if (c.pp > 0 || wrap) pp.previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p});
+  if (c.pp + 1 < p || wrap) pp.next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p});
+  if (!plan.tensor.sequence_parallel && plan.tensor.size > 1) {
+    pp.scatter_parts = plan.tensor.size;
+    pp.scatter_part = c.tp;
+  }
+  return pp;
+}
+
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                      const TrainingSpec& training) {
-  if (plan.pipeline.size != 1) {
-    throw Infeasible(fmt::format(
-        "pipeline size {}: pipeline parallelism arrives with issue 5 (only 1 is supported)",
-        plan.pipeline.size));
+  if (plan.pipeline.size < 1) {
+    throw Infeasible(
+        fmt::format("parallel.pipeline.size: {} stages; use 1 or more", plan.pipeline.size));
+  }
+  if (plan.pipeline.size > 1) {
+    const PipelineParallel& pp = plan.pipeline;
+    if (model.layers % (pp.size * pp.chunks) != 0) {
+      throw Infeasible(
+          fmt::format("model.layers: {} layers are not divisible by pipeline.size {} "
+                      "x chunks {}",
+                      model.layers, pp.size, pp.chunks));
+    }
+    if (training.global_batch % (training.micro_batch * plan.data.size) == 0) {
+      if (const auto problem = pipeline_problem(pipeline_shape(plan, training))) {
+        throw Infeasible(fmt::format("parallel.pipeline.schedule: {}", *problem));
+      }
+    }
+    if (plan.tensor.kind != TensorKind::one_d) {
+      throw Infeasible(
+          fmt::format("parallel.pipeline.size: pipeline parallelism runs with 1d "
+                      "tensor parallelism for now (issue 5), not {}; use kind 1d",
+                      to_string(plan.tensor.kind)));
+    }
+    if (plan.data.zero > 1) {
+      throw Infeasible(
+          fmt::format("parallel.data.zero: ZeRO {} with pipeline parallelism is not "
+                      "supported yet (issue 5: ZeRO 0 and 1 are); use 0 or 1",
+                      plan.data.zero));
+    }
+    if (training.inference()) {
+      throw Infeasible(
+          "training.mode: inference with pipeline parallelism is not supported yet "
+          "(issue 5); use training or pipeline.size 1");
+    }
   }
   const std::int64_t t = plan.tensor.size;
   if (const std::optional<GridProblem> grid = tensor_grid_problem(model, plan, training)) {
@@ -194,9 +274,9 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   config.data_parallel = gradient_size;
   config.global_tokens = training.global_batch * model.seq_len;
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
-  GptOptions gpt_options{plan.tensor.sequence_parallel, plan.recompute};
-  shard_model_state(gpt_options, plan.data.zero);
-  gpt_options.forward_only = training.inference();
+  GptOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
+  shard_model_state(base_options, plan.data.zero);
+  base_options.forward_only = training.inference();
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   prog.ranks.reserve(recorded.size());
@@ -221,6 +301,12 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
         meta.bind(group, g[group], pair ? q * q : q);
       }
       position = {c.tp, t, std::nullopt, layout.cube_cell(rank)};
+    }
+    if (layout.pp_size() > 1) meta.bind(CommGroup::embedding, g[CommGroup::embedding], 2);
+    GptOptions gpt_options = base_options;
+    if (layout.pp_size() > 1) {
+      gpt_options.part = model_part(model, plan, c.pp);
+      config.pipeline = pipeline_position(layout, plan, training, rank);
     }
     {
       GptModel gpt(meta, shape, position, gpt_options);

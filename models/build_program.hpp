@@ -6,9 +6,12 @@
 
 #include <cstdint>
 
+#include "models/gpt.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
+#include "models/rank_layout.hpp"
 #include "models/scenario.hpp"
+#include "models/train_step.hpp"
 
 namespace trainsim {
 
@@ -28,9 +31,11 @@ struct ExecutorOptions {
 /// The Program of one training iteration (`training.mode` inference: of the forward passes
 /// over the global batch, no gradients, reductions or optimizer). Groups list every 1D TP group,
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
-/// order, one family per kind. Throws Infeasible for pipeline parallelism, sequence parallelism
-/// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do not
-/// divide.
+/// order, one family per kind; with a pipeline every embedding group (first and last stage).
+/// Throws Infeasible for pipelines the executor cannot run yet (2D/3D TP, ZeRO 2-3, inference,
+/// breadth-first, layered) or whose shape cannot run (pipeline_problem), sequence parallelism
+/// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do
+/// not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
                                const ExecutorOptions& options = {});
@@ -42,5 +47,13 @@ program::Program build_program(const Scenario& scenario, ProgramScope scope);
 /// naming the offending value otherwise.
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                      const TrainingSpec& training);
+
+/// The pipeline of `plan`: schedule, stages, micro batches per replica, chunks.
+PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training);
+/// The layers, embedding and head of pipeline stage `stage` (layers split evenly).
+ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int64_t stage);
+/// World rank `rank`'s place in its pipeline: stage, neighbours, scatter/gather chunk.
+PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
+                                   const TrainingSpec& training, std::int64_t rank);
 
 }  // namespace trainsim

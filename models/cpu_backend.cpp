@@ -113,7 +113,10 @@ TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens,
       static_cast<std::int64_t>(mb.labels.size()) != labels) {
     throw std::logic_error("cpu backend: micro batch has the wrong number of tokens or labels");
   }
-  TokenBatch batch{make({1, tokens, 1}, DType::fp64), make({1, labels, 1}, DType::fp64)};
+  // A pipeline's first stage loads no labels, its last no tokens.
+  TokenBatch batch;
+  if (tokens > 0) batch.tokens = make({1, tokens, 1}, DType::fp64);
+  if (labels > 0) batch.labels = make({1, labels, 1}, DType::fp64);
   for (std::size_t i = 0; i < mb.tokens.size(); ++i)
     ptr(batch.tokens)[i] = static_cast<double>(mb.tokens[i]);
   for (std::size_t i = 0; i < mb.labels.size(); ++i)
@@ -515,6 +518,19 @@ void CpuBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, Re
     std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(offset), count(t), ptr(t));
     offset += count(t);
   }
+}
+
+void CpuBackend::send(const Tensor& x, std::int64_t part, std::int64_t parts, std::int64_t peer,
+                      program::Stream, std::string_view) {
+  const std::size_t chunk = count(x) / static_cast<std::size_t>(parts);
+  communicator_.send(rank_, peer, {ptr(x) + static_cast<std::size_t>(part) * chunk, chunk});
+}
+
+Tensor CpuBackend::recv(Shape shape, DType dtype, std::int64_t peer, program::Stream,
+                        std::string_view) {
+  Tensor y = make(shape, dtype);
+  communicator_.recv(peer, rank_, values(y));
+  return y;
 }
 
 std::size_t CpuBackend::position_in(const std::vector<std::int64_t>& ranks) const {

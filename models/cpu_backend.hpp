@@ -129,6 +129,10 @@ class CpuBackend final : public Backend {
                                  program::Stream stream, std::string_view name) override;
   void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors, CommGroup group,
                          program::Stream stream, std::string_view name) override;
+  void send(const Tensor& x, std::int64_t part, std::int64_t parts, std::int64_t peer,
+            program::Stream stream, std::string_view name) override;
+  Tensor recv(Shape shape, DType dtype, std::int64_t peer, program::Stream stream,
+              std::string_view name) override;
   void zero(std::span<const Tensor> tensors, std::string_view name) override;
   void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
                  std::string_view name) override;

@@ -130,4 +130,23 @@ void CpuCommunicator::broadcast(std::span<const std::int64_t> group, std::int64_
   std::copy(result.begin(), result.end(), data.begin());
 }
 
+void CpuCommunicator::send(std::int64_t from, std::int64_t to, std::span<const double> data) {
+  {
+    std::lock_guard lock(mail_mutex_);
+    mail_[{from, to}].emplace_back(data.begin(), data.end());
+  }
+  mail_cv_.notify_all();
+}
+
+void CpuCommunicator::recv(std::int64_t from, std::int64_t to, std::span<double> data) {
+  std::unique_lock lock(mail_mutex_);
+  auto& queue = mail_[{from, to}];
+  mail_cv_.wait(lock, [&] { return !queue.empty(); });
+  if (queue.front().size() != data.size()) {
+    throw std::logic_error("cpu communicator: received message has the wrong size");
+  }
+  std::copy(queue.front().begin(), queue.front().end(), data.begin());
+  queue.pop_front();
+}
+
 }  // namespace trainsim

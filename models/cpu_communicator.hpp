@@ -4,7 +4,9 @@
 // (as with NCCL). Sums run in group order on every rank, so all ranks get bitwise the same
 // result and runs are deterministic.
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -38,6 +40,11 @@ class CpuCommunicator {
   /// Every member's `data` becomes `root`'s.
   void broadcast(std::span<const std::int64_t> group, std::int64_t rank, std::int64_t root,
                  std::span<double> data);
+  /// Point to point: queues a copy of `data` from `from` to `to` and returns (buffered, so a
+  /// schedule whose sends and receives match in order never blocks on a send).
+  void send(std::int64_t from, std::int64_t to, std::span<const double> data);
+  /// Waits for the oldest message from `from` to `to` and copies it into `data` (same size).
+  void recv(std::int64_t from, std::int64_t to, std::span<double> data);
 
  private:
   struct Rendezvous;
@@ -49,6 +56,9 @@ class CpuCommunicator {
 
   std::mutex mutex_;
   std::map<std::vector<std::int64_t>, std::unique_ptr<Rendezvous>> groups_;
+  std::mutex mail_mutex_;
+  std::condition_variable mail_cv_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::deque<std::vector<double>>> mail_;
 };
 
 }  // namespace trainsim

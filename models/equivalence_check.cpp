@@ -4,6 +4,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <map>
 #include <random>
 #include <thread>
 #include <utility>
@@ -178,7 +179,8 @@ Values read(const Tensor& t) {
 
 struct RankResult {
   double loss = 0.0;
-  std::vector<Split> splits;  // of this rank's parameters (the 3D ones differ from 1D's)
+  std::vector<std::string> names;  // of this rank's parameters (a pipeline stage holds some)
+  std::vector<Split> splits;       // of this rank's parameters (the 3D ones differ from 1D's)
   std::vector<Values> grads;
   std::vector<Values> values;
 };
@@ -190,6 +192,9 @@ struct RankSetup {
   std::vector<std::pair<CommGroup, std::vector<std::int64_t>>> groups;  // grid and cube groups
   std::vector<MicroBatchTokens> batches;
   TensorParallelPosition tp;
+  ModelPart part{};                       // pipeline: this stage's layers, embedding, head
+  PipelinePosition pipeline{};            // pipeline: stage and neighbours
+  std::vector<std::int64_t> embedding{};  // pipeline: first and last stage (embedding group)
 };
 
 // This rank's chunk [offset, offset + chunk) of a bucket's concatenated parameters.
@@ -229,21 +234,32 @@ std::vector<Values> unknown_like(std::span<const Parameter> params) {
   return out;
 }
 
+// The full values of each parameter by name (a pipeline stage holds a subset of them).
+using FullValues = std::map<std::string, Values, std::less<>>;
+
+// One training iteration of a loaded rank; fills `r`'s loss, gradients and values.
+RankResult run_training(CpuBackend& cpu, GptModel& model, const IterationConfig& config, int zero,
+                        std::int64_t dp_rank, std::int64_t numel,
+                        const std::vector<Values>& initial, RankResult r);
+
 RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shape,
-                    const std::vector<Values>& full, const IterationConfig& config,
-                    GptOptions options, int zero, std::int64_t dp_rank) {
+                    const FullValues& full, IterationConfig config, GptOptions options, int zero,
+                    std::int64_t dp_rank) {
   CpuBackend cpu(comm, setup.rank, setup.tp_group, setup.dp_group, std::move(setup.batches),
                  static_cast<std::uint64_t>(setup.rank));
   for (auto& [group, ranks] : setup.groups)
     cpu.bind(group, std::move(ranks));
+  if (!setup.embedding.empty()) cpu.bind(CommGroup::embedding, setup.embedding);
   shard_model_state(options, zero);
+  options.part = setup.part;
+  config.pipeline = setup.pipeline;
   GptModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
   std::int64_t numel = 0;
   std::vector<Values> initial;
   for (std::size_t i = 0; i < params.size(); ++i) {
     numel += params[i].shape.numel();
-    initial.push_back(slice(full[i], params[i], setup.tp));
+    initial.push_back(slice(full.at(params[i].name), params[i], setup.tp));
   }
   if (options.forward_only) {
     // Inference: the loss is all there is to compare.
@@ -253,6 +269,16 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
     r.loss = CpuBackend::values(run_inference(cpu, model, config))[0];
     return r;
   }
+  RankResult r;
+  for (const Parameter& p : params)
+    r.names.push_back(p.name);
+  return run_training(cpu, model, config, zero, dp_rank, numel, initial, std::move(r));
+}
+
+RankResult run_training(CpuBackend& cpu, GptModel& model, const IterationConfig& config, int zero,
+                        std::int64_t dp_rank, std::int64_t numel,
+                        const std::vector<Values>& initial, RankResult r) {
+  const std::span<Parameter> params = model.parameters();
   // Several buckets even for tiny models, so that the bucketing path is exercised.
   const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
                                std::max<std::int64_t>(1, numel / 3)};
@@ -269,8 +295,8 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
     if (zero >= 3) load(shard.param, chunk);
   }
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
-  RankResult r;
-  r.loss = CpuBackend::values(loss)[0];
+  // Only the last pipeline stage computes a loss.
+  r.loss = loss.defined() ? CpuBackend::values(loss)[0] : 0.0;
   for (const Parameter& p : params)
     r.splits.push_back(p.split);
   if (zero == 0) {
@@ -353,14 +379,19 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   base.adam.weight_decay = 0.01;
 
   const std::vector<Parameter> blueprint = parameter_list(numeric_shape(model, vocab, 1));
-  const std::vector<Values> full = random_parameters(blueprint, seed);
+  FullValues full;
+  {
+    std::vector<Values> values = random_parameters(blueprint, seed);
+    for (std::size_t i = 0; i < blueprint.size(); ++i)
+      full.emplace(blueprint[i].name, std::move(values[i]));
+  }
 
   // One device: the whole global batch as one micro batch.
   CpuCommunicator single_comm;
   IterationConfig single_config = base;
-  const RankResult single =
-      run_rank(single_comm, {0, {0}, {0}, {}, {micro_batch(data, 0, global)}, {0, 1, {}}},
-               numeric_shape(model, vocab, global), full, single_config, {}, 0, 0);
+  const RankResult single = run_rank(
+      single_comm, {0, {0}, {0}, {}, {micro_batch(data, 0, global)}, {0, 1, {}}, {}, {}, {}},
+      numeric_shape(model, vocab, global), full, single_config, {}, 0, 0);
 
   // TP x DP ranks as threads.
   const std::int64_t world = layout.world_size();
@@ -392,6 +423,14 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
                                   CommGroup::input_weight, CommGroup::output_weight})
           setup.groups.emplace_back(g, layout.cube_group(rank, g));
       }
+      const bool pipelined = layout.pp_size() > 1;
+      if (pipelined) {
+        setup.part = model_part(model, plan, c.pp);
+        setup.pipeline = pipeline_position(layout, plan, training, rank);
+        const std::vector<std::int64_t> stages = layout.pp_group(rank);
+        if (setup.part.embedding || setup.part.head)
+          setup.embedding = {stages.front(), stages.back()};
+      }
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
         const std::int64_t first = c.dp * per_replica + mb * training.micro_batch;
         if (layout.grid()) {
@@ -406,6 +445,9 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
         } else {
           setup.batches.push_back(micro_batch(data, first, training.micro_batch));
         }
+        // A pipeline's first stage reads the tokens, its last the labels.
+        if (pipelined && !setup.part.embedding) setup.batches.back().tokens.clear();
+        if (pipelined && !setup.part.head) setup.batches.back().labels.clear();
       }
       threads.emplace_back([&, rank, setup = std::move(setup)]() mutable {
         try {
@@ -448,14 +490,18 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const TensorParallelPosition tp = position_of(layout, rank);
       const RankResult& r = results[static_cast<std::size_t>(rank)];
+      // A pipeline stage holds some parameters: compare those it holds, by name.
+      const auto held = std::find(r.names.begin(), r.names.end(), blueprint[i].name);
+      if (held == r.names.end()) continue;
+      const auto j = static_cast<std::size_t>(held - r.names.begin());
       Parameter shard = blueprint[i];
-      shard.split = r.splits[i];
+      shard.split = r.splits[j];
       e.gradient_abs = std::max(e.gradient_abs,
-                                max_abs_difference(r.grads[i], slice(single.grads[i], shard, tp)));
+                                max_abs_difference(r.grads[j], slice(single.grads[i], shard, tp)));
       e.value_abs = std::max(e.value_abs,
-                             max_abs_difference(r.values[i], slice(single.values[i], shard, tp)));
-      mark_compared(r.grads[i], grad_seen[static_cast<std::size_t>(tp.rank)]);
-      mark_compared(r.values[i], value_seen[static_cast<std::size_t>(tp.rank)]);
+                             max_abs_difference(r.values[j], slice(single.values[i], shard, tp)));
+      mark_compared(r.grads[j], grad_seen[static_cast<std::size_t>(tp.rank)]);
+      mark_compared(r.values[j], value_seen[static_cast<std::size_t>(tp.rank)]);
     }
     for (std::size_t p = 0; p < grad_seen.size(); ++p) {
       report.uncompared += std::count(grad_seen[p].begin(), grad_seen[p].end(), false) +

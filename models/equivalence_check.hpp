@@ -1,6 +1,6 @@
 #pragma once
 // Proof that a partitioned schedule computes what one device computes: runs the executor on
-// the cpu backend with TP x DP ranks as threads and the same model on one device (fp64, same
+// the cpu backend with TP x PP x DP ranks as threads and the same model on one device (fp64, same
 // initial weights and tokens, dropout off) and compares the loss, every rank's gradient shard
 // and the parameters after the Adam step (parallelism-reference §13).
 
@@ -24,7 +24,7 @@ struct ParameterError {
 };
 
 struct EquivalenceReport {
-  std::int64_t ranks = 0;         ///< TP x DP threads
+  std::int64_t ranks = 0;         ///< TP x PP x DP threads
   double loss_single = 0.0;       ///< mean loss over the global batch on one device
   double loss_partitioned = 0.0;  ///< the same, summed over the partitioned ranks
   double loss_error = 0.0;        ///< relative

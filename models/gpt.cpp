@@ -106,14 +106,35 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
   const bool sp = options.sequence_parallel;
   // The tied word embedding is the weight (transposed) of the output linear, whose input is
   // layer-oriented: its rows (vocabulary) take the swapped row chunks.
-  word_embedding_ =
-      add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, from_swapped, none);
-  position_embedding_ =
-      add_parameter("embedding.position", {1, shape.seq_len, h}, rep, on_layer, none, sp);
-  for (std::size_t l = 0; l < static_cast<std::size_t>(shape.layers); ++l) {
-    const auto tag = static_cast<std::int32_t>(l);
+  // A pipeline stage holds its part (ModelPart): the word embedding on the first and the
+  // last stage, the position embedding on the first, the final LayerNorm on the last.
+  const ModelPart& part = options.part;
+  const std::int64_t first = part.first_layer;
+  const std::int64_t count = part.layers < 0 ? shape.layers - first : part.layers;
+  const std::int64_t last = first + (part.chunks - 1) * part.chunk_stride + count;
+  if (first < 0 || count < 1 || part.chunks < 1 || last > shape.layers) {
+    throw Infeasible("gpt: layers [" + std::to_string(first) + ", " + std::to_string(last) +
+                     ") outside the model's " + std::to_string(shape.layers));
+  }
+  first_layer_ = first;
+  chunk_layers_ = count;
+  chunk_stride_ = part.chunk_stride;
+  const auto last_chunk = static_cast<std::int32_t>(part.chunks - 1);
+  if (part.embedding || part.head) {
+    word_embedding_ =
+        add_parameter("embedding.word", {1, shape.vocab, h}, Split::rows, from_swapped, none);
+    parameters_.back().chunk = part.embedding ? 0 : last_chunk;
+  }
+  if (part.embedding) {
+    position_embedding_ =
+        add_parameter("embedding.position", {1, shape.seq_len, h}, rep, on_layer, none, sp);
+  }
+  for (std::size_t l = 0; l < static_cast<std::size_t>(count * part.chunks); ++l) {
+    const auto global = static_cast<std::size_t>(layer_tag(l));
+    const auto chunk = static_cast<std::int32_t>(static_cast<std::int64_t>(l) / count);
+    const auto tag = static_cast<std::int32_t>(global);
     const auto add = [&](const char* name, Shape full, Split one_d, Split cube, bool partial) {
-      return add_parameter(layer_name(l, name), full, one_d, cube, tag, partial);
+      return add_parameter(layer_name(global, name), full, one_d, cube, tag, partial);
     };
     LayerParams p{};
     p.ln1_gamma = add("attn.ln.gamma", {1, 1, h}, rep, on_layer, sp);
@@ -129,9 +150,15 @@ GptModel::GptModel(Backend& backend, const GptShape& shape, TensorParallelPositi
     p.fc2_weight = add("mlp.fc2.weight", {1, f, h}, Split::rows, from_swapped, false);
     p.fc2_bias = add("mlp.fc2.bias", {1, 1, h}, rep, on_layer, sp);
     layer_params_.push_back(p);
+    for (std::size_t i = p.ln1_gamma; i < parameters_.size(); ++i)
+      parameters_[i].chunk = chunk;
   }
-  final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, on_layer, none, sp);
-  final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, on_layer, none, sp);
+  if (part.head) {
+    final_gamma_ = add_parameter("final.ln.gamma", {1, 1, h}, rep, on_layer, none, sp);
+    final_beta_ = add_parameter("final.ln.beta", {1, 1, h}, rep, on_layer, none, sp);
+    parameters_[final_gamma_].chunk = last_chunk;
+    parameters_[final_beta_].chunk = last_chunk;
+  }
 }
 
 std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split split, Split cube,
@@ -156,7 +183,7 @@ std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split sp
 }
 
 void GptModel::set_tag(std::int32_t layer, Phase phase) {
-  backend_.set_tag({layer, micro_batch_, 0, phase});
+  backend_.set_tag({layer, micro_batch_, chunk_, phase});
 }
 
 void GptModel::ready(std::size_t index) {
@@ -349,14 +376,14 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
 }
 
 ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
-                               ParameterHooks* hooks) {
-  Backend& b = backend_;
-  const bool tp = vocab_split();
+                               ParameterHooks* hooks, Tensor input, std::int64_t chunk) {
   const std::int32_t none = program::Tag::kNoLayer;
   attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(micro_batch_index);
+  chunk_ = static_cast<std::int16_t>(chunk);
   ForwardState state;
   state.micro_batch_index = micro_batch_index;
+  state.chunk = chunk;
   set_tag(none, Phase::forward);
   hooks_->before_forward(none);
   // Inference (forward_only) keeps nothing for a backward pass.
@@ -364,6 +391,47 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   mark(batch.tokens, keep);
   mark(batch.labels, keep);
 
+  Tensor x;
+  if (!has_embedding(chunk)) {
+    // A later pipeline stage: the previous stage's output, kept as the first layer's input.
+    x = std::move(input);
+    mark(x, keep);
+  } else {
+    x = embed(batch, state, keep);
+  }
+  const auto begin = static_cast<std::size_t>(chunk * chunk_layers_);
+  state.layers.resize(static_cast<std::size_t>(chunk_layers_));
+  const bool full = options_.recompute == Recompute::full;
+  for (std::size_t i = 0; i < state.layers.size(); ++i) {
+    const std::size_t l = begin + i;
+    const auto tag = layer_tag(l);
+    set_tag(tag, Phase::forward);
+    hooks_->before_forward(tag);
+    x = layer_forward(l, x, state.layers[i], keep && !full);
+    hooks_->after_forward(tag);
+    if (!keep) {
+      state.layers[i] = LayerSaved{};
+    } else if (full) {
+      // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
+      Tensor in = std::move(state.layers[i].x);
+      state.layers[i] = LayerSaved{};
+      state.layers[i].x = std::move(in);
+    }
+  }
+  if (!has_head(chunk)) {
+    // A pipeline stage before the last: its output goes to the next stage.
+    set_tag(none, Phase::forward);
+    hooks_->after_forward(none);
+    hooks_ = nullptr;
+    state.output = std::move(x);
+    state.batch = std::move(batch);
+    return state;
+  }
+  return forward_head(std::move(batch), std::move(x), std::move(state), loss_scale, keep);
+}
+
+Tensor GptModel::embed(TokenBatch& batch, ForwardState& state, bool keep) {
+  Backend& b = backend_;
   Tensor word = embed_tokens(batch.tokens);
   if (!keep) batch.tokens.reset();  // inference: only the labels are read again
   {
@@ -382,24 +450,14 @@ ForwardState GptModel::forward(TokenBatch batch, double loss_scale, std::int64_t
   } else {
     x = std::move(word);
   }
-  state.layers.resize(layer_params_.size());
-  const bool full = options_.recompute == Recompute::full;
-  for (std::size_t l = 0; l < layer_params_.size(); ++l) {
-    const auto tag = static_cast<std::int32_t>(l);
-    set_tag(tag, Phase::forward);
-    hooks_->before_forward(tag);
-    x = layer_forward(l, x, state.layers[l], keep && !full);
-    hooks_->after_forward(tag);
-    if (!keep) {
-      state.layers[l] = LayerSaved{};
-    } else if (full) {
-      // Full recomputation keeps only the layer input (Megatron's checkpointed layer).
-      Tensor input = std::move(state.layers[l].x);
-      state.layers[l] = LayerSaved{};
-      state.layers[l].x = std::move(input);
-    }
-  }
+  return x;
+}
 
+ForwardState GptModel::forward_head(TokenBatch batch, Tensor x, ForwardState state,
+                                    double loss_scale, bool keep) {
+  Backend& b = backend_;
+  const bool tp = vocab_split();
+  const std::int32_t none = program::Tag::kNoLayer;
   set_tag(none, Phase::forward);
   LayerNormResult final_ln = [&] {
     const Tensor gamma = vector_value(final_gamma_, "final.ln.gamma.all_gather");
@@ -550,16 +608,56 @@ Tensor GptModel::layer_forward(std::size_t layer, const Tensor& x, LayerSaved& s
   return std::move(mlp_out.y);
 }
 
-void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks) {
-  Backend& b = backend_;
+Tensor GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* hooks,
+                          Tensor output_grad) {
   const std::int32_t none = program::Tag::kNoLayer;
   if (options_.forward_only) throw std::logic_error("gpt: backward of a forward-only model");
   attach(hooks);
   micro_batch_ = static_cast<std::int32_t>(state.micro_batch_index);
+  const std::int64_t chunk = state.chunk;
+  chunk_ = static_cast<std::int16_t>(chunk);
   set_tag(none, Phase::backward);
   state.loss.reset();
   hooks_->before_backward(none);
 
+  Tensor dx = has_head(chunk) ? backward_head(state, loss_scale) : std::move(output_grad);
+
+  const bool full = options_.recompute == Recompute::full;
+  const auto begin = static_cast<std::size_t>(chunk * chunk_layers_);
+  for (std::size_t i = state.layers.size(); i-- > 0;) {
+    const std::size_t l = begin + i;
+    const auto tag = layer_tag(l);
+    set_tag(tag, full ? Phase::recompute : Phase::backward);
+    hooks_->before_backward(tag);
+    if (full) {
+      // Re-run the layer's forward (with its TP collectives) from the kept input.
+      LayerSaved fresh;
+      const Tensor input = std::move(state.layers[i].x);
+      state.layers[i] = LayerSaved{};
+      Tensor y = layer_forward(l, input, fresh, true);
+      y.reset();
+      state.layers[i] = std::move(fresh);
+    }
+    set_tag(tag, Phase::backward);
+    dx = layer_backward(l, std::move(dx), std::move(state.layers[i]));
+    hooks_->after_backward(tag);
+  }
+
+  set_tag(none, Phase::backward);
+  if (!has_embedding(chunk)) {
+    // A later pipeline stage: the gradient of its input goes to the previous stage.
+    hooks_->after_backward(none);
+    hooks_ = nullptr;
+    return dx;
+  }
+  backward_embedding(state, std::move(dx));
+  hooks_->after_backward(none);
+  hooks_ = nullptr;
+  return {};
+}
+
+Tensor GptModel::backward_head(ForwardState& state, double loss_scale) {
+  Backend& b = backend_;
   b.cross_entropy_backward(state.softmax, state.batch.labels, vocab_begin(), loss_scale,
                            "loss.backward");
   Tensor dlogits = b.cast(state.softmax, shape_.dtype, "loss.backward.cast");
@@ -569,33 +667,19 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
       linear_backward(dlogits, state.final_ln_y, word_embedding_, LinearKind::output, "output");
   dlogits.reset();
   state.final_ln_y.reset();
+  // The last stage's copy of the word embedding has no other use: its gradient is final.
+  if (!options_.part.embedding) ready(word_embedding_);  // (the head's chunk)
   Tensor dx = norm_backward(dfinal, state.final_x, backward_vector(state.final_gamma, final_gamma_),
                             state.final_ln_stats, final_gamma_, final_beta_, "final.ln");
   state.final_gamma.reset();
   dfinal.reset();
   state.final_x.reset();
   state.final_ln_stats.reset();
+  return dx;
+}
 
-  const bool full = options_.recompute == Recompute::full;
-  for (std::size_t l = layer_params_.size(); l-- > 0;) {
-    const auto tag = static_cast<std::int32_t>(l);
-    set_tag(tag, full ? Phase::recompute : Phase::backward);
-    hooks_->before_backward(tag);
-    if (full) {
-      // Re-run the layer's forward (with its TP collectives) from the kept input.
-      LayerSaved fresh;
-      const Tensor input = std::move(state.layers[l].x);
-      state.layers[l] = LayerSaved{};
-      Tensor y = layer_forward(l, input, fresh, true);
-      y.reset();
-      state.layers[l] = std::move(fresh);
-    }
-    set_tag(tag, Phase::backward);
-    dx = layer_backward(l, std::move(dx), std::move(state.layers[l]));
-    hooks_->after_backward(tag);
-  }
-
-  set_tag(none, Phase::backward);
+void GptModel::backward_embedding(ForwardState& state, Tensor dx) {
+  Backend& b = backend_;
   Tensor dembedded = b.dropout_backward(dx, state.embedding_dropout_mask, shape_.hidden_dropout,
                                         nullptr, "embedding.dropout.backward");
   dx.reset();
@@ -618,8 +702,6 @@ void GptModel::backward(ForwardState state, double loss_scale, ParameterHooks* h
   b.embedding_backward(dword, state.batch.tokens, embedding_vocab_begin(), grad(word_embedding_),
                        "embedding.backward");
   ready(word_embedding_);
-  hooks_->after_backward(none);
-  hooks_ = nullptr;
 }
 
 Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
@@ -677,10 +759,10 @@ Tensor GptModel::layer_backward(std::size_t layer, Tensor dy, LayerSaved s) {
   s.context.reset();
   if (options_.recompute == Recompute::selective) {
     // Re-run the attention core from the kept QKV (no communication, §2.6).
-    set_tag(static_cast<std::int32_t>(layer), Phase::recompute);
+    set_tag(layer_tag(layer), Phase::recompute);
     Tensor context = attention_core(s, true);
     context.reset();
-    set_tag(static_cast<std::int32_t>(layer), Phase::backward);
+    set_tag(layer_tag(layer), Phase::backward);
   }
   Tensor dqkv = b.allocate(s.qkv.shape(), s.qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
   Tensor dprobs = b.attention_context_backward(dcontext, s.probs_dropped, s.qkv, dqkv, attention_,

@@ -69,6 +69,22 @@ struct TensorParallelPosition {
   }
 };
 
+/// The part of the model one pipeline stage holds (parallelism-reference §7.1): layers
+/// [first_layer, first_layer + layers) under their global names and tags, the embedding on
+/// the first stage, the final LayerNorm, the output layer and the loss on the last. A stage
+/// with the head but not the embedding holds its own copy of the tied word embedding (Megatron's
+/// embedding group: its gradient is summed with the first stage's before the optimizer step).
+struct ModelPart {
+  std::int64_t first_layer = 0;
+  std::int64_t layers = -1;  ///< per chunk; -1: through the model's last layer
+  bool embedding = true;     ///< token and position embedding (first stage, chunk 0)
+  bool head = true;  ///< final LayerNorm, logits through the word embedding, loss (last chunk)
+  /// Model chunks (interleaved schedule, §7.4): chunk c holds layers [first_layer +
+  /// c·chunk_stride, ... + layers), Megatron's virtual stage c·p + s.
+  std::int64_t chunks = 1;
+  std::int64_t chunk_stride = 0;
+};
+
 /// How the layers run beyond the TP split.
 struct GptOptions {
   /// LayerNorms, dropouts and residuals on the sequence shard [s/t·b, h] (needs TP > 1 and
@@ -87,6 +103,8 @@ struct GptOptions {
   /// bias-dropout-add kernels run as Megatron's inference variant does (their mask is freed at
   /// once).
   bool forward_only = false;
+  /// Pipeline parallelism: the layers, embedding and head this rank holds (default: all).
+  ModelPart part{};
 };
 
 /// How a parameter is split over the TP group. 1D: replicated, rows or columns of t. 2D:
@@ -125,6 +143,8 @@ struct Parameter {
   /// Used on the sequence shard (SP): each TP rank's gradient is partial and is all-reduced
   /// over the TP group once per step (Megatron's finalize_model_grads).
   bool sequence_parallel = false;
+  /// Model chunk (ModelPart::chunks) whose passes use it: gradient buckets do not mix chunks.
+  std::int32_t chunk = 0;
 };
 
 /// Told around the model's use of its parameters, so that a training step can gather sharded
@@ -168,7 +188,11 @@ struct ForwardState {
   Tensor final_x, final_ln_y, final_ln_stats, final_gamma;
   Tensor softmax;  ///< fp32 [T, V/t]
   Tensor loss;     ///< [1, 1]: loss_scale · Σ token losses of this micro batch
+  /// Without the head (a pipeline stage before the last): the last layer's output, which the
+  /// stage sends to the next one.
+  Tensor output;
   std::int64_t micro_batch_index = 0;
+  std::int64_t chunk = 0;  ///< model chunk (interleaved pipeline)
 };
 
 class GptModel {
@@ -188,12 +212,28 @@ class GptModel {
 
   /// Forward of one micro batch. `loss_scale` multiplies the summed token losses (1 / tokens
   /// in the global batch gives the global mean once summed over micro batches and replicas).
-  /// `hooks` may be null unless parameters are sharded.
+  /// `hooks` may be null unless parameters are sharded. With model chunks it runs chunk
+  /// `chunk`'s layers. Without the embedding (a later
+  /// pipeline stage) the first layer reads `input` (boundary_shape(), kept for backward) and
+  /// `batch` holds the labels only, or nothing before the last stage; without the head the
+  /// state's `output` is the last layer's output and there is no loss.
   ForwardState forward(TokenBatch batch, double loss_scale, std::int64_t micro_batch_index,
-                       ParameterHooks* hooks = nullptr);
+                       ParameterHooks* hooks = nullptr, Tensor input = {}, std::int64_t chunk = 0);
   /// Backward of one micro batch; accumulates into the main gradients and frees the saved
   /// tensors as it goes. `hooks` may be null unless gradients or parameters are sharded.
-  void backward(ForwardState state, double loss_scale, ParameterHooks* hooks);
+  /// The pass runs the state's chunk. Without the head it starts from `output_grad`, the gradient
+  /// of the state's output; without the embedding it returns the gradient of the forward's `input`
+  /// (else undefined).
+  Tensor backward(ForwardState state, double loss_scale, ParameterHooks* hooks,
+                  Tensor output_grad = {});
+  /// Shape of the tensor between pipeline stages on this rank (1D TP): [s·b, h], with
+  /// sequence parallelism the rank's sequence shard [s·b/t, h].
+  Shape boundary_shape() const {
+    const std::int64_t tokens = shape_.seq_len * local_micro_batch();
+    return {1, sequence_parallel() ? tokens / tp_.size : tokens, shape_.hidden};
+  }
+  /// Index of the tied word embedding in parameters() (on the first and the last stage).
+  std::size_t word_embedding_index() const { return word_embedding_; }
 
  private:
   struct LayerParams {
@@ -235,6 +275,26 @@ class GptModel {
   static CubeSide cube_input_side(LinearKind kind) {
     return kind == LinearKind::row ? CubeSide::swapped : CubeSide::layer;
   }
+  /// Token and position embedding (and its dropout) of the micro batch: the first layer's input.
+  Tensor embed(TokenBatch& batch, ForwardState& state, bool keep);
+  /// Final LayerNorm, logits and loss from the last layer's output `x`.
+  ForwardState forward_head(TokenBatch batch, Tensor x, ForwardState state, double loss_scale,
+                            bool keep);
+  /// Backward of the loss, logits and final LayerNorm: the gradient of the last layer's output.
+  Tensor backward_head(ForwardState& state, double loss_scale);
+  /// Backward of the embedding from the gradient of the first layer's input.
+  void backward_embedding(ForwardState& state, Tensor dx);
+  /// Tag (global layer index) of local layer `l`.
+  std::int32_t layer_tag(std::size_t l) const {
+    const auto local = static_cast<std::int64_t>(l);
+    return static_cast<std::int32_t>(first_layer_ + local / chunk_layers_ * chunk_stride_ +
+                                     local % chunk_layers_);
+  }
+  /// The embedding belongs to the first stage's chunk 0, the head to the last stage's last chunk.
+  bool has_embedding(std::int64_t chunk) const { return options_.part.embedding && chunk == 0; }
+  bool has_head(std::int64_t chunk) const {
+    return options_.part.head && chunk == options_.part.chunks - 1;
+  }
   /// One layer's forward; `keep` marks its tensors saved for backward (false: the forward
   /// of a fully recomputed layer, whose tensors die with `saved`).
   Tensor layer_forward(std::size_t layer, const Tensor& x, LayerSaved& saved, bool keep);
@@ -252,7 +312,7 @@ class GptModel {
   Tensor column_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                          bool transpose_w, const char* name);
   void mark(const Tensor& t, bool keep) {
-    if (keep) backend_.mark_saved(t);
+    if (keep && t.defined()) backend_.mark_saved(t);
   }
   /// Inference frees each activation once its last consumer ran (training keeps it in the
   /// layer's LayerSaved for the backward pass or the end of a recomputed layer).
@@ -326,6 +386,10 @@ class GptModel {
   std::vector<LayerParams> layer_params_;
   std::size_t final_gamma_ = 0;
   std::size_t final_beta_ = 0;
+  std::int64_t first_layer_ = 0;     // global index of layer_params_[0]
+  std::int64_t chunk_layers_ = 1;    // layers per chunk
+  std::int64_t chunk_stride_ = 0;    // global index distance between chunks
+  std::int16_t chunk_ = 0;           // chunk of the pass in progress (tags)
   std::int32_t micro_batch_ = 0;     // tag of the pass in progress
   ParameterHooks* hooks_ = nullptr;  // set by attach() for each pass
 };

@@ -222,10 +222,11 @@ void MetaBackend::mark_saved(const Tensor& t) {
 }
 
 TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens, std::int64_t labels) {
-  // int64 token ids and labels, copied to the device by the data loader.
+  // int64 token ids and labels, copied to the device by the data loader (a pipeline's first
+  // stage loads no labels, its last no tokens).
   TokenBatch batch;
-  batch.tokens = make({1, tokens, 1}, DType::fp64, "data.tokens");
-  batch.labels = make({1, labels, 1}, DType::fp64, "data.labels");
+  if (tokens > 0) batch.tokens = make({1, tokens, 1}, DType::fp64, "data.tokens");
+  if (labels > 0) batch.labels = make({1, labels, 1}, DType::fp64, "data.labels");
   return batch;
 }
 
@@ -699,6 +700,20 @@ void MetaBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor>
     scratch_.push_back({&t, true});
   record_flat(program::CollectiveKind::all_gather, group, shard.dtype(), size, bytes(shard), size,
               stream, name);
+}
+
+void MetaBackend::send(const Tensor& x, std::int64_t, std::int64_t parts, std::int64_t peer,
+                       Stream stream, std::string_view name) {
+  const program::Send payload{static_cast<program::Rank>(peer),
+                              Bytes::of(bytes(x).count() / parts)};
+  record(payload, stream, name, {{&x, false}});
+}
+
+Tensor MetaBackend::recv(Shape shape, DType dtype, std::int64_t peer, Stream stream,
+                         std::string_view name) {
+  Tensor y = allocate_buffer(shape, dtype, false, MemoryCategory::comm_buffers, name);
+  record(program::Recv{static_cast<program::Rank>(peer), bytes(y)}, stream, name, {{&y, true}});
+  return y;
 }
 
 void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {

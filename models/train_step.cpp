@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -16,10 +17,24 @@ std::int64_t default_bucket_size(std::int64_t data_parallel) {
 }
 
 std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
-                                         std::int64_t bucket_size) {
+                                         std::int64_t bucket_size,
+                                         std::optional<std::size_t> alone) {
   std::vector<GradientBucket> buckets;
   GradientBucket current;
   for (std::size_t i = parameters.size(); i-- > 0;) {
+    if (alone && i == *alone) {
+      if (!current.parameters.empty()) buckets.push_back(std::move(current));
+      buckets.push_back({{i}, parameters[i].shape.numel()});
+      current = {};
+      continue;
+    }
+    // A model chunk's gradients never share a bucket with another's (Megatron: one DDP
+    // buffer per chunk), so each chunk's buckets fire after its own last backward.
+    if (!current.parameters.empty() &&
+        parameters[current.parameters.back()].chunk != parameters[i].chunk) {
+      buckets.push_back(std::move(current));
+      current = {};
+    }
     current.parameters.push_back(i);
     current.numel += parameters[i].shape.numel();
     if (current.numel >= bucket_size) {
@@ -64,8 +79,15 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
   }
   OptimizerState state;
   state.layout = layout;
-  state.buckets = layout.zero >= 3 ? make_layer_units(model.parameters())
-                                   : make_buckets(model.parameters(), layout.bucket_size);
+  // A pipeline stage holding the tied word embedding but not the whole model shares it with
+  // the embedding group: its own bucket.
+  const ModelPart& part = model.options().part;
+  const bool shared_embedding = (part.embedding || part.head) && !(part.embedding && part.head);
+  state.buckets = layout.zero >= 3
+                      ? make_layer_units(model.parameters())
+                      : make_buckets(model.parameters(), layout.bucket_size,
+                                     shared_embedding ? std::optional(model.word_embedding_index())
+                                                      : std::nullopt);
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
   if (layout.zero >= 1) {
     // Megatron's distributed optimizer: each DP rank owns one contiguous chunk of every
@@ -157,6 +179,13 @@ class StepHooks final : public ParameterHooks {
     launch_ = zero_ >= 2 || (last && config_.overlap_grad_reduce);
   }
 
+  /// Before the backward pass of model chunk `chunk` (interleaved pipeline): only that
+  /// chunk's buckets start a new count; `last`: its last backward, whose buckets reduce.
+  void begin_chunk_backward(std::int64_t chunk, bool last) {
+    chunk_ = chunk;
+    begin_micro_batch(last);
+  }
+
   void before_forward(std::int32_t layer) override {
     if (zero_ < 3) return;
     gather(layer);
@@ -171,8 +200,11 @@ class StepHooks final : public ParameterHooks {
 
   void before_backward(std::int32_t layer) override {
     if (layer == program::Tag::kNoLayer) {
-      for (std::size_t b = 0; b < remaining_.size(); ++b)
-        remaining_[b] = optimizer_.buckets[b].parameters.size();
+      for (std::size_t b = 0; b < remaining_.size(); ++b) {
+        const GradientBucket& bucket = optimizer_.buckets[b];
+        if (params_[bucket.parameters.front()].chunk == chunk_)
+          remaining_[b] = bucket.parameters.size();
+      }
     }
     if (zero_ < 3) return;
     gather(layer);
@@ -296,12 +328,114 @@ class StepHooks final : public ParameterHooks {
   const IterationConfig& config_;
   int zero_;
   bool launch_ = false;
+  std::int64_t chunk_ = 0;  // model chunk of the backward pass in progress
   std::vector<std::size_t> bucket_of_;
   std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
   std::vector<bool> gathered_;          // ZeRO 3: per unit
   // ZeRO 2, 3: gradient buffers of buckets being reduce-scattered, oldest first.
   std::deque<std::vector<Tensor>> reducing_;
 };
+
+// Takes the tensor under `key` out of `map` (undefined if there is none).
+Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t key) {
+  const auto it = map.find(key);
+  if (it == map.end()) return {};
+  Tensor t = std::move(it->second);
+  map.erase(it);
+  return t;
+}
+
+// The passes of one pipeline stage in its schedule's order (pipeline_steps), with the
+// stage-boundary transfers on the pp stream. Accumulates the last stage's loss into `loss`.
+void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
+                  const IterationConfig& config, bool hooked, Tensor& loss) {
+  using Kind = PipelineStep::Kind;
+  const PipelinePosition& pp = config.pipeline;
+  const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
+  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  const std::int64_t parts = pp.scatter_parts;
+  const std::int64_t chunks = pp.shape.chunks;
+  Shape piece = model.boundary_shape();
+  piece.rows /= parts;
+  const std::vector<PipelineStep> steps = pipeline_steps(pp.shape, pp.stage);
+  // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
+  std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch
+  for (const PipelineStep& step : steps) {
+    if (step.kind == Kind::backward) last_backward[step.chunk] = step.micro_batch;
+  }
+  // Tensors of one (micro batch, chunk) pass, by key micro batch x chunks + chunk.
+  std::map<std::int64_t, ForwardState> states;
+  std::map<std::int64_t, Tensor> inputs;        // received activations
+  std::map<std::int64_t, Tensor> outputs;       // activations to send
+  std::map<std::int64_t, Tensor> output_grads;  // received gradients
+  std::map<std::int64_t, Tensor> input_grads;   // gradients to send
+  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
+  const auto receive = [&](std::int64_t peer, const std::string& name) {
+    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp, name);
+    if (parts > 1) t = backend.all_gather(t, CommGroup::tensor, Stream::tp, name + ".all_gather");
+    return t;
+  };
+  for (const PipelineStep& step : steps) {
+    const std::int64_t mb = step.micro_batch;
+    const std::int64_t key = mb * chunks + step.chunk;
+    // The model's first virtual stage reads the tokens, its last the labels and the loss.
+    const bool embedding = pp.first() && step.chunk == 0;
+    const bool head = pp.last() && step.chunk == chunks - 1;
+    const bool forward = step.kind == Kind::forward || step.kind == Kind::send_forward ||
+                         step.kind == Kind::recv_forward;
+    backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
+                     static_cast<std::int16_t>(step.chunk),
+                     forward ? Phase::forward : Phase::backward});
+    switch (step.kind) {
+      case Kind::recv_forward:
+        inputs[key] = receive(pp.previous, "pp.recv_forward");
+        break;
+      case Kind::recv_backward:
+        output_grads[key] = receive(pp.next, "pp.recv_backward");
+        break;
+      case Kind::send_forward:
+        // Dropping the last handle frees the output once sent (deallocate_output_tensor).
+        backend.send(take(outputs, key), pp.scatter_part, parts, pp.next, Stream::pp,
+                     "pp.send_forward");
+        break;
+      case Kind::send_backward:
+        backend.send(take(input_grads, key), pp.scatter_part, parts, pp.previous, Stream::pp,
+                     "pp.send_backward");
+        break;
+      case Kind::forward: {
+        TokenBatch batch;
+        if (embedding || head) {
+          batch =
+              backend.load_micro_batch(mb, embedding ? tokens : 0, head ? model.label_tokens() : 0);
+        }
+        ForwardState state =
+            model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, key), step.chunk);
+        if (head) {
+          if (!loss.defined()) {
+            loss = state.loss;
+          } else {
+            backend.accumulate(loss, state.loss, "loss.accumulate");
+          }
+        } else {
+          outputs[key] = std::move(state.output);
+        }
+        states.emplace(key, std::move(state));
+        break;
+      }
+      case Kind::backward: {
+        // ZeRO 0 and 1 reduce in the chunk's last backward pass (no_sync before it).
+        hooks.begin_chunk_backward(step.chunk, mb == last_backward[step.chunk]);
+        const auto it = states.find(key);
+        ForwardState state = std::move(it->second);
+        states.erase(it);
+        Tensor dx = model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr,
+                                   take(output_grads, key));
+        if (!embedding) input_grads[key] = std::move(dx);
+        break;
+      }
+    }
+  }
+}
 
 }  // namespace
 
@@ -332,7 +466,8 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   const bool hooked = zero >= 2 || reduce;
   StepHooks hooks(backend, model, optimizer, config);
   Tensor loss;
-  for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
+  if (config.pipeline.pipelined()) run_pipeline(backend, model, hooks, config, hooked, loss);
+  for (std::int64_t mb = 0; mb < config.micro_batches && !config.pipeline.pipelined(); ++mb) {
     hooks.begin_micro_batch(mb + 1 == config.micro_batches);
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
     ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),
@@ -366,11 +501,24 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
                          "tp.sequence_parallel_grads.all_reduce");
     }
   }
-  if (!config.optimizer_step) return loss;
+  // Megatron's embedding group: the first and last pipeline stages each hold the tied word
+  // embedding; after the DP reduction (same stream, in order) they sum its gradient.
+  const bool shared_embedding =
+      config.pipeline.pipelined() && (config.pipeline.first() || config.pipeline.last());
+  if (shared_embedding) {
+    backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
+    backend.stream_wait(Stream::dp, Stream::compute);
+    backend.all_reduce({&params[model.word_embedding_index()].grad, 1}, CommGroup::embedding,
+                       ReduceOp::sum, Stream::dp, "embedding.grad.all_reduce");
+  }
+  if (!config.optimizer_step) {
+    if (shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
+    return loss;
+  }
 
   // finish_grad_sync: the optimizer waits for every bucket.
   backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
-  if (reduce || zero >= 2) backend.stream_wait(Stream::compute, Stream::dp);
+  if (reduce || zero >= 2 || shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
   if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
   if (zero == 0) {
     for (const GradientBucket& bucket : buckets) {

@@ -39,10 +39,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "models/backend.hpp"
 #include "models/gpt.hpp"
+#include "models/pipeline_schedule.hpp"
 
 namespace trainsim {
 
@@ -57,8 +59,12 @@ struct GradientBucket {
 
 /// Megatron's bucketing: parameters in reverse registration order (the order their
 /// gradients become final), a new bucket once the current one holds `bucket_size` elements.
+/// Parameter `alone` (if any) gets a bucket of its own, as Megatron gives the word embedding
+/// shared between the first and last pipeline stages, so that its ZeRO-1 shard covers the
+/// same elements on both stages.
 std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
-                                         std::int64_t bucket_size);
+                                         std::int64_t bucket_size,
+                                         std::optional<std::size_t> alone = std::nullopt);
 
 /// ZeRO-3's units (FSDP's wrapped modules): one per layer, in the order the backward pass
 /// finishes them (last layer first), then one for the parameters outside the layers.
@@ -102,6 +108,24 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
 /// The GptOptions sharding flags that ZeRO stage `zero` needs.
 void shard_model_state(GptOptions& options, int zero);
 
+/// Where this rank sits in a pipeline (parallelism-reference §7): the schedule, its stage and
+/// the world ranks of its neighbours (same TP and DP position).
+struct PipelinePosition {
+  PipelineShape shape{};  ///< stages 1: no pipeline (micro_batches is IterationConfig's)
+  std::int64_t stage = 0;
+  std::int64_t previous = -1;  ///< world rank of the previous stage; -1 on the first
+  std::int64_t next = -1;      ///< world rank of the next stage; -1 on the last
+  /// Megatron's scatter/gather: with TP > 1 and no SP the stage boundary is the same on every
+  /// TP rank, so each sends row chunk `scatter_part` (its TP rank) of `scatter_parts` (t) and
+  /// the receiver all-gathers the chunks over TP. 1: the whole (sequence-sharded) tensor.
+  std::int64_t scatter_parts = 1;
+  std::int64_t scatter_part = 0;
+
+  bool pipelined() const { return shape.stages > 1; }
+  bool first() const { return stage == 0; }
+  bool last() const { return stage == shape.stages - 1; }
+};
+
 struct IterationConfig {
   std::int64_t micro_batches = 1;  ///< per replica (gradient accumulation steps)
   std::int64_t data_parallel = 1;
@@ -109,10 +133,17 @@ struct IterationConfig {
   bool overlap_grad_reduce = true;
   bool optimizer_step = true;  ///< false: stop after the gradients (gradient checks)
   AdamHyper adam;
+  PipelinePosition pipeline{};
 };
 
 /// Runs one iteration; returns a [1, 1] tensor holding this rank's share of the mean loss
-/// (Σ over micro batches of its tokens' losses / global_tokens).
+/// (Σ over micro batches of its tokens' losses / global_tokens); undefined on a pipeline
+/// stage before the last. With a pipeline the passes run in the schedule's order
+/// (pipeline_steps) with the stage-boundary sends and receives on the pp stream; sent
+/// tensors are freed once sent (Megatron's deallocate_output_tensor); DP buckets fire in the
+/// last backward pass (ZeRO 0 and 1); the first and last stage then sum the word embedding's
+/// gradient over the embedding group before the optimizer step (Megatron's
+/// finalize_model_grads).
 Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
 

@@ -75,6 +75,48 @@ Category describe(const program::Program& program, const program::Op& op) {
       op.payload);
 }
 
+// One pass of a pipeline schedule on one GPU: consecutive compute-stream ops of one micro
+// batch, chunk and direction.
+struct PassBlock {
+  bool forward = true;
+  std::int32_t micro_batch = 0;
+  std::int16_t chunk = 0;
+  Time start;
+  Time end;
+};
+
+bool has_transfers(const program::Program& program) {
+  for (const program::RankProgram& r : program.ranks) {
+    for (const program::Op& op : r.ops) {
+      if (std::holds_alternative<program::Send>(op.payload) ||
+          std::holds_alternative<program::Recv>(op.payload))
+        return true;
+    }
+  }
+  return false;
+}
+
+// The rank's forward and backward passes (recomputation counts as backward), in order.
+std::vector<PassBlock> pass_blocks(const program::RankProgram& rank,
+                                   const sim::RankTimeline& timeline) {
+  using namespace program;
+  std::vector<PassBlock> blocks;
+  for (std::size_t i = 0; i < rank.ops.size() && i < timeline.ops.size(); ++i) {
+    const Op& op = rank.ops[i];
+    if (op.stream != Stream::compute || !op.is_compute() || op.tag.phase == Phase::optimizer)
+      continue;
+    const bool forward = op.tag.phase == Phase::forward;
+    const sim::OpTiming& t = timeline.ops[i];
+    if (!blocks.empty() && blocks.back().forward == forward &&
+        blocks.back().micro_batch == op.tag.micro_batch && blocks.back().chunk == op.tag.chunk) {
+      blocks.back().end = t.end;
+      continue;
+    }
+    blocks.push_back({forward, op.tag.micro_batch, op.tag.chunk, t.start, t.end});
+  }
+  return blocks;
+}
+
 }  // namespace
 
 void write_chrome_trace(std::ostream& out, const program::Program& program,
@@ -88,6 +130,7 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
     first = false;
   };
 
+  const bool pipelined = has_transfers(program);
   for (std::size_t r = 0; r < program.ranks.size(); ++r) {
     const RankProgram& rank = program.ranks[r];
     emit(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"GPU {}"}}}})",
@@ -102,6 +145,22 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
     }
     if (r >= result.timelines.size()) continue;
     const sim::RankTimeline& timeline = result.timelines[r];
+    // A pipeline's schedule, readable at a glance: one block per pass, "F3" / "B3" (chunk c
+    // of an interleaved stage: "F3.c1"), on a track of its own.
+    if (pipelined) {
+      const int tid = kStreamCount;
+      emit(fmt::format(
+          R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"schedule"}}}})",
+          rank.rank, tid));
+      for (const PassBlock& b : pass_blocks(rank, timeline)) {
+        std::string name = fmt::format("{}{}", b.forward ? 'F' : 'B', b.micro_batch);
+        if (b.chunk > 0) name += fmt::format(".c{}", b.chunk);
+        emit(fmt::format(
+            R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{"micro_batch":{},"chunk":{}}}}})",
+            name, b.forward ? "forward" : "backward", rank.rank, tid, micros(b.start),
+            micros(b.end - b.start), b.micro_batch, b.chunk));
+      }
+    }
     for (std::size_t i = 0; i < rank.ops.size() && i < timeline.ops.size(); ++i) {
       const Op& op = rank.ops[i];
       if (op.is_memory_event()) continue;

@@ -51,6 +51,18 @@ void charge(const RankView& rank, const std::vector<program::Group>& groups, OpI
   const OpInfo& info = rank.index.ops[static_cast<std::size_t>(cause)];
   switch (info.kind) {
     case OpKind::collective:
+      // A collective that itself waited for a receive (Megatron's pipeline scatter/gather:
+      // the TP all-gather of a received chunk): the gap until the receive ended is bubble.
+      if (const OpIndex before = real_cause(rank, blocker_of(rank, cause));
+          before >= 0 && rank.index.ops[static_cast<std::size_t>(before)].kind == OpKind::recv) {
+        const Time gap_end = rank.timing[static_cast<std::size_t>(cause)].end;
+        const Time received = rank.timing[static_cast<std::size_t>(before)].end;
+        if (gap_end != kNotRun && received != kNotRun && received + gap > gap_end) {
+          const Time waiting = std::min(gap, received + gap - gap_end);
+          b.bubble += waiting;
+          gap -= waiting;
+        }
+      }
       b.exposed_comm[static_cast<std::size_t>(groups[static_cast<std::size_t>(info.ref)].kind)] +=
           gap;
       return;

@@ -1,13 +1,16 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
 #include "reports/json_report.hpp"
+#include "reports/scenario_run.hpp"
 #include "reports/summary.hpp"
 #include "reports/summary_table.hpp"
 #include "units/doctest_printers.hpp"
@@ -151,6 +154,32 @@ TEST_CASE("chrome trace: valid JSON, one process per GPU, one thread per stream,
       CHECK(e["name"] == "L0 mlp.allreduce");
     }
   }
+}
+
+TEST_CASE("chrome trace of a pipeline: a schedule track with one F<mb>/B<mb> block per pass") {
+  const reports::ScenarioRun run = reports::run_scenario_file(
+      std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/tests/tiny-pp2-interleaved.yaml");
+  std::ostringstream out;
+  reports::write_chrome_trace(out, run.program, run.result);
+  const auto trace = nlohmann::json::parse(out.str());
+  // Per GPU, the blocks of the schedule track in time order.
+  std::map<int, std::vector<std::pair<double, std::string>>> blocks;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["tid"] == kStreamCount)
+      blocks[e["pid"].get<int>()].emplace_back(e["ts"].get<double>(), e["name"]);
+  }
+  const auto order = [&](int gpu) {
+    auto list = blocks[gpu];
+    std::sort(list.begin(), list.end());
+    std::string names;
+    for (const auto& [ts, name] : list)
+      names += (names.empty() ? "" : " ") + name;
+    return names;
+  };
+  // Megatron's interleaved order (§7.4, p = 2, v = 2, m = 4): warm-up 2(p-1) + (v-1)p = 4 on
+  // stage 0, 2 on stage 1 (GPU 4), chunk 1 written ".c1".
+  CHECK(order(0) == "F0 F1 F0.c1 F1.c1 F2 B0.c1 F3 B1.c1 F2.c1 B0 F3.c1 B1 B2.c1 B3.c1 B2 B3");
+  CHECK(order(4) == "F0 F1 F0.c1 B0.c1 F1.c1 B1.c1 F2 B0 F3 B1 F2.c1 B2.c1 F3.c1 B3.c1 B2 B3");
 }
 
 TEST_CASE("atomic writes replace the file whole and leave no temporary behind") {

@@ -1,0 +1,218 @@
+// Pipeline parallelism in the executor: GPipe and 1F1B on the cpu backend equal one device in
+// fp64 (with 1D TP, SP, DP, ZeRO 1 and recomputation), and the meta Programs' transfers: one
+// send per stage boundary and micro batch each way, Megatron's scatter/gather across TP, sent
+// outputs freed, and the tied word embedding's gradient summed over the embedding group.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <variant>
+
+#include "equivalence_asserts.hpp"
+#include "models/build_program.hpp"
+#include "models/equivalence_check.hpp"
+#include "models/errors.hpp"
+
+using namespace trainsim;
+
+namespace {
+
+struct PipelineCase {
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t pp = 2;
+  std::int64_t tp = 1;
+  bool sp = false;
+  std::int64_t dp = 1;
+  int zero = 0;
+  Recompute recompute = Recompute::none;
+  std::int64_t micro_batches = 2;  ///< per replica
+  std::int64_t chunks = 1;
+};
+
+void check_pipeline_case(std::mt19937_64& rng, const PipelineCase& c) {
+  const auto pick = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  ModelSpec m;
+  m.heads = 2 * pick(1, 2);
+  m.hidden = m.heads * pick(2, 3);
+  m.ffn = 2 * m.hidden;
+  m.layers = c.pp * c.chunks * pick(1, 2);
+  m.seq_len = c.tp * pick(2, 4);
+  m.vocab = c.tp * pick(3, 6);
+  m.vocab_divisor = 1;
+  TrainingSpec training;
+  training.micro_batch = pick(1, 2);
+  training.global_batch = training.micro_batch * c.dp * c.micro_batches;
+  ParallelPlan plan;
+  plan.tensor.size = c.tp;
+  plan.tensor.sequence_parallel = c.sp;
+  plan.pipeline.size = c.pp;
+  plan.pipeline.schedule = c.schedule;
+  plan.pipeline.chunks = c.chunks;
+  plan.data.size = c.dp;
+  plan.data.zero = c.zero;
+  plan.data.overlap_grad_reduce = pick(0, 1) == 0;
+  plan.recompute = c.recompute;
+  CAPTURE(to_string(c.schedule));
+  CAPTURE(c.pp);
+  CAPTURE(c.tp);
+  CAPTURE(c.sp);
+  CAPTURE(c.dp);
+  CAPTURE(c.zero);
+  CAPTURE(c.micro_batches);
+  CAPTURE(c.chunks);
+  CAPTURE(plan.data.overlap_grad_reduce);
+  const EquivalenceReport r = test::check_random_model(m, plan, training, rng());
+  MESSAGE(to_string(c.schedule) << " p=" << c.pp << " t=" << c.tp << std::string(c.sp ? " sp" : "")
+                                << " v=" << c.chunks << " d=" << c.dp << " zero=" << c.zero
+                                << " m=" << c.micro_batches << ": loss error " << r.loss_error
+                                << ", gradient error " << r.max_gradient_error << ", value error "
+                                << r.max_value_error);
+}
+
+ModelSpec small_model(std::int64_t layers) {
+  return test::model_spec(layers, 64, 4, 256, 32, 128);
+}
+
+ParallelPlan pipeline_plan(std::int64_t tp, std::int64_t pp, std::int64_t dp,
+                           PipelineSchedule schedule = PipelineSchedule::one_f_one_b) {
+  ParallelPlan plan;
+  plan.tensor.size = tp;
+  plan.pipeline.size = pp;
+  plan.pipeline.schedule = schedule;
+  plan.data.size = dp;
+  return plan;
+}
+
+template <typename Payload>
+std::vector<const program::Op*> ops_of(const program::RankProgram& r) {
+  std::vector<const program::Op*> out;
+  for (const program::Op& op : r.ops) {
+    if (std::holds_alternative<Payload>(op.payload)) out.push_back(&op);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cpu: GPipe and 1F1B x p {2,4} x TP 2 x SP x DP 2 equal one device in fp64") {
+  std::mt19937_64 rng(20261121);
+  using S = PipelineSchedule;
+  const PipelineCase cases[] = {
+      {S::gpipe, 2, 1, false, 1, 0, Recompute::none, 3},
+      {S::one_f_one_b, 2, 1, false, 1, 0, Recompute::none, 4},
+      {S::one_f_one_b, 4, 1, false, 1, 0, Recompute::selective, 4},
+      {S::gpipe, 4, 1, false, 1, 0, Recompute::full, 5},
+      {S::one_f_one_b, 2, 2, false, 1, 0, Recompute::none, 2},  // scatter/gather
+      {S::gpipe, 2, 2, true, 1, 0, Recompute::none, 3},         // sequence parallel
+      {S::one_f_one_b, 2, 1, false, 2, 0, Recompute::none, 3},  // DP all-reduce
+      {S::one_f_one_b, 2, 2, true, 2, 1, Recompute::none, 2},   // TP x SP x DP x ZeRO 1
+      {S::gpipe, 2, 2, false, 2, 1, Recompute::full, 2},
+      {S::one_f_one_b, 4, 2, true, 1, 0, Recompute::none, 4},
+      {S::one_f_one_b, 4, 1, false, 2, 1, Recompute::none, 6},
+  };
+  for (const PipelineCase& c : cases)
+    check_pipeline_case(rng, c);
+}
+
+TEST_CASE("cpu: interleaved 1F1B (v 2, 3) x p {2,4} x TP 2 x SP x DP 2 equals one device") {
+  std::mt19937_64 rng(20261122);
+  using S = PipelineSchedule;
+  const PipelineCase cases[] = {
+      {S::interleaved, 2, 1, false, 1, 0, Recompute::none, 2, 2},
+      {S::interleaved, 2, 1, false, 1, 0, Recompute::selective, 4, 3},
+      {S::interleaved, 4, 1, false, 1, 0, Recompute::none, 8, 2},
+      {S::interleaved, 2, 2, false, 1, 0, Recompute::full, 4, 2},  // scatter/gather
+      {S::interleaved, 2, 2, true, 2, 1, Recompute::none, 2, 2},   // TP x SP x DP x ZeRO 1
+      {S::interleaved, 2, 1, false, 2, 0, Recompute::none, 4, 2},  // DP all-reduce per chunk
+  };
+  for (const PipelineCase& c : cases)
+    check_pipeline_case(rng, c);
+}
+
+TEST_CASE("meta: pipeline transfers, scatter/gather, deallocated outputs, embedding group") {
+  const ModelSpec m = small_model(4);
+  const std::int64_t micro_batches = 6;
+  for (const bool sp : {false, true}) {
+    ParallelPlan plan = pipeline_plan(2, 2, 2);
+    plan.tensor.sequence_parallel = sp;
+    CAPTURE(sp);
+    const program::Program prog =
+        build_program(m, plan, test::training_spec(2 * micro_batches, 1), ProgramScope::every_rank);
+    // [s·b, h] bf16 per micro batch, sent as 1/t per TP rank (scatter) or the SP shard.
+    const std::int64_t boundary = 32 * 64 * 2 / 2;
+    for (const program::RankProgram& r : prog.ranks) {
+      const bool first = r.rank < 4;
+      CAPTURE(r.rank);
+      const auto sends = ops_of<program::Send>(r);
+      const auto recvs = ops_of<program::Recv>(r);
+      CHECK(sends.size() == static_cast<std::size_t>(micro_batches));
+      CHECK(recvs.size() == static_cast<std::size_t>(micro_batches));
+      for (const program::Op* op : sends) {
+        CHECK(op->stream == program::Stream::pp);
+        const auto& s = std::get<program::Send>(op->payload);
+        CHECK(s.size.count() == boundary);
+        CHECK(s.peer == (first ? r.rank + 4 : r.rank - 4));
+        CHECK(op->tag.phase == (first ? program::Phase::forward : program::Phase::backward));
+      }
+      // Scatter/gather without SP: every received chunk is all-gathered over TP.
+      std::int64_t gathers = 0;
+      std::int64_t embedding = 0;
+      for (const program::Op& op : r.ops) {
+        const std::string_view name = prog.names.name(op.name);
+        if (name.starts_with("pp.recv_") && name.ends_with(".all_gather") &&
+            std::holds_alternative<program::Collective>(op.payload))
+          ++gathers;
+        if (name == "embedding.grad.all_reduce") {
+          ++embedding;
+          const auto& c = std::get<program::Collective>(op.payload);
+          CHECK(prog.groups[static_cast<std::size_t>(c.group)].kind ==
+                program::GroupKind::embedding);
+          CHECK(prog.groups[static_cast<std::size_t>(c.group)].ranks ==
+                std::vector<program::Rank>{r.rank % 4, r.rank % 4 + 4});
+        }
+      }
+      CHECK(gathers == (sp ? 0 : micro_batches));
+      CHECK(embedding == 1);
+      // Every sent tensor is freed right after its send, on the p2p stream.
+      for (std::size_t i = 0; i + 1 < r.ops.size(); ++i) {
+        if (!std::holds_alternative<program::Send>(r.ops[i].payload)) continue;
+        CHECK(std::holds_alternative<program::Free>(r.ops[i + 1].payload));
+        CHECK(r.ops[i + 1].stream == program::Stream::pp);
+      }
+    }
+  }
+}
+
+TEST_CASE("meta: representative records one rank per stage") {
+  const ModelSpec m = small_model(8);
+  const program::Program rep = build_program(m, pipeline_plan(2, 4, 2), test::training_spec(16, 1),
+                                             ProgramScope::representative);
+  REQUIRE(rep.ranks.size() == 4);
+  for (std::size_t s = 0; s < 4; ++s)
+    CHECK(rep.ranks[s].rank == static_cast<program::Rank>(4 * s));
+  for (std::int32_t r = 0; r < 16; ++r)
+    CHECK(rep.representative[static_cast<std::size_t>(r)] == r / 4);
+}
+
+TEST_CASE("meta: pipelines the executor cannot run are Infeasible, naming the field") {
+  const ModelSpec m = small_model(4);
+  ParallelPlan zero2 = pipeline_plan(1, 2, 2);
+  zero2.data.zero = 2;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, zero2, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("parallel.data.zero: ZeRO 2 with pipeline"), Infeasible);
+  CHECK_THROWS_WITH_AS(build_program(m, pipeline_plan(1, 3, 1), test::training_spec(4, 1),
+                                     ProgramScope::representative),
+                       doctest::Contains("not divisible by pipeline.size 3"), Infeasible);
+  ParallelPlan inter = pipeline_plan(1, 2, 1, PipelineSchedule::interleaved);
+  inter.pipeline.chunks = 2;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(3, 1), ProgramScope::representative),
+      doctest::Contains("multiple of pipeline.size 2"), Infeasible);
+  inter.pipeline.schedule = PipelineSchedule::breadth_first;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("breadth-first is not implemented yet"), Infeasible);
+}

@@ -1,0 +1,286 @@
+// Replays of the executor's pipeline Programs (parallelism-reference §7): with free
+// communication and equal stages the bubble is (p-1)/m for GPipe and 1F1B; the micro batches
+// whose activations a stage holds at its peak are m (GPipe) and p - s (1F1B); the first
+// stage's activations are Korthikanti's L layers' worth whatever p (§2.5); representative
+// replay equals the full one.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+#include <variant>
+
+#include "models/build_program.hpp"
+#include "models/pipeline_schedule.hpp"
+#include "sim/replay.hpp"
+#include "sim_fixtures.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+using program::MemoryCategory;
+
+namespace {
+
+// small_profile with communication that costs nothing: links of 10^9 GB/s, no latency.
+hw::HardwareProfile free_communication() {
+  hw::HardwareProfile hw = test::small_profile();
+  hw.node.gpu_bandwidth = Bandwidth::gb_per_s(1e9);
+  hw.node.latency = Time::zero();
+  hw.network.nic_bandwidth = Bandwidth::gb_per_s(1e9);
+  hw.network.latency = Time::zero();
+  hw.collectives.base_latency = Time::zero();
+  hw.collectives.intra_node_efficiency = hw::EfficiencyCurve::constant(1.0);
+  hw.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(1.0);
+  return hw;
+}
+
+// Equal stages: eight layers each; the embedding and the head (a vocabulary of 32 against a
+// hidden size of 2048) cost about 0.1 % of a stage.
+ModelSpec equal_stage_model(std::int64_t stages) {
+  return ModelSpec{.layers = 8 * stages,
+                   .hidden = 2048,
+                   .heads = 16,
+                   .ffn = 8192,
+                   .seq_len = 1024,
+                   .vocab = 32,
+                   .vocab_divisor = 1};
+}
+
+ParallelPlan pipeline(std::int64_t p, PipelineSchedule schedule, std::int64_t tp = 1,
+                      std::int64_t dp = 1) {
+  ParallelPlan plan;
+  plan.tensor.size = tp;
+  plan.pipeline.size = p;
+  plan.pipeline.schedule = schedule;
+  plan.data.size = dp;
+  return plan;
+}
+
+TrainingSpec batches(std::int64_t global, std::int64_t micro = 1) {
+  TrainingSpec t;
+  t.global_batch = global;
+  t.micro_batch = micro;
+  return t;
+}
+
+// Largest number of micro batches with saved activations live at once (each buffer counted
+// for the micro batch whose pass allocated it).
+std::int64_t peak_micro_batches(const program::RankProgram& r) {
+  std::unordered_map<program::BufferId, std::int32_t> owner;
+  std::map<std::int32_t, std::int64_t> live;  // micro batch -> live activation buffers
+  std::int64_t peak = 0;
+  for (const program::Op& op : r.ops) {
+    if (const auto* a = std::get_if<program::Alloc>(&op.payload)) {
+      if (a->category != MemoryCategory::activations) continue;
+      owner[a->buffer] = op.tag.micro_batch;
+      ++live[op.tag.micro_batch];
+      peak = std::max(peak, static_cast<std::int64_t>(live.size()));
+    } else if (const auto* f = std::get_if<program::Free>(&op.payload)) {
+      if (const auto it = owner.find(f->buffer); it != owner.end()) {
+        if (--live[it->second] == 0) live.erase(it->second);
+        owner.erase(it);
+      }
+    }
+  }
+  return peak;
+}
+
+// Live bytes of `category` just before the rank's first backward op: what the forward passes
+// of the warm-up stored.
+std::int64_t stored_before_backward(const program::RankProgram& r, MemoryCategory category) {
+  std::unordered_map<program::BufferId, std::int64_t> size;
+  std::int64_t live = 0;
+  for (const program::Op& op : r.ops) {
+    if (op.tag.phase == program::Phase::backward) break;
+    if (const auto* a = std::get_if<program::Alloc>(&op.payload)) {
+      if (a->category != category) continue;
+      size[a->buffer] = a->size.count();
+      live += a->size.count();
+    } else if (const auto* f = std::get_if<program::Free>(&op.payload)) {
+      if (const auto it = size.find(f->buffer); it != size.end()) {
+        live -= it->second;
+        size.erase(it);
+      }
+    }
+  }
+  return live;
+}
+
+}  // namespace
+
+TEST_CASE("pipeline replay: free communication and equal stages give a bubble of (p-1)/m") {
+  const hw::HardwareProfile hw = free_communication();
+  for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+    for (const auto& [p, m] : {std::pair<std::int64_t, std::int64_t>{2, 4}, {4, 8}, {4, 4}}) {
+      CAPTURE(to_string(schedule));
+      CAPTURE(p);
+      CAPTURE(m);
+      const program::Program prog = build_program(equal_stage_model(p), pipeline(p, schedule),
+                                                  batches(m), ProgramScope::representative);
+      const sim::SimulationResult r = sim::replay(prog, hw);
+      REQUIRE(r.stuck.empty());
+      // The first stage starts at once and finishes last: all its idle time waits on the
+      // other stages (Megatron's bubble over the ideal time, §7.1).
+      const sim::TimeBreakdown& first = r.breakdown[0];
+      const double measured = first.bubble / (first.compute + first.recompute);
+      const double expected = static_cast<double>(p - 1) / static_cast<double>(m);
+      MESSAGE(to_string(schedule) << " p=" << p << " m=" << m << ": bubble " << measured
+                                  << ", (p-1)/m = " << expected);
+      // Within 0.4 %: the first stage's embedding (about 0.1 % of its time) makes it the
+      // slowest stage, which shortens its own wait a little.
+      CHECK(std::abs(measured / expected - 1.0) < 0.004);
+      CHECK(measured <= expected);
+    }
+  }
+  // With TP 2 and no SP each stage receives 1/t of the activation and all-gathers it over TP
+  // (Megatron's scatter/gather): the wait for the receive behind that all-gather is bubble too.
+  const program::Program prog =
+      build_program(equal_stage_model(4), pipeline(4, PipelineSchedule::one_f_one_b, 2), batches(8),
+                    ProgramScope::representative);
+  const sim::SimulationResult r = sim::replay(prog, hw);
+  REQUIRE(r.stuck.empty());
+  const sim::TimeBreakdown& first = r.breakdown[0];
+  const double measured = first.bubble / (first.compute + first.recompute);
+  MESSAGE("1f1b p=4 m=8 t=2 (scatter/gather): bubble " << measured << ", (p-1)/m = 0.375");
+  // The embedding's memory-bound kernels are not split by TP while the layers are: 0.7 %.
+  CHECK(std::abs(measured / 0.375 - 1.0) < 0.007);
+}
+
+TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
+  const hw::HardwareProfile hw = free_communication();
+  for (const auto& [p, v, m] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{2, 2, 4},
+                                {4, 2, 8},
+                                {4, 3, 8},
+                                {2, 4, 2}}) {
+    CAPTURE(p);
+    CAPTURE(v);
+    CAPTURE(m);
+    // Eight layers per chunk, as equal_stage_model has per stage.
+    ModelSpec model = equal_stage_model(p);
+    model.layers = 8 * p * v;
+    ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved);
+    plan.pipeline.chunks = v;
+    const program::Program prog =
+        build_program(model, plan, batches(m), ProgramScope::representative);
+    const sim::SimulationResult r = sim::replay(prog, hw);
+    REQUIRE(r.stuck.empty());
+    const sim::TimeBreakdown& first = r.breakdown[0];
+    const double measured = first.bubble / (first.compute + first.recompute);
+    const double expected = static_cast<double>(p - 1) / static_cast<double>(v * m);
+    MESSAGE("interleaved p=" << p << " v=" << v << " m=" << m << ": bubble " << measured
+                             << ", (p-1)/(vm) = " << expected);
+    // Within 0.2 %: the embedding (first stage) and the head (last) are not free.
+    CHECK(std::abs(measured / expected - 1.0) < 0.002);
+  }
+}
+
+TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p - s (1F1B)") {
+  const std::int64_t p = 4;
+  const std::int64_t m = 6;
+  const ModelSpec model = equal_stage_model(p);
+  for (const PipelineSchedule schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+    const program::Program prog =
+        build_program(model, pipeline(p, schedule), batches(m), ProgramScope::representative);
+    for (std::int64_t s = 0; s < p; ++s) {
+      CAPTURE(to_string(schedule));
+      CAPTURE(s);
+      const std::int64_t expected = schedule == PipelineSchedule::gpipe ? m : p - s;
+      CHECK(peak_micro_batches(prog.ranks[static_cast<std::size_t>(s)]) == expected);
+    }
+  }
+}
+
+TEST_CASE("pipeline replay: the first stage holds L layers' worth whatever p (Korthikanti §2.5)") {
+  // SP + selective recomputation: 34·s·b·h/t bytes per layer (§2.4) and, per micro batch in
+  // flight, the embedding dropout mask s·b·h/t and the int64 token ids 8·s·b. 1F1B's first
+  // stage holds p micro batches of L/p layers when its first backward starts.
+  const std::int64_t t = 2;
+  const std::int64_t layers = 8;
+  ModelSpec model = equal_stage_model(4);
+  model.layers = layers;
+  const double sb = 1024.0;
+  const double sbh = sb * 2048.0;
+  for (const std::int64_t p : {2, 4, 8}) {
+    ParallelPlan plan = pipeline(p, PipelineSchedule::one_f_one_b, t);
+    plan.tensor.sequence_parallel = true;
+    plan.recompute = Recompute::selective;
+    const program::Program prog =
+        build_program(model, plan, batches(2 * p), ProgramScope::representative);
+    const auto stored =
+        static_cast<double>(stored_before_backward(prog.ranks[0], MemoryCategory::activations));
+    const double korthikanti = 34.0 * sbh * static_cast<double>(layers) / t +
+                               static_cast<double>(p) * (sbh / t + 8.0 * sb);
+    // The executor also keeps the two LayerNorms' fp32 mean and 1/σ per token (16·s·b/t per
+    // layer), which Korthikanti's count leaves out (0.02 %).
+    const double statistics = 16.0 * sb / t * static_cast<double>(layers);
+    // And the newest forward's output, sent together with the receive of the first gradient
+    // (Megatron's send_forward_recv_backward), 2·s·b·h/t.
+    const double in_transit = 2.0 * sbh / t;
+    MESSAGE("p=" << p << ": first stage stores " << stored << " B, Korthikanti " << korthikanti
+                 << " B + LayerNorm statistics " << statistics << " B");
+    CHECK(stored == korthikanti + statistics + in_transit);
+  }
+}
+
+TEST_CASE("pipeline replay: interleaved first stage holds L(1 + (p-1)/(pv)) layers' worth") {
+  // §2.5: rank 0 has 2(p-1) + (v-1)p + 1 chunk-micro-batches of L/(pv) layers in flight when
+  // its first backward starts; the embedding's extras come with the chunk-0 ones among them.
+  const std::int64_t t = 2;
+  const double sb = 1024.0;
+  const double sbh = sb * 2048.0;
+  for (const auto& [p, v] : {std::pair<std::int64_t, std::int64_t>{2, 2}, {4, 2}, {4, 3}}) {
+    CAPTURE(p);
+    CAPTURE(v);
+    ModelSpec model = equal_stage_model(p);
+    model.layers = p * v * 2;
+    const auto layers = static_cast<double>(model.layers);
+    ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved, t);
+    plan.pipeline.chunks = v;
+    plan.tensor.sequence_parallel = true;
+    plan.recompute = Recompute::selective;
+    const std::int64_t m = 2 * p;
+    const program::Program prog =
+        build_program(model, plan, batches(m), ProgramScope::representative);
+    const auto stored =
+        static_cast<double>(stored_before_backward(prog.ranks[0], MemoryCategory::activations));
+    // Chunk-0 forwards before the first backward.
+    double embedded = 0.0;
+    for (const PipelineStep& s : pipeline_passes({PipelineSchedule::interleaved, p, m, v}, 0)) {
+      if (s.kind == PipelineStep::Kind::backward) break;
+      if (s.chunk == 0) embedded += 1.0;
+    }
+    const double factor = 1.0 + static_cast<double>(p - 1) / static_cast<double>(p * v);
+    const double layer_bytes = 34.0 * sbh / t + 16.0 * sb / t;  // + LayerNorm statistics
+    const double expected = layer_bytes * layers * factor + embedded * (sbh / t + 8.0 * sb);
+    MESSAGE("interleaved p=" << p << " v=" << v << ": first stage stores " << stored
+                             << " B, L(1 + (p-1)/(pv)) layers + extras " << expected << " B");
+    CHECK(stored == expected);
+  }
+}
+
+TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x DP 2)") {
+  const hw::HardwareProfile hw = test::small_profile();
+  ModelSpec model = equal_stage_model(2);
+  model.hidden = 256;
+  model.heads = 4;
+  model.ffn = 1024;
+  model.seq_len = 256;
+  model.layers = 4;
+  for (const PipelineSchedule schedule :
+       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved}) {
+    CAPTURE(to_string(schedule));
+    ParallelPlan plan = pipeline(2, schedule, 2, 2);
+    if (schedule == PipelineSchedule::interleaved) plan.pipeline.chunks = 2;
+    plan.data.zero = 1;
+    const sim::SimulationResult rep =
+        sim::replay(build_program(model, plan, batches(8), ProgramScope::representative), hw);
+    const sim::SimulationResult full =
+        sim::replay(build_program(model, plan, batches(8), ProgramScope::every_rank), hw);
+    REQUIRE(rep.stuck.empty());
+    REQUIRE(full.stuck.empty());
+    CHECK(rep.iteration_time == full.iteration_time);
+    CHECK(rep.breakdown[1].bubble == full.breakdown[4].bubble);
+  }
+}
