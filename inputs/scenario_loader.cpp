@@ -279,6 +279,23 @@ void check_consistency(const ReadScenario& r) {
                        sc.training.micro_batch * p.data.size * p.pipeline.size));
     }
   }
+  if (p.pipeline.schedule == PipelineSchedule::breadth_first && p.pipeline.size > 1 &&
+      p.pipeline.chunks < 2) {
+    fail(r, "parallel.pipeline.chunks",
+         fmt::format("chunks {}: schedule breadth-first loops over 2 or more model chunks per "
+                     "stage (§7.5); use chunks >= 2, or schedule gpipe for one chunk",
+                     p.pipeline.chunks));
+  }
+  if (p.pipeline.schedule == PipelineSchedule::layered && p.pipeline.size > 1 &&
+      m.layers != p.pipeline.size * p.pipeline.chunks && m.layers % p.pipeline.size == 0) {
+    fail(r, "parallel.pipeline.chunks",
+         fmt::format("chunks {}: schedule layered places one layer per chunk, round robin over "
+                     "the stages (modular pipeline, §7.6), so chunks must be layers / "
+                     "pipeline.size = {} / {} = {}; use chunks: {}, or breadth-first for chunks "
+                     "of several layers",
+                     p.pipeline.chunks, m.layers, p.pipeline.size, m.layers / p.pipeline.size,
+                     m.layers / p.pipeline.size));
+  }
   if (p.pipeline.chunks > 1 && p.pipeline.schedule != PipelineSchedule::interleaved &&
       p.pipeline.schedule != PipelineSchedule::breadth_first &&
       p.pipeline.schedule != PipelineSchedule::layered) {
@@ -292,15 +309,17 @@ void check_consistency(const ReadScenario& r) {
 /// Features that parse but are not simulated yet. Each later issue deletes its lines here.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  if (p.pipeline.size == 1) return;
   const PipelineSchedule schedule = p.pipeline.schedule;
-  if (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered) {
+  if (p.pipeline.size == 1 &&
+      (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered)) {
     fail(r, "parallel.pipeline.schedule",
-         fmt::format("schedule {} is not supported yet (issue 5: gpipe, 1f1b and interleaved "
-                     "run; breadth-first and layered arrive later); use gpipe, 1f1b or "
-                     "interleaved",
+         fmt::format("schedule {} without a pipeline (pipeline.size 1: layered gradient "
+                     "accumulation on one stage, §7.6) is not supported yet (issue 5: it runs "
+                     "on 2 or more stages); use pipeline.size >= 2, or schedule 1f1b for "
+                     "plain gradient accumulation",
                      to_string(schedule)));
   }
+  if (p.pipeline.size == 1) return;
   if (p.tensor.kind != TensorKind::one_d) {
     fail(r, "parallel.pipeline.size",
          fmt::format("pipeline parallelism (size {}) runs with 1d tensor parallelism only so far "

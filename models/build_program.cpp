@@ -169,8 +169,22 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
     throw Infeasible(
         fmt::format("parallel.pipeline.size: {} stages; use 1 or more", plan.pipeline.size));
   }
+  const PipelineSchedule schedule = plan.pipeline.schedule;
+  if (plan.pipeline.size == 1 &&
+      (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered)) {
+    throw Infeasible(
+        fmt::format("parallel.pipeline.schedule: {} without a pipeline (pipeline.size 1) is not "
+                    "supported yet; use pipeline.size >= 2",
+                    to_string(schedule)));
+  }
   if (plan.pipeline.size > 1) {
     const PipelineParallel& pp = plan.pipeline;
+    if (schedule == PipelineSchedule::layered && model.layers != pp.size * pp.chunks) {
+      throw Infeasible(
+          fmt::format("parallel.pipeline.chunks: schedule layered places one layer per chunk, "
+                      "so chunks {} must be layers / pipeline.size = {} / {}",
+                      pp.chunks, model.layers, pp.size));
+    }
     if (model.layers % (pp.size * pp.chunks) != 0) {
       throw Infeasible(
           fmt::format("model.layers: {} layers are not divisible by pipeline.size {} "

@@ -33,7 +33,8 @@ struct ExecutorOptions {
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
 /// order, one family per kind; with a pipeline every embedding group (first and last stage).
 /// Throws Infeasible for pipelines the executor cannot run yet (2D/3D TP, ZeRO 2-3, inference,
-/// breadth-first, layered) or whose shape cannot run (pipeline_problem), sequence parallelism
+/// breadth-first or layered on one stage), whose shape cannot run (pipeline_problem; layered
+/// with layers != p·v), sequence parallelism
 /// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do
 /// not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
