@@ -267,6 +267,14 @@ TEST_CASE("pipeline replay: layered starts a layer's DP reduction long before th
   MESSAGE("layered: first DP reduction at " << share << " of the stage's backward before its end");
   CHECK(layered < end);
   CHECK(share > 0.7);
+  // Breadth-first (§7.5), two chunks of two layers: chunk 1's reduction overlaps chunk 0's
+  // backward, half the stage's.
+  const auto [looped, looped_start, looped_end] =
+      first_reduction_and_backward(PipelineSchedule::breadth_first, 2);
+  const double looped_share = (looped_end - looped) / (looped_end - looped_start);
+  MESSAGE("breadth-first: first DP reduction at " << looped_share
+                                                  << " of the stage's backward before its end");
+  CHECK(looped_share > 0.45);
   const auto [one, one_start, one_end] =
       first_reduction_and_backward(PipelineSchedule::one_f_one_b, 1);
   const double one_share = (one_end - one) / (one_end - one_start);
