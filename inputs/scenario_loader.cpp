@@ -286,7 +286,7 @@ void check_consistency(const ReadScenario& r) {
                      "stage (§7.5); use chunks >= 2, or schedule gpipe for one chunk",
                      p.pipeline.chunks));
   }
-  if (p.pipeline.schedule == PipelineSchedule::layered && p.pipeline.size > 1 &&
+  if (p.pipeline.schedule == PipelineSchedule::layered &&
       m.layers != p.pipeline.size * p.pipeline.chunks && m.layers % p.pipeline.size == 0) {
     fail(r, "parallel.pipeline.chunks",
          fmt::format("chunks {}: schedule layered places one layer per chunk, round robin over "
@@ -310,33 +310,35 @@ void check_consistency(const ReadScenario& r) {
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
   const PipelineSchedule schedule = p.pipeline.schedule;
-  if (p.pipeline.size == 1 &&
-      (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered)) {
+  if (p.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
     fail(r, "parallel.pipeline.schedule",
-         fmt::format("schedule {} without a pipeline (pipeline.size 1: layered gradient "
-                     "accumulation on one stage, §7.6) is not supported yet (issue 5: it runs "
-                     "on 2 or more stages); use pipeline.size >= 2, or schedule 1f1b for "
-                     "plain gradient accumulation",
-                     to_string(schedule)));
+         "schedule breadth-first without a pipeline (pipeline.size 1) has no stages to loop "
+         "over; use layered for gradient accumulation layer by layer on one stage (§7.6), or "
+         "pipeline.size >= 2");
   }
-  if (p.pipeline.size == 1) return;
+  // Layered gradient accumulation on one stage runs the pipeline's pass list (no transfers).
+  if (p.pipeline.size == 1 && schedule != PipelineSchedule::layered) return;
+  const bool one_stage = p.pipeline.size == 1;
+  const std::string what = one_stage ? "layered gradient accumulation" : "pipeline parallelism";
+  const std::string sized =
+      one_stage ? what : fmt::format("pipeline parallelism (size {})", p.pipeline.size);
+  const std::string instead = one_stage ? "schedule 1f1b" : "pipeline.size 1";
   if (p.tensor.kind != TensorKind::one_d) {
-    fail(r, "parallel.pipeline.size",
-         fmt::format("pipeline parallelism (size {}) runs with 1d tensor parallelism only so far "
-                     "(issue 5), not {}; use tensor kind 1d or pipeline.size 1",
-                     p.pipeline.size, r.tensor_kind));
+    fail(r, one_stage ? "parallel.pipeline.schedule" : "parallel.pipeline.size",
+         fmt::format("{} runs with 1d tensor parallelism only so far (issue 5), not {}; use "
+                     "tensor kind 1d or {}",
+                     sized, r.tensor_kind, instead));
   }
   if (p.data.zero > 1) {
     fail(r, "parallel.data.zero",
-         fmt::format("ZeRO {} with pipeline parallelism is not supported yet (issue 5: ZeRO 0 "
-                     "and 1 run with a pipeline); use 0 or 1, or pipeline.size 1",
-                     p.data.zero));
+         fmt::format("ZeRO {} with {} is not supported yet (issue 5: ZeRO 0 and 1 run with a "
+                     "pipeline schedule); use 0 or 1, or {}",
+                     p.data.zero, what, instead));
   }
   if (r.scenario.training.inference()) {
     fail(r, "training.mode",
-         fmt::format("inference with pipeline parallelism (size {}) is not supported yet "
-                     "(issue 5); use training or pipeline.size 1",
-                     p.pipeline.size));
+         fmt::format("inference with {} is not supported yet (issue 5); use training or {}", sized,
+                     instead));
   }
 }
 

@@ -170,14 +170,12 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         fmt::format("parallel.pipeline.size: {} stages; use 1 or more", plan.pipeline.size));
   }
   const PipelineSchedule schedule = plan.pipeline.schedule;
-  if (plan.pipeline.size == 1 &&
-      (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered)) {
+  if (plan.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
     throw Infeasible(
-        fmt::format("parallel.pipeline.schedule: {} without a pipeline (pipeline.size 1) is not "
-                    "supported yet; use pipeline.size >= 2",
-                    to_string(schedule)));
+        "parallel.pipeline.schedule: breadth-first without a pipeline (pipeline.size 1) loops "
+        "over nothing; use layered (gradient accumulation layer by layer) or pipeline.size >= 2");
   }
-  if (plan.pipeline.size > 1) {
+  if (scheduled_passes(plan)) {
     const PipelineParallel& pp = plan.pipeline;
     if (schedule == PipelineSchedule::layered && model.layers != pp.size * pp.chunks) {
       throw Infeasible(
@@ -318,7 +316,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     }
     if (layout.pp_size() > 1) meta.bind(CommGroup::embedding, g[CommGroup::embedding], 2);
     GptOptions gpt_options = base_options;
-    if (layout.pp_size() > 1) {
+    if (scheduled_passes(plan)) {
       gpt_options.part = model_part(model, plan, c.pp);
       config.pipeline = pipeline_position(layout, plan, training, rank);
     }

@@ -249,6 +249,9 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t st
     if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
     return megatron_steps(s, stage);
   }
+  // One stage (layered gradient accumulation without a pipeline): no transfers, each chunk's
+  // output and input gradient stay on the rank.
+  if (s.stages == 1) return pipeline_passes(s, stage);
   // A unit-time run of every stage's passes (forward 1, backward 2, transfers free) gives
   // each message the time it is produced; ordering all messages by that time gives one global
   // order in which every stage meets its transfers, so transfers matched in issue order per

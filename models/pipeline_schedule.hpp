@@ -63,9 +63,9 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64
 /// (send_backward_recv_forward), each pair gradient first on both sides of the channel.
 /// Interleaved, breadth-first and layered: every transfer in the order in which a unit-time run
 /// (forward 1, backward 2) produces its tensor, gradients first at a tie, issued as soon as the
-/// tensor exists and before the pass that needs it. Either way transfers matched in issue order per
-/// channel (NCCL send/recv on one p2p stream) cannot deadlock (tested for every shape up to p = 8,
-/// m = 12).
+/// tensor exists and before the pass that needs it (one stage: no transfers). Either way transfers
+/// matched in issue order per channel (NCCL send/recv on one p2p stream) cannot deadlock (tested
+/// for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Global (virtual) stage of `chunk` on `stage`: chunk·p + stage.

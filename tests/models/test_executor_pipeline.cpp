@@ -132,7 +132,8 @@ TEST_CASE("cpu: interleaved 1F1B (v 2, 3) x p {2,4} x TP 2 x SP x DP 2 equals on
     check_pipeline_case(rng, c);
 }
 
-TEST_CASE("cpu: breadth-first and layered (v 2-4) x p {2,4} x TP 2 x SP x DP 2 equal one device") {
+TEST_CASE(
+    "cpu: breadth-first and layered (v 2-4) x p {1,2,4} x TP 2 x SP x DP 2 equal one device") {
   std::mt19937_64 rng(20261123);
   using S = PipelineSchedule;
   const PipelineCase cases[] = {
@@ -147,6 +148,10 @@ TEST_CASE("cpu: breadth-first and layered (v 2-4) x p {2,4} x TP 2 x SP x DP 2 e
       {S::layered, 2, 2, false, 2, 0, Recompute::none, 2, 2},      // scatter/gather, DP per layer
       {S::layered, 2, 2, true, 2, 1, Recompute::selective, 3, 4},  // TP x SP x DP x ZeRO 1
       {S::layered, 4, 2, true, 1, 0, Recompute::none, 4, 2},
+      // One stage: layered gradient accumulation without a pipeline (§7.6's LGA).
+      {S::layered, 1, 1, false, 2, 0, Recompute::none, 3, 3},
+      {S::layered, 1, 2, true, 2, 1, Recompute::selective, 2, 4},
+      {S::layered, 1, 2, false, 1, 0, Recompute::full, 3, 2},
   };
   for (const PipelineCase& c : cases)
     check_pipeline_case(rng, c);
@@ -243,9 +248,12 @@ TEST_CASE("meta: pipelines the executor cannot run are Infeasible, naming the fi
       build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
       doctest::Contains("chunks 1 must be layers / pipeline.size = 4 / 2"), Infeasible);
   inter.pipeline.size = 1;
-  inter.pipeline.chunks = 4;
+  inter.pipeline.chunks = 2;
   CHECK_THROWS_WITH_AS(
       build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
-      doctest::Contains("layered without a pipeline (pipeline.size 1) is not supported yet"),
-      Infeasible);
+      doctest::Contains("chunks 2 must be layers / pipeline.size = 4 / 1"), Infeasible);
+  inter.pipeline.schedule = PipelineSchedule::breadth_first;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("breadth-first without a pipeline (pipeline.size 1)"), Infeasible);
 }

@@ -156,6 +156,10 @@ TEST_CASE("pipeline orders: breadth-first and layered run each chunk for all mic
         order({PipelineSchedule::breadth_first, 2, 3, 2}, 0));
   CHECK(order({PipelineSchedule::layered, 4, 2, 3}, 3) ==
         "F0 F1 F0.c1 F1.c1 F0.c2 F1.c2 B0.c2 B1.c2 B0.c1 B1.c1 B0 B1 ");
+  // One stage (LGA without a pipeline): the passes alone, no transfers.
+  const PipelineShape lga{PipelineSchedule::layered, 1, 3, 4};
+  CHECK(pipeline_steps(lga, 0) == pipeline_passes(lga, 0));
+  CHECK(pipeline_steps(lga, 0).size() == 24);
 }
 
 TEST_CASE("pipeline orders: shapes that cannot run are problems, not deadlocks") {

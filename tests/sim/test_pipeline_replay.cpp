@@ -223,12 +223,17 @@ TEST_CASE("pipeline replay: breadth-first and layered bubbles are (p-1)/(v·m) =
 
 TEST_CASE("pipeline replay: layered starts a layer's DP reduction long before the backward ends") {
   // §7.6, §8.3: each layer is a chunk whose buckets reduce right after its m backward passes,
-  // while the backward of the earlier layers (of all micro batches) still runs. 1F1B reduces
-  // during the last micro batch's backward only.
+  // while the backward of the earlier layers (of all micro batches) still runs, with or
+  // without a pipeline. 1F1B reduces during the last micro batch's backward only.
   const hw::HardwareProfile hw = test::small_profile();
   const ModelSpec model = small_model(512, 8);
-  const auto first_reduction_and_backward = [&](PipelineSchedule schedule, std::int64_t v) {
-    ParallelPlan plan = pipeline(2, schedule, 1, 2);
+  // The share of the first stage's backward (first to last backward kernel) still to run when
+  // its first DP reduction starts.
+  const auto share_after_first_reduction = [&](PipelineSchedule schedule, std::int64_t p,
+                                               std::int64_t v) {
+    CAPTURE(to_string(schedule));
+    CAPTURE(p);
+    ParallelPlan plan = pipeline(p, schedule, 1, 2);
     plan.pipeline.chunks = v;
     plan.data.overlap_grad_reduce = true;
     const program::Program prog =
@@ -258,28 +263,24 @@ TEST_CASE("pipeline replay: layered starts a layer's DP reduction long before th
       }
     }
     CHECK(reductions > 0);
-    return std::tuple{reduction, backward_start, backward_end};
+    CHECK(reduction <= backward_end);
+    const double share = (backward_end - reduction) / (backward_end - backward_start);
+    MESSAGE(to_string(schedule) << " p=" << p << " v=" << v << ": first DP reduction with " << share
+                                << " of the stage's backward still to run");
+    return share;
   };
-  // Stage 0 holds layers 0, 2, 4, 6: layer 6's reduction starts before the backward of layers
-  // 4, 2, 0 (three quarters of the stage's backward) has run.
-  const auto [layered, start, end] = first_reduction_and_backward(PipelineSchedule::layered, 4);
-  const double share = (end - layered) / (end - start);
-  MESSAGE("layered: first DP reduction at " << share << " of the stage's backward before its end");
-  CHECK(layered < end);
-  CHECK(share > 0.7);
+  // Layered, p = 2: stage 0 holds layers 0, 2, 4, 6; layer 6's reduction starts before the
+  // backward of layers 4, 2, 0 (three quarters of the stage's backward) has run.
+  CHECK(share_after_first_reduction(PipelineSchedule::layered, 2, 4) > 0.7);
+  // One stage (LGA without a pipeline): layer 7's reduction starts with 7/8 to run.
+  CHECK(share_after_first_reduction(PipelineSchedule::layered, 1, 8) > 0.8);
   // Breadth-first (§7.5), two chunks of two layers: chunk 1's reduction overlaps chunk 0's
   // backward, half the stage's.
-  const auto [looped, looped_start, looped_end] =
-      first_reduction_and_backward(PipelineSchedule::breadth_first, 2);
-  const double looped_share = (looped_end - looped) / (looped_end - looped_start);
-  MESSAGE("breadth-first: first DP reduction at " << looped_share
-                                                  << " of the stage's backward before its end");
-  CHECK(looped_share > 0.45);
-  const auto [one, one_start, one_end] =
-      first_reduction_and_backward(PipelineSchedule::one_f_one_b, 1);
-  const double one_share = (one_end - one) / (one_end - one_start);
-  MESSAGE("1f1b: first DP reduction at " << one_share << " of the backward before its end");
-  CHECK(one_share < 0.2);
+  CHECK(share_after_first_reduction(PipelineSchedule::breadth_first, 2, 2) > 0.45);
+  // 1F1B, and plain gradient accumulation on one stage: in the last micro batch (here one
+  // bucket holds the stage, so at the end).
+  CHECK(share_after_first_reduction(PipelineSchedule::one_f_one_b, 2, 1) < 0.2);
+  CHECK(share_after_first_reduction(PipelineSchedule::one_f_one_b, 1, 1) < 0.2);
 }
 
 TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p - s (1F1B)") {
@@ -394,7 +395,8 @@ TEST_CASE("pipeline replay: breadth-first and layered first stage holds m·L/p l
             PipelineSchedule::breadth_first, 2, 2, Recompute::selective},
         {PipelineSchedule::breadth_first, 4, 2, Recompute::selective},
         {PipelineSchedule::layered, 2, 3, Recompute::selective},
-        {PipelineSchedule::layered, 4, 2, Recompute::full}}) {
+        {PipelineSchedule::layered, 4, 2, Recompute::full},
+        {PipelineSchedule::layered, 1, 4, Recompute::full}}) {
     CAPTURE(to_string(schedule));
     CAPTURE(p);
     CAPTURE(v);
@@ -413,8 +415,14 @@ TEST_CASE("pipeline replay: breadth-first and layered first stage holds m·L/p l
         recompute == Recompute::full ? 2.0 * sbh / t : 34.0 * sbh / t + 16.0 * sb / t;
     const double layers_worth =
         static_cast<double>(m) * static_cast<double>(model.layers) / static_cast<double>(p);
+    // One stage (LGA without a pipeline) also holds the head of every micro batch: the
+    // all-gathered final LayerNorm output (the logits' input) 2·s·b·h, the fp32 logits
+    // 4·s·b·V/t, the labels 8·s·b and the LayerNorm statistics 8·s·b/t.
+    const double head = p == 1 ? 2.0 * sbh + 4.0 * sb * static_cast<double>(model.vocab) / t +
+                                     8.0 * sb + 8.0 * sb / t
+                               : 0.0;
     const double expected =
-        layer_bytes * layers_worth + static_cast<double>(m) * (sbh / t + 8.0 * sb);
+        layer_bytes * layers_worth + static_cast<double>(m) * (sbh / t + 8.0 * sb + head);
     MESSAGE(to_string(schedule) << " p=" << p << " v=" << v << " m=" << m << " "
                                 << to_string(recompute) << ": first stage stores " << stored
                                 << " B, m·L/p layers + extras " << expected << " B");
