@@ -219,6 +219,10 @@ TEST_CASE("pipeline replay: breadth-first and layered bubbles are (p-1)/(v·m) =
     CHECK(measured >= expected);
     CHECK(std::abs(measured / expected - 1.0) < tolerance);
   }
+  // m < p stalls every loop (§7.7: p = 4, v = 2, m = 2 gives 1.25 instead of 0.75).
+  const double stalled = chunked_bubble(PipelineSchedule::breadth_first, 4, 2, 2, 8);
+  MESSAGE("breadth-first p=4 v=2 m=2: bubble " << stalled << ", §7.7's stalled 1.25");
+  CHECK(std::abs(stalled / 1.25 - 1.0) < 0.004);
 }
 
 TEST_CASE("pipeline replay: layered starts a layer's DP reduction long before the backward ends") {
