@@ -99,7 +99,8 @@ std::vector<Parameter> build_table() {
       choice("parallel.pipeline.schedule", "1f1b",
              {"gpipe", "1f1b", "interleaved", "breadth-first", "layered"}, "pipeline schedule"),
       integer("parallel.pipeline.chunks", value, "1", 1, kMaxLayers,
-              "model chunks per stage v (> 1 only with interleaved, breadth-first, layered)"),
+              "model chunks per stage v (> 1 only with interleaved, breadth-first, layered; "
+              "layered: layers / pipeline.size, one layer per chunk)"),
       integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
               "data-parallel size DP"),
       integer("parallel.data.zero", value, "0", 0, 3,

@@ -279,6 +279,23 @@ void check_consistency(const ReadScenario& r) {
                        sc.training.micro_batch * p.data.size * p.pipeline.size));
     }
   }
+  if (p.pipeline.schedule == PipelineSchedule::breadth_first && p.pipeline.size > 1 &&
+      p.pipeline.chunks < 2) {
+    fail(r, "parallel.pipeline.chunks",
+         fmt::format("chunks {}: schedule breadth-first loops over 2 or more model chunks per "
+                     "stage (§7.5); use chunks >= 2, or schedule gpipe for one chunk",
+                     p.pipeline.chunks));
+  }
+  if (p.pipeline.schedule == PipelineSchedule::layered &&
+      m.layers != p.pipeline.size * p.pipeline.chunks && m.layers % p.pipeline.size == 0) {
+    fail(r, "parallel.pipeline.chunks",
+         fmt::format("chunks {}: schedule layered places one layer per chunk, round robin over "
+                     "the stages (modular pipeline, §7.6), so chunks must be layers / "
+                     "pipeline.size = {} / {} = {}; use chunks: {}, or breadth-first for chunks "
+                     "of several layers",
+                     p.pipeline.chunks, m.layers, p.pipeline.size, m.layers / p.pipeline.size,
+                     m.layers / p.pipeline.size));
+  }
   if (p.pipeline.chunks > 1 && p.pipeline.schedule != PipelineSchedule::interleaved &&
       p.pipeline.schedule != PipelineSchedule::breadth_first &&
       p.pipeline.schedule != PipelineSchedule::layered) {
@@ -292,32 +309,36 @@ void check_consistency(const ReadScenario& r) {
 /// Features that parse but are not simulated yet. Each later issue deletes its lines here.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  if (p.pipeline.size == 1) return;
   const PipelineSchedule schedule = p.pipeline.schedule;
-  if (schedule == PipelineSchedule::breadth_first || schedule == PipelineSchedule::layered) {
+  if (p.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
     fail(r, "parallel.pipeline.schedule",
-         fmt::format("schedule {} is not supported yet (issue 5: gpipe, 1f1b and interleaved "
-                     "run; breadth-first and layered arrive later); use gpipe, 1f1b or "
-                     "interleaved",
-                     to_string(schedule)));
+         "schedule breadth-first without a pipeline (pipeline.size 1) has no stages to loop "
+         "over; use layered for gradient accumulation layer by layer on one stage (§7.6), or "
+         "pipeline.size >= 2");
   }
+  // Layered gradient accumulation on one stage runs the pipeline's pass list (no transfers).
+  if (p.pipeline.size == 1 && schedule != PipelineSchedule::layered) return;
+  const bool one_stage = p.pipeline.size == 1;
+  const std::string what = one_stage ? "layered gradient accumulation" : "pipeline parallelism";
+  const std::string sized =
+      one_stage ? what : fmt::format("pipeline parallelism (size {})", p.pipeline.size);
+  const std::string instead = one_stage ? "schedule 1f1b" : "pipeline.size 1";
   if (p.tensor.kind != TensorKind::one_d) {
-    fail(r, "parallel.pipeline.size",
-         fmt::format("pipeline parallelism (size {}) runs with 1d tensor parallelism only so far "
-                     "(issue 5), not {}; use tensor kind 1d or pipeline.size 1",
-                     p.pipeline.size, r.tensor_kind));
+    fail(r, one_stage ? "parallel.pipeline.schedule" : "parallel.pipeline.size",
+         fmt::format("{} runs with 1d tensor parallelism only so far (issue 5), not {}; use "
+                     "tensor kind 1d or {}",
+                     sized, r.tensor_kind, instead));
   }
   if (p.data.zero > 1) {
     fail(r, "parallel.data.zero",
-         fmt::format("ZeRO {} with pipeline parallelism is not supported yet (issue 5: ZeRO 0 "
-                     "and 1 run with a pipeline); use 0 or 1, or pipeline.size 1",
-                     p.data.zero));
+         fmt::format("ZeRO {} with {} is not supported yet (issue 5: ZeRO 0 and 1 run with a "
+                     "pipeline schedule); use 0 or 1, or {}",
+                     p.data.zero, what, instead));
   }
   if (r.scenario.training.inference()) {
     fail(r, "training.mode",
-         fmt::format("inference with pipeline parallelism (size {}) is not supported yet "
-                     "(issue 5); use training or pipeline.size 1",
-                     p.pipeline.size));
+         fmt::format("inference with {} is not supported yet (issue 5); use training or {}", sized,
+                     instead));
   }
 }
 

@@ -169,8 +169,20 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
     throw Infeasible(
         fmt::format("parallel.pipeline.size: {} stages; use 1 or more", plan.pipeline.size));
   }
-  if (plan.pipeline.size > 1) {
+  const PipelineSchedule schedule = plan.pipeline.schedule;
+  if (plan.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
+    throw Infeasible(
+        "parallel.pipeline.schedule: breadth-first without a pipeline (pipeline.size 1) loops "
+        "over nothing; use layered (gradient accumulation layer by layer) or pipeline.size >= 2");
+  }
+  if (scheduled_passes(plan)) {
     const PipelineParallel& pp = plan.pipeline;
+    if (schedule == PipelineSchedule::layered && model.layers != pp.size * pp.chunks) {
+      throw Infeasible(
+          fmt::format("parallel.pipeline.chunks: schedule layered places one layer per chunk, "
+                      "so chunks {} must be layers / pipeline.size = {} / {}",
+                      pp.chunks, model.layers, pp.size));
+    }
     if (model.layers % (pp.size * pp.chunks) != 0) {
       throw Infeasible(
           fmt::format("model.layers: {} layers are not divisible by pipeline.size {} "
@@ -304,7 +316,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     }
     if (layout.pp_size() > 1) meta.bind(CommGroup::embedding, g[CommGroup::embedding], 2);
     GptOptions gpt_options = base_options;
-    if (layout.pp_size() > 1) {
+    if (scheduled_passes(plan)) {
       gpt_options.part = model_part(model, plan, c.pp);
       config.pipeline = pipeline_position(layout, plan, training, rank);
     }

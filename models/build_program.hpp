@@ -33,7 +33,8 @@ struct ExecutorOptions {
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
 /// order, one family per kind; with a pipeline every embedding group (first and last stage).
 /// Throws Infeasible for pipelines the executor cannot run yet (2D/3D TP, ZeRO 2-3, inference,
-/// breadth-first, layered) or whose shape cannot run (pipeline_problem), sequence parallelism
+/// breadth-first on one stage), whose shape cannot run (pipeline_problem; layered with
+/// layers != p·v), sequence parallelism
 /// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do
 /// not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
@@ -47,6 +48,12 @@ program::Program build_program(const Scenario& scenario, ProgramScope scope);
 /// naming the offending value otherwise.
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                      const TrainingSpec& training);
+
+/// Whether the ranks run a pipeline schedule's pass list (run_pipeline): with 2 or more
+/// stages, and layered gradient accumulation on one stage (§7.6's LGA, one layer per chunk).
+constexpr bool scheduled_passes(const ParallelPlan& plan) {
+  return plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered;
+}
 
 /// The pipeline of `plan`: schedule, stages, micro batches per replica, chunks.
 PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training);

@@ -423,12 +423,12 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
                                   CommGroup::input_weight, CommGroup::output_weight})
           setup.groups.emplace_back(g, layout.cube_group(rank, g));
       }
-      const bool pipelined = layout.pp_size() > 1;
+      const bool pipelined = scheduled_passes(plan);
       if (pipelined) {
         setup.part = model_part(model, plan, c.pp);
         setup.pipeline = pipeline_position(layout, plan, training, rank);
         const std::vector<std::int64_t> stages = layout.pp_group(rank);
-        if (setup.part.embedding || setup.part.head)
+        if (layout.pp_size() > 1 && (setup.part.embedding || setup.part.head))
           setup.embedding = {stages.front(), stages.back()};
       }
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {

@@ -118,11 +118,16 @@ std::optional<std::string> pipeline_problem(const PipelineShape& s) {
       }
       return std::nullopt;
     case PipelineSchedule::breadth_first:
+      if (s.chunks < 2) {
+        return fmt::format(
+            "schedule breadth-first needs chunks >= 2 (got {}); with one chunk "
+            "per stage it is gpipe",
+            s.chunks);
+      }
+      return std::nullopt;
     case PipelineSchedule::layered:
-      return fmt::format(
-          "schedule {} is not implemented yet (issue 5: gpipe, 1f1b and "
-          "interleaved are)",
-          to_string(s.schedule));
+      // One layer per chunk (checked against the model by the loader and build_program).
+      return std::nullopt;
   }
   return "unknown schedule";
 }
@@ -177,6 +182,18 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& s, std::int64_t s
     }
     case PipelineSchedule::breadth_first:
     case PipelineSchedule::layered:
+      // §7.5 / §7.6: every micro batch through one chunk before the next, chunks ascending
+      // in forward and descending in backward. Breadth-first runs the backward micro batches
+      // in reverse (PyTorch's ScheduleLoopedBFS: the last stage starts the backward of m - 1
+      // right after its forward); layered in order (Lamy-Poirier's LGA pseudo-code).
+      for (std::int64_t c = 0; c < s.chunks; ++c) {
+        for (std::int64_t i = 0; i < m; ++i)
+          f(i, c);
+      }
+      for (std::int64_t c = s.chunks - 1; c >= 0; --c) {
+        for (std::int64_t i = 0; i < m; ++i)
+          b(s.schedule == PipelineSchedule::breadth_first ? m - 1 - i : i, c);
+      }
       break;
   }
   return out;
@@ -232,6 +249,9 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t st
     if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
     return megatron_steps(s, stage);
   }
+  // One stage (layered gradient accumulation without a pipeline): no transfers, each chunk's
+  // output and input gradient stay on the rank.
+  if (s.stages == 1) return pipeline_passes(s, stage);
   // A unit-time run of every stage's passes (forward 1, backward 2, transfers free) gives
   // each message the time it is produced; ordering all messages by that time gives one global
   // order in which every stage meets its transfers, so transfers matched in issue order per

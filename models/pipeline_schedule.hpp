@@ -1,10 +1,10 @@
 #pragma once
 // Pipeline schedules as per-rank step lists (parallelism-reference §7): which forward and
 // backward passes a stage runs in which order (GPipe §7.2, Megatron's 1F1B §7.3, Megatron's
-// interleaved 1F1B §7.4), and where its point-to-point sends and receives fall between them.
-// A pure function of (schedule, p, stage, m, v), so that both backends run the same order and
-// tests can check the orders' properties (bubble, micro batches in flight, no deadlock)
-// without running a model.
+// interleaved 1F1B §7.4, breadth-first §7.5, layered §7.6), and where its point-to-point sends and
+// receives fall between them. A pure function of (schedule, p, stage, m, v), so that both backends
+// run the same order and tests can check the orders' properties (bubble, micro batches in flight,
+// no deadlock) without running a model.
 
 #include <cstdint>
 #include <optional>
@@ -29,12 +29,12 @@ struct PipelineStep {
   };
   Kind kind = Kind::forward;
   std::int64_t micro_batch = 0;
-  std::int64_t chunk = 0;  ///< model chunk on this rank (0 unless interleaved)
+  std::int64_t chunk = 0;  ///< model chunk on this rank (0 with one chunk per stage)
 
   bool operator==(const PipelineStep&) const = default;
 };
 
-/// "F3", "B3" (chunk c > 0 of an interleaved schedule: "F3.c1"), "send F3", "recv B3", ...
+/// "F3", "B3" (chunk c > 0: "F3.c1"), "send F3", "recv B3", ...
 std::string to_string(const PipelineStep& step);
 
 /// Shape of a pipeline: p stages, m micro batches per replica, v chunks per stage.
@@ -45,9 +45,10 @@ struct PipelineShape {
   std::int64_t chunks = 1;         ///< v
 };
 
-/// Why this schedule cannot run (m, p, v combination), or nullopt. Breadth-first and layered
-/// are not implemented yet (issue 5); interleaved needs v > 1 and m divisible by p
-/// (Megatron's rule); GPipe and 1F1B run one chunk per stage and any m >= 1 (with m < p some
+/// Why this schedule cannot run (m, p, v combination), or nullopt. Interleaved needs v > 1
+/// and m divisible by p (Megatron's rule); breadth-first v > 1 and any m (m < p stalls every
+/// loop, §7.5, which is allowed); layered any v (one layer per chunk: the caller checks
+/// layers = p·v); GPipe and 1F1B run one chunk per stage and any m >= 1 (with m < p some
 /// stages idle longer, which is allowed, as in Megatron).
 std::optional<std::string> pipeline_problem(const PipelineShape& shape);
 
@@ -60,10 +61,11 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64
 /// 1F1B's steady state the output's send goes with the receive of the next gradient
 /// (send_forward_recv_backward) and the input gradient's send with the next input's receive
 /// (send_backward_recv_forward), each pair gradient first on both sides of the channel.
-/// Interleaved: every transfer in the order in which a unit-time run (forward 1, backward 2)
-/// produces its tensor, gradients first at a tie, issued as soon as the tensor exists and
-/// before the pass that needs it. Either way transfers matched in issue order per channel (NCCL
-/// send/recv on one p2p stream) cannot deadlock (tested for every shape up to p = 8, m = 12).
+/// Interleaved, breadth-first and layered: every transfer in the order in which a unit-time run
+/// (forward 1, backward 2) produces its tensor, gradients first at a tie, issued as soon as the
+/// tensor exists and before the pass that needs it (one stage: no transfers). Either way transfers
+/// matched in issue order per channel (NCCL send/recv on one p2p stream) cannot deadlock (tested
+/// for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Global (virtual) stage of `chunk` on `stage`: chunk·p + stage.

@@ -369,6 +369,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   std::map<std::int64_t, Tensor> outputs;       // activations to send
   std::map<std::int64_t, Tensor> output_grads;  // received gradients
   std::map<std::int64_t, Tensor> input_grads;   // gradients to send
+  std::map<std::int64_t, Tensor> labels;        // one stage: by micro batch, until the head
   // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
   const auto receive = [&](std::int64_t peer, const std::string& name) {
     Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp, name);
@@ -404,7 +405,17 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         break;
       case Kind::forward: {
         TokenBatch batch;
-        if (embedding || head) {
+        if (pp.shape.stages == 1 && embedding != head) {
+          // One stage (layered): the micro batch is read once, with chunk 0; the labels wait
+          // for the last chunk.
+          if (embedding) {
+            batch = backend.load_micro_batch(mb, tokens, model.label_tokens());
+            labels[mb] = std::move(batch.labels);
+            batch.labels = Tensor{};
+          } else {
+            batch.labels = take(labels, mb);
+          }
+        } else if (embedding || head) {
           batch =
               backend.load_micro_batch(mb, embedding ? tokens : 0, head ? model.label_tokens() : 0);
         }
@@ -416,6 +427,8 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
           } else {
             backend.accumulate(loss, state.loss, "loss.accumulate");
           }
+        } else if (pp.shape.stages == 1) {
+          inputs[key + 1] = std::move(state.output);  // the next chunk, on this rank
         } else {
           outputs[key] = std::move(state.output);
         }
@@ -430,7 +443,12 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         states.erase(it);
         Tensor dx = model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr,
                                    take(output_grads, key));
-        if (!embedding) input_grads[key] = std::move(dx);
+        if (embedding) break;
+        if (pp.shape.stages == 1) {
+          output_grads[key - 1] = std::move(dx);  // the previous chunk, on this rank
+        } else {
+          input_grads[key] = std::move(dx);
+        }
         break;
       }
     }
@@ -504,7 +522,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   // Megatron's embedding group: the first and last pipeline stages each hold the tied word
   // embedding; after the DP reduction (same stream, in order) they sum its gradient.
   const bool shared_embedding =
-      config.pipeline.pipelined() && (config.pipeline.first() || config.pipeline.last());
+      config.pipeline.shape.stages > 1 && (config.pipeline.first() || config.pipeline.last());
   if (shared_embedding) {
     backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
     backend.stream_wait(Stream::dp, Stream::compute);

@@ -121,7 +121,9 @@ struct PipelinePosition {
   std::int64_t scatter_parts = 1;
   std::int64_t scatter_part = 0;
 
-  bool pipelined() const { return shape.stages > 1; }
+  /// Runs the schedule's pass list (run_pipeline): 2 or more stages, or layered gradient
+  /// accumulation on one stage (chunks = layers, no transfers).
+  bool pipelined() const { return shape.stages > 1 || shape.schedule == PipelineSchedule::layered; }
   bool first() const { return stage == 0; }
   bool last() const { return stage == shape.stages - 1; }
 };

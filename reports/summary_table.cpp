@@ -35,7 +35,7 @@ std::string plan_description(const ParallelPlan& plan) {
   std::string text =
       fmt::format("TP {} ({}{}{}) × PP {}", t.size, to_string(t.kind), grid,
                   t.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
-  if (plan.pipeline.size > 1) {
+  if (plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered) {
     text += fmt::format(" ({}, {} chunk{})", to_string(plan.pipeline.schedule),
                         plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");
   }

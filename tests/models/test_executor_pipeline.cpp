@@ -1,4 +1,4 @@
-// Pipeline parallelism in the executor: GPipe and 1F1B on the cpu backend equal one device in
+// Pipeline parallelism in the executor: every schedule on the cpu backend equals one device in
 // fp64 (with 1D TP, SP, DP, ZeRO 1 and recomputation), and the meta Programs' transfers: one
 // send per stage boundary and micro batch each way, Megatron's scatter/gather across TP, sent
 // outputs freed, and the tied word embedding's gradient summed over the embedding group.
@@ -38,6 +38,7 @@ void check_pipeline_case(std::mt19937_64& rng, const PipelineCase& c) {
   m.hidden = m.heads * pick(2, 3);
   m.ffn = 2 * m.hidden;
   m.layers = c.pp * c.chunks * pick(1, 2);
+  if (c.schedule == PipelineSchedule::layered) m.layers = c.pp * c.chunks;  // a layer per chunk
   m.seq_len = c.tp * pick(2, 4);
   m.vocab = c.tp * pick(3, 6);
   m.vocab_divisor = 1;
@@ -131,6 +132,31 @@ TEST_CASE("cpu: interleaved 1F1B (v 2, 3) x p {2,4} x TP 2 x SP x DP 2 equals on
     check_pipeline_case(rng, c);
 }
 
+TEST_CASE(
+    "cpu: breadth-first and layered (v 2-4) x p {1,2,4} x TP 2 x SP x DP 2 equal one device") {
+  std::mt19937_64 rng(20261123);
+  using S = PipelineSchedule;
+  const PipelineCase cases[] = {
+      {S::breadth_first, 2, 1, false, 1, 0, Recompute::none, 3, 2},
+      {S::breadth_first, 4, 1, false, 1, 0, Recompute::selective, 4, 2},
+      {S::breadth_first, 4, 1, false, 1, 0, Recompute::none, 2, 2},  // m < p: stalls
+      {S::breadth_first, 2, 2, false, 1, 0, Recompute::full, 2, 3},  // scatter/gather
+      {S::breadth_first, 2, 2, true, 2, 1, Recompute::none, 3, 2},   // TP x SP x DP x ZeRO 1
+      {S::breadth_first, 2, 1, false, 2, 0, Recompute::none, 2, 2},  // DP all-reduce per chunk
+      {S::layered, 2, 1, false, 1, 0, Recompute::none, 3, 3},
+      {S::layered, 4, 1, false, 1, 0, Recompute::full, 4, 2},
+      {S::layered, 2, 2, false, 2, 0, Recompute::none, 2, 2},      // scatter/gather, DP per layer
+      {S::layered, 2, 2, true, 2, 1, Recompute::selective, 3, 4},  // TP x SP x DP x ZeRO 1
+      {S::layered, 4, 2, true, 1, 0, Recompute::none, 4, 2},
+      // One stage: layered gradient accumulation without a pipeline (§7.6's LGA).
+      {S::layered, 1, 1, false, 2, 0, Recompute::none, 3, 3},
+      {S::layered, 1, 2, true, 2, 1, Recompute::selective, 2, 4},
+      {S::layered, 1, 2, false, 1, 0, Recompute::full, 3, 2},
+  };
+  for (const PipelineCase& c : cases)
+    check_pipeline_case(rng, c);
+}
+
 TEST_CASE("meta: pipeline transfers, scatter/gather, deallocated outputs, embedding group") {
   const ModelSpec m = small_model(4);
   const std::int64_t micro_batches = 6;
@@ -212,7 +238,22 @@ TEST_CASE("meta: pipelines the executor cannot run are Infeasible, naming the fi
       build_program(m, inter, test::training_spec(3, 1), ProgramScope::representative),
       doctest::Contains("multiple of pipeline.size 2"), Infeasible);
   inter.pipeline.schedule = PipelineSchedule::breadth_first;
+  inter.pipeline.chunks = 1;
   CHECK_THROWS_WITH_AS(
       build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
-      doctest::Contains("breadth-first is not implemented yet"), Infeasible);
+      doctest::Contains("breadth-first needs chunks >= 2"), Infeasible);
+  inter.pipeline.schedule = PipelineSchedule::layered;
+  inter.pipeline.chunks = 1;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("chunks 1 must be layers / pipeline.size = 4 / 2"), Infeasible);
+  inter.pipeline.size = 1;
+  inter.pipeline.chunks = 2;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("chunks 2 must be layers / pipeline.size = 4 / 1"), Infeasible);
+  inter.pipeline.schedule = PipelineSchedule::breadth_first;
+  CHECK_THROWS_WITH_AS(
+      build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
+      doctest::Contains("breadth-first without a pipeline (pipeline.size 1)"), Infeasible);
 }

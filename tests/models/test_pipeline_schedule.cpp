@@ -141,14 +141,37 @@ TEST_CASE("pipeline orders: interleaved as Megatron's table (§7.4 example p=2, 
   CHECK(to_string(PipelineStep{Kind::send_forward, 2, 0}) == "send F2");
 }
 
+TEST_CASE("pipeline orders: breadth-first and layered run each chunk for all micro batches") {
+  // §7.5 (PyTorch's ScheduleLoopedBFS): chunks ascending, then descending with the micro
+  // batches reversed; §7.6 (LGA): the backward micro batches in order.
+  const auto order = [](const PipelineShape& s, std::int64_t stage) {
+    std::string out;
+    for (const PipelineStep& step : pipeline_passes(s, stage))
+      out += to_string(step) + " ";
+    return out;
+  };
+  CHECK(order({PipelineSchedule::breadth_first, 2, 3, 2}, 0) ==
+        "F0 F1 F2 F0.c1 F1.c1 F2.c1 B2.c1 B1.c1 B0.c1 B2 B1 B0 ");
+  CHECK(order({PipelineSchedule::breadth_first, 2, 3, 2}, 1) ==
+        order({PipelineSchedule::breadth_first, 2, 3, 2}, 0));
+  CHECK(order({PipelineSchedule::layered, 4, 2, 3}, 3) ==
+        "F0 F1 F0.c1 F1.c1 F0.c2 F1.c2 B0.c2 B1.c2 B0.c1 B1.c1 B0 B1 ");
+  // One stage (LGA without a pipeline): the passes alone, no transfers.
+  const PipelineShape lga{PipelineSchedule::layered, 1, 3, 4};
+  CHECK(pipeline_steps(lga, 0) == pipeline_passes(lga, 0));
+  CHECK(pipeline_steps(lga, 0).size() == 24);
+}
+
 TEST_CASE("pipeline orders: shapes that cannot run are problems, not deadlocks") {
   CHECK(pipeline_problem({PipelineSchedule::interleaved, 4, 6, 2})
             .value()
             .find("multiple of pipeline.size 4") != std::string::npos);
   CHECK(pipeline_problem({PipelineSchedule::interleaved, 4, 8, 1}).has_value());
   CHECK(pipeline_problem({PipelineSchedule::one_f_one_b, 4, 8, 2}).has_value());
-  CHECK(pipeline_problem({PipelineSchedule::breadth_first, 4, 8, 2}).value().find("issue 5") !=
+  CHECK(pipeline_problem({PipelineSchedule::breadth_first, 4, 8, 1}).value().find("gpipe") !=
         std::string::npos);
+  CHECK_FALSE(pipeline_problem({PipelineSchedule::breadth_first, 4, 2, 2}).has_value());
+  CHECK_FALSE(pipeline_problem({PipelineSchedule::layered, 4, 3, 1}).has_value());
   CHECK_FALSE(pipeline_problem({PipelineSchedule::one_f_one_b, 4, 2, 1}).has_value());
   CHECK_THROWS_AS(pipeline_passes({PipelineSchedule::interleaved, 4, 6, 2}, 0),
                   std::invalid_argument);
@@ -170,6 +193,14 @@ TEST_CASE("pipeline orders: micro batches in flight per stage as §7.2-7.4") {
         // Rank 0: 2(p - 1) + (v - 1)p + 1 chunk-micro-batches, capped at m·v.
         CHECK(peak_in_flight(pipeline_passes({PipelineSchedule::interleaved, p, m, v}, 0)) ==
               std::min(2 * (p - 1) + (v - 1) * p + 1, m * v));
+      }
+      for (std::int64_t v : {2, 3}) {
+        // §7.5, §7.6: all m·v chunk-micro-batches at the forward-backward switch, every stage.
+        for (std::int64_t s = 0; s < p; ++s) {
+          CHECK(peak_in_flight(pipeline_passes({PipelineSchedule::breadth_first, p, m, v}, s)) ==
+                m * v);
+          CHECK(peak_in_flight(pipeline_passes({PipelineSchedule::layered, p, m, v}, s)) == m * v);
+        }
       }
     }
   }
@@ -201,4 +232,34 @@ TEST_CASE("pipeline steps: every shape runs to the end, unit-time bubble = (p-1)
       }
     }
   }
+}
+
+TEST_CASE("pipeline steps: breadth-first and layered run to the end, bubble (p-1)/(vm) if m >= p") {
+  for (std::int64_t p : {2, 3, 4, 8}) {
+    for (std::int64_t m = 1; m <= 12; ++m) {
+      for (std::int64_t v : {2, 3}) {
+        for (const PipelineSchedule schedule :
+             {PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
+          CAPTURE(p);
+          CAPTURE(m);
+          CAPTURE(v);
+          CAPTURE(to_string(schedule));
+          const std::optional<double> makespan = replay({schedule, p, m, v});
+          REQUIRE(makespan.has_value());
+          const double bubble = (*makespan - 3.0 * static_cast<double>(m)) / (3.0 * m);
+          const double formula = static_cast<double>(p - 1) / static_cast<double>(v * m);
+          // No loop stalls iff m >= p (§7.5); below, every loop waits for the wrap-around.
+          if (m >= p) {
+            CHECK(bubble == doctest::Approx(formula));
+          } else {
+            CHECK(bubble > formula);
+          }
+        }
+      }
+    }
+  }
+  // §7.7: p = 4, v = 2, m = 2 stalls to 1.25 instead of 0.75.
+  const double stalled = (*replay({PipelineSchedule::breadth_first, 4, 2, 2}) - 6.0) / 6.0;
+  CHECK(stalled == doctest::Approx(1.25));
+  CHECK((*replay({PipelineSchedule::layered, 4, 2, 2}) - 6.0) / 6.0 == doctest::Approx(1.25));
 }

@@ -1,8 +1,10 @@
 // Replays of the executor's pipeline Programs (parallelism-reference §7): with free
-// communication and equal stages the bubble is (p-1)/m for GPipe and 1F1B; the micro batches
-// whose activations a stage holds at its peak are m (GPipe) and p - s (1F1B); the first
-// stage's activations are Korthikanti's L layers' worth whatever p (§2.5); representative
-// replay equals the full one.
+// communication and equal stages the bubble is (p-1)/m for GPipe and 1F1B, (p-1)/(v·m) for
+// interleaved, breadth-first and layered; the micro batches whose activations a stage holds at
+// its peak are m (GPipe, breadth-first, layered) and p - s (1F1B); the first stage's
+// activations are Korthikanti's L layers' worth whatever p (§2.5), m·L/p for breadth-first
+// and layered; layered reduces a layer's gradients during the backward of the earlier layers;
+// representative replay equals the full one.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -48,6 +50,17 @@ ModelSpec equal_stage_model(std::int64_t stages) {
                    .vocab_divisor = 1};
 }
 
+// A model whose communication shows: `hidden` with 64-wide heads, seq_len 256.
+ModelSpec small_model(std::int64_t hidden, std::int64_t layers) {
+  ModelSpec model = equal_stage_model(2);
+  model.hidden = hidden;
+  model.heads = hidden / 64;
+  model.ffn = 4 * hidden;
+  model.seq_len = 256;
+  model.layers = layers;
+  return model;
+}
+
 ParallelPlan pipeline(std::int64_t p, PipelineSchedule schedule, std::int64_t tp = 1,
                       std::int64_t dp = 1) {
   ParallelPlan plan;
@@ -63,6 +76,22 @@ TrainingSpec batches(std::int64_t global, std::int64_t micro = 1) {
   t.global_batch = global;
   t.micro_batch = micro;
   return t;
+}
+
+// The first stage's bubble over its compute (Megatron's bubble over the ideal time, §7.1) for
+// a chunked schedule with free communication and `per_chunk` equal layers per chunk.
+double chunked_bubble(PipelineSchedule schedule, std::int64_t p, std::int64_t v, std::int64_t m,
+                      std::int64_t per_chunk) {
+  ModelSpec model = equal_stage_model(p);
+  model.layers = per_chunk * p * v;
+  ParallelPlan plan = pipeline(p, schedule);
+  plan.pipeline.chunks = v;
+  const program::Program prog =
+      build_program(model, plan, batches(m), ProgramScope::representative);
+  const sim::SimulationResult r = sim::replay(prog, free_communication());
+  REQUIRE(r.stuck.empty());
+  const sim::TimeBreakdown& first = r.breakdown[0];
+  return first.bubble / (first.compute + first.recompute);
 }
 
 // Largest number of micro batches with saved activations live at once (each buffer counted
@@ -149,7 +178,6 @@ TEST_CASE("pipeline replay: free communication and equal stages give a bubble of
 }
 
 TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
-  const hw::HardwareProfile hw = free_communication();
   for (const auto& [p, v, m] : {std::tuple<std::int64_t, std::int64_t, std::int64_t>{2, 2, 4},
                                 {4, 2, 8},
                                 {4, 3, 8},
@@ -158,22 +186,105 @@ TEST_CASE("pipeline replay: interleaved 1F1B's bubble is (p-1)/(v·m)") {
     CAPTURE(v);
     CAPTURE(m);
     // Eight layers per chunk, as equal_stage_model has per stage.
-    ModelSpec model = equal_stage_model(p);
-    model.layers = 8 * p * v;
-    ParallelPlan plan = pipeline(p, PipelineSchedule::interleaved);
-    plan.pipeline.chunks = v;
-    const program::Program prog =
-        build_program(model, plan, batches(m), ProgramScope::representative);
-    const sim::SimulationResult r = sim::replay(prog, hw);
-    REQUIRE(r.stuck.empty());
-    const sim::TimeBreakdown& first = r.breakdown[0];
-    const double measured = first.bubble / (first.compute + first.recompute);
+    const double measured = chunked_bubble(PipelineSchedule::interleaved, p, v, m, 8);
     const double expected = static_cast<double>(p - 1) / static_cast<double>(v * m);
     MESSAGE("interleaved p=" << p << " v=" << v << " m=" << m << ": bubble " << measured
                              << ", (p-1)/(vm) = " << expected);
     // Within 0.2 %: the embedding (first stage) and the head (last) are not free.
     CHECK(std::abs(measured / expected - 1.0) < 0.002);
   }
+}
+
+TEST_CASE("pipeline replay: breadth-first and layered bubbles are (p-1)/(v·m) = p(p-1)/(L·m)") {
+  for (const auto& [schedule, p, v, m, per_chunk, tolerance] :
+       {std::tuple<PipelineSchedule, std::int64_t, std::int64_t, std::int64_t, std::int64_t,
+                   double>{PipelineSchedule::breadth_first, 2, 2, 4, 8, 0.004},
+        {PipelineSchedule::breadth_first, 4, 2, 8, 8, 0.004},
+        {PipelineSchedule::breadth_first, 4, 3, 4, 8, 0.004},
+        {PipelineSchedule::layered, 2, 4, 4, 1, 0.03},
+        {PipelineSchedule::layered, 4, 4, 8, 1, 0.03}}) {
+    CAPTURE(to_string(schedule));
+    CAPTURE(p);
+    CAPTURE(v);
+    CAPTURE(m);
+    // Breadth-first: eight layers per chunk; layered: one (the modular pipeline, L = p·v).
+    const double measured = chunked_bubble(schedule, p, v, m, per_chunk);
+    const double expected = static_cast<double>(p - 1) / static_cast<double>(v * m);
+    MESSAGE(to_string(schedule) << " p=" << p << " v=" << v << " m=" << m << ": bubble " << measured
+                                << ", (p-1)/(vm) = " << expected);
+    // Above the formula by the head (final LayerNorm, logits, loss): the last stage runs it in
+    // every micro batch of its last chunk before the backward turns around, so the first stage
+    // waits those m heads out too (1F1B and interleaved spread them over the steady state).
+    // Measured: 0.07-0.3 % with eight-layer chunks, 1.7-2.7 % with one-layer chunks.
+    CHECK(measured >= expected);
+    CHECK(std::abs(measured / expected - 1.0) < tolerance);
+  }
+  // m < p stalls every loop (§7.7: p = 4, v = 2, m = 2 gives 1.25 instead of 0.75).
+  const double stalled = chunked_bubble(PipelineSchedule::breadth_first, 4, 2, 2, 8);
+  MESSAGE("breadth-first p=4 v=2 m=2: bubble " << stalled << ", §7.7's stalled 1.25");
+  CHECK(std::abs(stalled / 1.25 - 1.0) < 0.004);
+}
+
+TEST_CASE("pipeline replay: layered starts a layer's DP reduction long before the backward ends") {
+  // §7.6, §8.3: each layer is a chunk whose buckets reduce right after its m backward passes,
+  // while the backward of the earlier layers (of all micro batches) still runs, with or
+  // without a pipeline. 1F1B reduces during the last micro batch's backward only.
+  const hw::HardwareProfile hw = test::small_profile();
+  const ModelSpec model = small_model(512, 8);
+  // The share of the first stage's backward (first to last backward kernel) still to run when
+  // its first DP reduction starts.
+  const auto share_after_first_reduction = [&](PipelineSchedule schedule, std::int64_t p,
+                                               std::int64_t v) {
+    CAPTURE(to_string(schedule));
+    CAPTURE(p);
+    ParallelPlan plan = pipeline(p, schedule, 1, 2);
+    plan.pipeline.chunks = v;
+    plan.data.overlap_grad_reduce = true;
+    const program::Program prog =
+        build_program(model, plan, batches(8), ProgramScope::representative);
+    const sim::SimulationResult r = sim::replay(prog, hw);
+    REQUIRE(r.stuck.empty());
+    const program::RankProgram& rank = prog.ranks[0];
+    Time reduction = Time::max();
+    Time backward_start = Time::max();
+    Time backward_end = Time::zero();
+    std::int64_t reductions = 0;
+    for (std::size_t i = 0; i < rank.ops.size(); ++i) {
+      const program::Op& op = rank.ops[i];
+      const sim::OpTiming& t = r.timelines[0].ops[i];
+      if (const auto* c = std::get_if<program::Collective>(&op.payload)) {
+        if (prog.groups[static_cast<std::size_t>(c->group)].kind == program::GroupKind::dp) {
+          reduction = std::min(reduction, t.start);
+          ++reductions;
+        }
+      }
+      const bool compute = std::holds_alternative<program::Gemm>(op.payload) ||
+                           std::holds_alternative<program::Kernel>(op.payload);
+      if (compute && op.stream == program::Stream::compute &&
+          op.tag.phase == program::Phase::backward) {
+        backward_start = std::min(backward_start, t.start);
+        backward_end = std::max(backward_end, t.end);
+      }
+    }
+    CHECK(reductions > 0);
+    CHECK(reduction <= backward_end);
+    const double share = (backward_end - reduction) / (backward_end - backward_start);
+    MESSAGE(to_string(schedule) << " p=" << p << " v=" << v << ": first DP reduction with " << share
+                                << " of the stage's backward still to run");
+    return share;
+  };
+  // Layered, p = 2: stage 0 holds layers 0, 2, 4, 6; layer 6's reduction starts before the
+  // backward of layers 4, 2, 0 (three quarters of the stage's backward) has run.
+  CHECK(share_after_first_reduction(PipelineSchedule::layered, 2, 4) > 0.7);
+  // One stage (LGA without a pipeline): layer 7's reduction starts with 7/8 to run.
+  CHECK(share_after_first_reduction(PipelineSchedule::layered, 1, 8) > 0.8);
+  // Breadth-first (§7.5), two chunks of two layers: chunk 1's reduction overlaps chunk 0's
+  // backward, half the stage's.
+  CHECK(share_after_first_reduction(PipelineSchedule::breadth_first, 2, 2) > 0.45);
+  // 1F1B, and plain gradient accumulation on one stage: in the last micro batch (here one
+  // bucket holds the stage, so at the end).
+  CHECK(share_after_first_reduction(PipelineSchedule::one_f_one_b, 2, 1) < 0.2);
+  CHECK(share_after_first_reduction(PipelineSchedule::one_f_one_b, 1, 1) < 0.2);
 }
 
 TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p - s (1F1B)") {
@@ -188,6 +299,21 @@ TEST_CASE("pipeline replay: micro batches in flight per stage, m (GPipe) and p -
       CAPTURE(s);
       const std::int64_t expected = schedule == PipelineSchedule::gpipe ? m : p - s;
       CHECK(peak_micro_batches(prog.ranks[static_cast<std::size_t>(s)]) == expected);
+    }
+  }
+  // Breadth-first and layered (§7.5, §7.6): every micro batch is alive on every stage.
+  for (const PipelineSchedule schedule :
+       {PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
+    ModelSpec looped = model;
+    looped.layers = 2 * p;
+    ParallelPlan plan = pipeline(p, schedule);
+    plan.pipeline.chunks = 2;
+    const program::Program prog =
+        build_program(looped, plan, batches(m), ProgramScope::representative);
+    for (std::int64_t s = 0; s < p; ++s) {
+      CAPTURE(to_string(schedule));
+      CAPTURE(s);
+      CHECK(peak_micro_batches(prog.ranks[static_cast<std::size_t>(s)]) == m);
     }
   }
 }
@@ -260,19 +386,64 @@ TEST_CASE("pipeline replay: interleaved first stage holds L(1 + (p-1)/(pv)) laye
   }
 }
 
+TEST_CASE("pipeline replay: breadth-first and layered first stage holds m·L/p layers' worth") {
+  // §7.5, §7.6: all m·v chunk-micro-batches of L/(pv) layers are stored at the
+  // forward-backward switch (GPipe-like), with the embedding's extras for the m chunk-0 ones.
+  // Selective recomputation: 34·s·b·h/t per layer (+ LayerNorm statistics); full: the layer
+  // input checkpoint 2·s·b·h/t (SP) per layer.
+  const std::int64_t t = 2;
+  const double sb = 1024.0;
+  const double sbh = sb * 2048.0;
+  for (const auto& [schedule, p, v, recompute] :
+       {std::tuple<PipelineSchedule, std::int64_t, std::int64_t, Recompute>{
+            PipelineSchedule::breadth_first, 2, 2, Recompute::selective},
+        {PipelineSchedule::breadth_first, 4, 2, Recompute::selective},
+        {PipelineSchedule::layered, 2, 3, Recompute::selective},
+        {PipelineSchedule::layered, 4, 2, Recompute::full},
+        {PipelineSchedule::layered, 1, 4, Recompute::full}}) {
+    CAPTURE(to_string(schedule));
+    CAPTURE(p);
+    CAPTURE(v);
+    ModelSpec model = equal_stage_model(p);
+    model.layers = p * v * (schedule == PipelineSchedule::layered ? 1 : 2);
+    ParallelPlan plan = pipeline(p, schedule, t);
+    plan.pipeline.chunks = v;
+    plan.tensor.sequence_parallel = true;
+    plan.recompute = recompute;
+    const std::int64_t m = p + 1;
+    const program::Program prog =
+        build_program(model, plan, batches(m), ProgramScope::representative);
+    const auto stored =
+        static_cast<double>(stored_before_backward(prog.ranks[0], MemoryCategory::activations));
+    const double layer_bytes =
+        recompute == Recompute::full ? 2.0 * sbh / t : 34.0 * sbh / t + 16.0 * sb / t;
+    const double layers_worth =
+        static_cast<double>(m) * static_cast<double>(model.layers) / static_cast<double>(p);
+    // One stage (LGA without a pipeline) also holds the head of every micro batch: the
+    // all-gathered final LayerNorm output (the logits' input) 2·s·b·h, the fp32 logits
+    // 4·s·b·V/t, the labels 8·s·b and the LayerNorm statistics 8·s·b/t.
+    const double head = p == 1 ? 2.0 * sbh + 4.0 * sb * static_cast<double>(model.vocab) / t +
+                                     8.0 * sb + 8.0 * sb / t
+                               : 0.0;
+    const double expected =
+        layer_bytes * layers_worth + static_cast<double>(m) * (sbh / t + 8.0 * sb + head);
+    MESSAGE(to_string(schedule) << " p=" << p << " v=" << v << " m=" << m << " "
+                                << to_string(recompute) << ": first stage stores " << stored
+                                << " B, m·L/p layers + extras " << expected << " B");
+    CHECK(stored == expected);
+  }
+}
+
 TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x DP 2)") {
   const hw::HardwareProfile hw = test::small_profile();
-  ModelSpec model = equal_stage_model(2);
-  model.hidden = 256;
-  model.heads = 4;
-  model.ffn = 1024;
-  model.seq_len = 256;
-  model.layers = 4;
+  const ModelSpec model = small_model(256, 4);
   for (const PipelineSchedule schedule :
-       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved}) {
+       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
+        PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
     CAPTURE(to_string(schedule));
     ParallelPlan plan = pipeline(2, schedule, 2, 2);
-    if (schedule == PipelineSchedule::interleaved) plan.pipeline.chunks = 2;
+    if (schedule != PipelineSchedule::gpipe && schedule != PipelineSchedule::one_f_one_b)
+      plan.pipeline.chunks = 2;
     plan.data.zero = 1;
     const sim::SimulationResult rep =
         sim::replay(build_program(model, plan, batches(8), ProgramScope::representative), hw);
