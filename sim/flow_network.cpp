@@ -21,6 +21,8 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   residual_.assign(capacity_.size(), 0.0);
   unfrozen_on_link_.assign(capacity_.size(), 0);
   link_used_.assign(capacity_.size(), 0);
+  component_.assign(capacity_.size(), 0);
+  component_dirty_.assign(capacity_.size(), 0);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,
@@ -47,6 +49,7 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   f.updated = now_;
   f.owner = owner;
   f.active_slot = static_cast<std::int32_t>(active_.size());
+  f.fresh = true;
   active_.push_back(id);
   dirty_ = true;
   return id;
@@ -59,6 +62,8 @@ void FlowNetwork::set_capacity(LinkId l, double capacity) {
   if (c == capacity) return;
   settle();
   c = capacity;
+  // With no flow in progress a flow that starts later refills its component anyway.
+  if (!active_.empty()) changed_links_.push_back(l);
   dirty_ = true;
 }
 
@@ -91,32 +96,110 @@ void FlowNetwork::settle() {
   }
 }
 
+std::int32_t FlowNetwork::find_root(std::int32_t l) {
+  auto* parent = component_.data();
+  while (parent[l] != l) {
+    parent[l] = parent[parent[l]];
+    l = parent[l];
+  }
+  return l;
+}
+
 void FlowNetwork::recompute() {
   settle();
   dirty_ = false;
+  // Max-min fairness decomposes over the connected components of the flow-link graph: a
+  // component in which no flow started or ended and no link changed capacity keeps its rates
+  // (and its flows their finish times), so only the touched components are refilled. With a
+  // pipeline of TP groups, each node's collectives are a component of their own.
   used_links_.clear();
-  scratch_.clear();
   for (const FlowId id : active_) {
+    const Flow& f = flows_[static_cast<std::size_t>(id)];
+    for (std::uint8_t i = 0; i < f.link_count; ++i) {
+      const LinkId l = f.links[i];
+      if (!link_used_[static_cast<std::size_t>(l)]) {
+        link_used_[static_cast<std::size_t>(l)] = 1;
+        used_links_.push_back(l);
+        component_[static_cast<std::size_t>(l)] = l;
+      }
+      if (i > 0) {
+        const std::int32_t a = find_root(f.links[0]);
+        const std::int32_t b = find_root(l);
+        if (a != b) component_[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
+      }
+    }
+  }
+  for (const LinkId l : changed_links_) {
+    if (link_used_[static_cast<std::size_t>(l)]) {
+      component_dirty_[static_cast<std::size_t>(find_root(l))] = 1;
+    }
+  }
+  changed_links_.clear();
+  for (const FlowId id : active_) {
+    const Flow& f = flows_[static_cast<std::size_t>(id)];
+    if (f.fresh && f.link_count > 0) {
+      component_dirty_[static_cast<std::size_t>(find_root(f.links[0]))] = 1;
+    }
+  }
+  members_.clear();
+  for (const FlowId id : active_) {
+    Flow& f = flows_[static_cast<std::size_t>(id)];
+    if (f.link_count == 0) {
+      // Limited by its cap alone: a component of its own, settled when it starts.
+      if (f.fresh) {
+        f.rate = f.cap;
+        f.finish_at = now_ + std::llround(f.remaining / f.rate * 1e12);
+      }
+    } else {
+      const std::int32_t root = find_root(f.links[0]);
+      if (component_dirty_[static_cast<std::size_t>(root)]) members_.emplace_back(root, id);
+    }
+    f.fresh = false;
+  }
+  for (const LinkId l : used_links_) {
+    link_used_[static_cast<std::size_t>(l)] = 0;
+    component_dirty_[static_cast<std::size_t>(l)] = 0;
+  }
+  std::sort(members_.begin(), members_.end());
+  for (std::size_t begin = 0; begin < members_.size();) {
+    std::size_t end = begin + 1;
+    while (end < members_.size() && members_[end].first == members_[begin].first)
+      ++end;
+    scratch_.clear();
+    for (std::size_t k = begin; k < end; ++k)
+      scratch_.push_back(members_[k].second);
+    fill_component();
+    begin = end;
+  }
+  next_finish_ = kNever;
+  for (const FlowId id : active_) {
+    next_finish_ = std::min(next_finish_, flows_[static_cast<std::size_t>(id)].finish_at);
+  }
+}
+
+void FlowNetwork::fill_component() {
+  component_links_.clear();
+  for (const FlowId id : scratch_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     f.rate = 0.0;
     f.frozen = false;
-    scratch_.push_back(id);
     for (std::uint8_t i = 0; i < f.link_count; ++i) {
       const auto l = static_cast<std::size_t>(f.links[i]);
       if (!link_used_[l]) {
         link_used_[l] = 1;
-        used_links_.push_back(f.links[i]);
+        component_links_.push_back(f.links[i]);
         residual_[l] = capacity_[l];
         unfrozen_on_link_[l] = 0;
       }
       ++unfrozen_on_link_[l];
     }
   }
+  solved_.assign(scratch_.begin(), scratch_.end());
   // Progressive filling: raise every unfrozen flow's rate by the same amount until a link
   // fills or a flow reaches its cap; freeze those flows; repeat.
   while (!scratch_.empty()) {
     double delta = kInf;
-    for (const LinkId l : used_links_) {
+    for (const LinkId l : component_links_) {
       const auto li = static_cast<std::size_t>(l);
       if (unfrozen_on_link_[li] > 0) {
         delta = std::min(delta, residual_[li] / unfrozen_on_link_[li]);
@@ -127,7 +210,7 @@ void FlowNetwork::recompute() {
       delta = std::min(delta, f.cap - f.rate);
     }
     delta = std::max(delta, 0.0);
-    for (const LinkId l : used_links_) {
+    for (const LinkId l : component_links_) {
       const auto li = static_cast<std::size_t>(l);
       residual_[li] -= delta * unfrozen_on_link_[li];
     }
@@ -155,17 +238,11 @@ void FlowNetwork::recompute() {
     if (kept == scratch_.size()) kept = 0;
     scratch_.resize(kept);
   }
-  for (const LinkId l : used_links_)
+  for (const LinkId l : component_links_)
     link_used_[static_cast<std::size_t>(l)] = 0;
-  next_finish_ = kNever;
-  for (const FlowId id : active_) {
+  for (const FlowId id : solved_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
-    if (f.rate > 0.0) {
-      f.finish_at = now_ + std::llround(f.remaining / f.rate * 1e12);
-    } else {
-      f.finish_at = kNever;
-    }
-    next_finish_ = std::min(next_finish_, f.finish_at);
+    f.finish_at = f.rate > 0.0 ? now_ + std::llround(f.remaining / f.rate * 1e12) : kNever;
   }
 }
 
@@ -183,6 +260,8 @@ void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   for (const FlowId id : scratch_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     owners.push_back(f.owner);
+    // Its links' components lose a flow (and may split; each part holds one of these links).
+    changed_links_.insert(changed_links_.end(), f.links.begin(), f.links.begin() + f.link_count);
     const auto slot = static_cast<std::size_t>(f.active_slot);
     active_[slot] = active_.back();
     flows_[static_cast<std::size_t>(active_[slot])].active_slot = static_cast<std::int32_t>(slot);

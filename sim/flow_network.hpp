@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -52,6 +53,7 @@ class FlowNetwork final : public Resource {
     std::array<LinkId, kMaxRouteLinks> links{};
     std::uint8_t link_count = 0;
     bool frozen = false;
+    bool fresh = false;      ///< started since the last recomputation
     double remaining = 0.0;  ///< bytes left at `updated`
     double cap = std::numeric_limits<double>::infinity();
     double rate = 0.0;           ///< bytes per second
@@ -62,7 +64,12 @@ class FlowNetwork final : public Resource {
   };
 
   void settle();
+  /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
+  /// Progressive filling of the flows in scratch_, one connected component.
+  void fill_component();
+  /// Union-find root of link `l`'s component (path halving).
+  std::int32_t find_root(std::int32_t l);
 
   std::vector<double> capacity_;
   std::vector<double> residual_;
@@ -73,7 +80,13 @@ class FlowNetwork final : public Resource {
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
-  std::int64_t now_ = 0;          ///< ps
+  std::vector<FlowId> solved_;
+  std::vector<LinkId> component_links_;
+  std::vector<std::int32_t> component_;        ///< union-find parent per link
+  std::vector<std::uint8_t> component_dirty_;  ///< per root: refill at the next recompute
+  std::vector<LinkId> changed_links_;          ///< capacity changed or a flow left, since then
+  std::vector<std::pair<std::int32_t, FlowId>> members_;  ///< (root, flow) of dirty components
+  std::int64_t now_ = 0;                                  ///< ps
   std::int64_t settled_at_ = -1;  ///< the instant settle() last brought the flows up to
   std::int64_t next_finish_ = std::numeric_limits<std::int64_t>::max();
   bool dirty_ = false;
