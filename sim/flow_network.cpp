@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace trainsim::sim {
@@ -21,8 +22,8 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   residual_.assign(capacity_.size(), 0.0);
   unfrozen_on_link_.assign(capacity_.size(), 0);
   link_used_.assign(capacity_.size(), 0);
-  component_.assign(capacity_.size(), 0);
-  component_dirty_.assign(capacity_.size(), 0);
+  link_flows_.resize(capacity_.size());
+  link_visited_.assign(capacity_.size(), 0);
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,
@@ -31,7 +32,6 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   if (route.empty() && !(cap < kInf)) {
     throw std::invalid_argument("flow network: a flow needs a route or a finite cap");
   }
-  settle();
   FlowId id;
   if (!free_slots_.empty()) {
     id = free_slots_.back();
@@ -41,16 +41,23 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
     flows_.emplace_back();
   }
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  const std::uint32_t version = f.version + 1;
   f = Flow{};
+  f.version = version;
   std::copy(route.begin(), route.end(), f.links.begin());
   f.link_count = static_cast<std::uint8_t>(route.size());
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(f.links[i]));
+    f.slot_on_link[i] = static_cast<std::int32_t>(on.size());
+    on.push_back(id);
+  }
   f.remaining = bytes;
   f.cap = cap;
   f.updated = now_;
   f.owner = owner;
   f.active_slot = static_cast<std::int32_t>(active_.size());
-  f.fresh = true;
   active_.push_back(id);
+  fresh_.push_back(id);
   dirty_ = true;
   return id;
 }
@@ -60,22 +67,34 @@ void FlowNetwork::set_capacity(LinkId l, double capacity) {
     throw std::invalid_argument("flow network: link capacity must be positive");
   auto& c = capacity_.at(static_cast<std::size_t>(l));
   if (c == capacity) return;
-  settle();
   c = capacity;
-  // With no flow in progress a flow that starts later refills its component anyway.
-  if (!active_.empty()) changed_links_.push_back(l);
-  dirty_ = true;
+  // A link with no flow needs no refill: a flow that starts on it later refills its own.
+  if (!link_flows_[static_cast<std::size_t>(l)].empty()) {
+    changed_links_.push_back(l);
+    dirty_ = true;
+  }
 }
 
 void FlowNetwork::advance(Time dt) {
+  // Rates must be those of the instant being left: refill first if anything changed.
+  if (dirty_) recompute();
   now_ += dt.ps();
+}
+
+bool FlowNetwork::stale(const Due& d) const {
+  const Flow& f = flows_[static_cast<std::size_t>(d.id)];
+  return f.active_slot < 0 || f.version != d.version;
 }
 
 Time FlowNetwork::next_completion() {
   if (active_.empty()) return Time::max();
   if (dirty_) recompute();
-  if (next_finish_ == kNever) return Time::max();
-  return Time::from_ps(std::max<std::int64_t>(0, next_finish_ - now_));
+  while (!due_.empty() && stale(due_.front())) {
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
+    due_.pop_back();
+  }
+  if (due_.empty()) return Time::max();
+  return Time::from_ps(std::max<std::int64_t>(0, due_.front().at - now_));
 }
 
 double FlowNetwork::rate(FlowId f) {
@@ -83,104 +102,69 @@ double FlowNetwork::rate(FlowId f) {
   return flows_[static_cast<std::size_t>(f)].rate;
 }
 
-void FlowNetwork::settle() {
-  // Every caller at one instant would find the same state: settle once per instant.
-  if (settled_at_ == now_) return;
-  settled_at_ = now_;
-  for (const FlowId id : active_) {
-    Flow& f = flows_[static_cast<std::size_t>(id)];
-    if (f.updated == now_) continue;
-    f.remaining -= f.rate * static_cast<double>(now_ - f.updated) * 1e-12;
-    f.remaining = std::max(f.remaining, 0.0);
-    f.updated = now_;
-  }
-}
-
-std::int32_t FlowNetwork::find_root(std::int32_t l) {
-  auto* parent = component_.data();
-  while (parent[l] != l) {
-    parent[l] = parent[parent[l]];
-    l = parent[l];
-  }
-  return l;
-}
-
 void FlowNetwork::recompute() {
-  settle();
   dirty_ = false;
   // Max-min fairness decomposes over the connected components of the flow-link graph: a
   // component in which no flow started or ended and no link changed capacity keeps its rates
-  // (and its flows their finish times), so only the touched components are refilled. With a
-  // pipeline of TP groups, each node's collectives are a component of their own.
-  used_links_.clear();
-  for (const FlowId id : active_) {
-    const Flow& f = flows_[static_cast<std::size_t>(id)];
-    for (std::uint8_t i = 0; i < f.link_count; ++i) {
-      const LinkId l = f.links[i];
-      if (!link_used_[static_cast<std::size_t>(l)]) {
-        link_used_[static_cast<std::size_t>(l)] = 1;
-        used_links_.push_back(l);
-        component_[static_cast<std::size_t>(l)] = l;
-      }
-      if (i > 0) {
-        const std::int32_t a = find_root(f.links[0]);
-        const std::int32_t b = find_root(l);
-        if (a != b) component_[static_cast<std::size_t>(std::max(a, b))] = std::min(a, b);
-      }
-    }
+  // and its flows their finish times, so only the touched components are refilled. A flow
+  // that left marked its links, so each part of a component it split is refilled too.
+  ++search_;
+  for (const FlowId id : fresh_) {
+    if (flows_[static_cast<std::size_t>(id)].active_slot < 0) continue;
+    collect_component(id);
+    if (!component_.empty()) fill_component();
   }
   for (const LinkId l : changed_links_) {
-    if (link_used_[static_cast<std::size_t>(l)]) {
-      component_dirty_[static_cast<std::size_t>(find_root(l))] = 1;
+    const std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
+    for (std::size_t k = 0; k < on.size(); ++k) {
+      collect_component(on[k]);
+      if (!component_.empty()) fill_component();
     }
   }
+  fresh_.clear();
   changed_links_.clear();
-  for (const FlowId id : active_) {
-    const Flow& f = flows_[static_cast<std::size_t>(id)];
-    if (f.fresh && f.link_count > 0) {
-      component_dirty_[static_cast<std::size_t>(find_root(f.links[0]))] = 1;
+  // Stale entries pile up as components are refilled: rebuild the heap when they dominate.
+  if (due_.size() > 2 * active_.size() + 64) {
+    due_.clear();
+    for (const FlowId id : active_) {
+      const Flow& f = flows_[static_cast<std::size_t>(id)];
+      if (f.finish_at != kNever) due_.push_back({f.finish_at, id, f.version});
     }
+    std::make_heap(due_.begin(), due_.end(), std::greater<>{});
   }
-  members_.clear();
-  for (const FlowId id : active_) {
-    Flow& f = flows_[static_cast<std::size_t>(id)];
-    if (f.link_count == 0) {
-      // Limited by its cap alone: a component of its own, settled when it starts.
-      if (f.fresh) {
-        f.rate = f.cap;
-        f.finish_at = now_ + std::llround(f.remaining / f.rate * 1e12);
+}
+
+void FlowNetwork::collect_component(FlowId seed) {
+  component_.clear();
+  Flow& s = flows_[static_cast<std::size_t>(seed)];
+  if (s.visited == search_) return;
+  s.visited = search_;
+  component_.push_back(seed);
+  for (std::size_t k = 0; k < component_.size(); ++k) {
+    const Flow& f = flows_[static_cast<std::size_t>(component_[k])];
+    for (std::uint8_t i = 0; i < f.link_count; ++i) {
+      const auto l = static_cast<std::size_t>(f.links[i]);
+      if (link_visited_[l] == search_) continue;
+      link_visited_[l] = search_;
+      for (const FlowId g : link_flows_[l]) {
+        Flow& other = flows_[static_cast<std::size_t>(g)];
+        if (other.visited == search_) continue;
+        other.visited = search_;
+        component_.push_back(g);
       }
-    } else {
-      const std::int32_t root = find_root(f.links[0]);
-      if (component_dirty_[static_cast<std::size_t>(root)]) members_.emplace_back(root, id);
     }
-    f.fresh = false;
-  }
-  for (const LinkId l : used_links_) {
-    link_used_[static_cast<std::size_t>(l)] = 0;
-    component_dirty_[static_cast<std::size_t>(l)] = 0;
-  }
-  std::sort(members_.begin(), members_.end());
-  for (std::size_t begin = 0; begin < members_.size();) {
-    std::size_t end = begin + 1;
-    while (end < members_.size() && members_[end].first == members_[begin].first)
-      ++end;
-    scratch_.clear();
-    for (std::size_t k = begin; k < end; ++k)
-      scratch_.push_back(members_[k].second);
-    fill_component();
-    begin = end;
-  }
-  next_finish_ = kNever;
-  for (const FlowId id : active_) {
-    next_finish_ = std::min(next_finish_, flows_[static_cast<std::size_t>(id)].finish_at);
   }
 }
 
 void FlowNetwork::fill_component() {
   component_links_.clear();
+  scratch_.assign(component_.begin(), component_.end());
   for (const FlowId id : scratch_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
+    // Bring the bytes left up to now at the old rate before the rate changes.
+    f.remaining -= f.rate * static_cast<double>(now_ - f.updated) * 1e-12;
+    f.remaining = std::max(f.remaining, 0.0);
+    f.updated = now_;
     f.rate = 0.0;
     f.frozen = false;
     for (std::uint8_t i = 0; i < f.link_count; ++i) {
@@ -194,7 +178,6 @@ void FlowNetwork::fill_component() {
       ++unfrozen_on_link_[l];
     }
   }
-  solved_.assign(scratch_.begin(), scratch_.end());
   // Progressive filling: raise every unfrozen flow's rate by the same amount until a link
   // fills or a flow reaches its cap; freeze those flows; repeat.
   while (!scratch_.empty()) {
@@ -240,36 +223,66 @@ void FlowNetwork::fill_component() {
   }
   for (const LinkId l : component_links_)
     link_used_[static_cast<std::size_t>(l)] = 0;
-  for (const FlowId id : solved_) {
+  for (const FlowId id : component_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
     f.finish_at = f.rate > 0.0 ? now_ + std::llround(f.remaining / f.rate * 1e12) : kNever;
+    ++f.version;
+    if (f.finish_at != kNever) {
+      due_.push_back({f.finish_at, id, f.version});
+      std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+    }
   }
+}
+
+void FlowNetwork::remove(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    const LinkId l = f.links[i];
+    std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
+    const std::int32_t slot = f.slot_on_link[i];
+    const FlowId moved = on.back();
+    on[static_cast<std::size_t>(slot)] = moved;
+    on.pop_back();
+    // The flow that was last on the link now sits in the freed slot.
+    Flow& m = flows_[static_cast<std::size_t>(moved)];
+    for (std::uint8_t j = 0; j < m.link_count; ++j) {
+      if (m.links[j] == l && m.slot_on_link[j] == static_cast<std::int32_t>(on.size())) {
+        m.slot_on_link[j] = slot;
+        break;
+      }
+    }
+    // Its links' components lose a flow (and may split; each part holds one of these links).
+    changed_links_.push_back(l);
+  }
+  const auto slot = static_cast<std::size_t>(f.active_slot);
+  active_[slot] = active_.back();
+  flows_[static_cast<std::size_t>(active_[slot])].active_slot = static_cast<std::int32_t>(slot);
+  active_.pop_back();
+  f.active_slot = -1;
+  ++f.version;
+  free_slots_.push_back(id);
 }
 
 void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   if (dirty_) recompute();
-  if (next_finish_ > now_) return;
-  // Finished flows are collected in slot order so the owners' order never depends on the
-  // history of swap-removals in the active list.
+  // Finished flows are handed back in slot order so the owners' order never depends on the
+  // heap's history.
   scratch_.clear();
-  for (const FlowId id : active_) {
-    if (flows_[static_cast<std::size_t>(id)].finish_at <= now_) scratch_.push_back(id);
+  while (!due_.empty() && (stale(due_.front()) || due_.front().at <= now_)) {
+    if (!stale(due_.front())) {
+      scratch_.push_back(due_.front().id);
+      ++flows_[static_cast<std::size_t>(due_.front().id)].version;  // taken: later copies stale
+    }
+    std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
+    due_.pop_back();
   }
+  if (scratch_.empty()) return;
   std::sort(scratch_.begin(), scratch_.end());
-  settle();
   for (const FlowId id : scratch_) {
-    Flow& f = flows_[static_cast<std::size_t>(id)];
-    owners.push_back(f.owner);
-    // Its links' components lose a flow (and may split; each part holds one of these links).
-    changed_links_.insert(changed_links_.end(), f.links.begin(), f.links.begin() + f.link_count);
-    const auto slot = static_cast<std::size_t>(f.active_slot);
-    active_[slot] = active_.back();
-    flows_[static_cast<std::size_t>(active_[slot])].active_slot = static_cast<std::int32_t>(slot);
-    active_.pop_back();
-    f.active_slot = -1;
-    free_slots_.push_back(id);
+    owners.push_back(flows_[static_cast<std::size_t>(id)].owner);
+    remove(id);
   }
-  if (!scratch_.empty()) dirty_ = true;
+  dirty_ = true;
 }
 
 }  // namespace trainsim::sim

@@ -2,7 +2,9 @@
 // Transfers (flows) over directed links that share bandwidth max-min fairly (progressive
 // filling), each flow optionally capped below its fair share. Rates are recomputed lazily,
 // once per instant at which flows started or ended, so a collective that starts a thousand
-// flows at once pays for one recomputation.
+// flows at once pays for one recomputation; and only in the connected components (flows
+// sharing links, transitively) where something changed, so the work per change does not grow
+// with the number of independent transfers in flight (a pipeline's nodes).
 
 #include <array>
 #include <cstdint>
@@ -51,9 +53,10 @@ class FlowNetwork final : public Resource {
  private:
   struct Flow {
     std::array<LinkId, kMaxRouteLinks> links{};
+    /// Position of this flow in link_flows_[links[i]].
+    std::array<std::int32_t, kMaxRouteLinks> slot_on_link{};
     std::uint8_t link_count = 0;
     bool frozen = false;
-    bool fresh = false;      ///< started since the last recomputation
     double remaining = 0.0;  ///< bytes left at `updated`
     double cap = std::numeric_limits<double>::infinity();
     double rate = 0.0;           ///< bytes per second
@@ -61,34 +64,43 @@ class FlowNetwork final : public Resource {
     std::int64_t finish_at = 0;  ///< ps
     std::int32_t owner = 0;
     std::int32_t active_slot = -1;
+    std::uint32_t version = 0;  ///< changes whenever finish_at or the slot's flow changes
+    std::uint32_t visited = 0;  ///< the last recomputation's search that reached it
+  };
+  /// A flow's finish time as last computed; stale once the flow's version moved on.
+  struct Due {
+    std::int64_t at;
+    FlowId id;
+    std::uint32_t version;
+    bool operator>(const Due& o) const { return at != o.at ? at > o.at : id > o.id; }
   };
 
-  void settle();
   /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
-  /// Progressive filling of the flows in scratch_, one connected component.
+  /// Collects into component_ every flow connected to `seed` not yet reached in this search.
+  void collect_component(FlowId seed);
+  /// Progressive filling of the flows in component_, one connected component.
   void fill_component();
-  /// Union-find root of link `l`'s component (path halving).
-  std::int32_t find_root(std::int32_t l);
+  bool stale(const Due& d) const;
+  void remove(FlowId id);
 
   std::vector<double> capacity_;
   std::vector<double> residual_;
   std::vector<std::int32_t> unfrozen_on_link_;
   std::vector<std::uint8_t> link_used_;
-  std::vector<LinkId> used_links_;
+  std::vector<std::vector<FlowId>> link_flows_;  ///< active flows on each link
+  std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
+  std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
-  std::vector<FlowId> solved_;
+  std::vector<FlowId> component_;
   std::vector<LinkId> component_links_;
-  std::vector<std::int32_t> component_;        ///< union-find parent per link
-  std::vector<std::uint8_t> component_dirty_;  ///< per root: refill at the next recompute
-  std::vector<LinkId> changed_links_;          ///< capacity changed or a flow left, since then
-  std::vector<std::pair<std::int32_t, FlowId>> members_;  ///< (root, flow) of dirty components
-  std::int64_t now_ = 0;                                  ///< ps
-  std::int64_t settled_at_ = -1;  ///< the instant settle() last brought the flows up to
-  std::int64_t next_finish_ = std::numeric_limits<std::int64_t>::max();
+  std::vector<FlowId> fresh_;          ///< started since the last recomputation
+  std::vector<LinkId> changed_links_;  ///< capacity changed or a flow left, since then
+  std::vector<Due> due_;               ///< min-heap of finish times (lazy deletion)
+  std::int64_t now_ = 0;               ///< ps
   bool dirty_ = false;
 };
 
