@@ -80,7 +80,11 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
     const double oversub = std::max(1.0, hw.network.oversubscription);
     core_in = vertex("core.in");
     core_out = vertex("core.out");
-    link(core_in, core_out, nic_bw * nics * node_count_ / oversub);
+    // Every byte reaching the core left through a NIC uplink, and without oversubscription
+    // the core carries what all uplinks together can: it cannot fill before they do, so it
+    // is no link of the flow network (inter-node flows then share no link beyond their NICs,
+    // and the flow network refills only the flows of the NICs that changed).
+    link(core_in, core_out, oversub > 1.0 ? nic_bw * nics * node_count_ / oversub : kUnlimited);
   }
 
   for (std::int32_t node = 0; node < node_count_; ++node) {

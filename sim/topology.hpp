@@ -2,7 +2,8 @@
 // The cluster as a directed graph (Boost.Graph): GPUs, one fabric per node (an NVSwitch, or
 // a PCIe root whose host bridge every GPU-to-GPU transfer crosses), NICs (GPU i of a node
 // uses NIC i mod nics_per_node) and one core switch whose capacity is the sum of the NIC
-// uplinks divided by the oversubscription. Every physical link is one directed edge per
+// uplinks divided by the oversubscription (a capacity-limited link only when oversubscribed:
+// otherwise it can never be the bottleneck). Every physical link is one directed edge per
 // direction with a capacity; routes between GPUs are shortest paths, cached.
 
 #include <cstdint>
