@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <stdexcept>
 
 namespace trainsim::sim {
@@ -89,12 +88,18 @@ bool FlowNetwork::stale(const Due& d) const {
 Time FlowNetwork::next_completion() {
   if (active_.empty()) return Time::max();
   if (dirty_) recompute();
-  while (!due_.empty() && stale(due_.front())) {
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
-    due_.pop_back();
+  while (!due_.empty()) {
+    // Drop stale entries from the back of the earliest instant until a live one is there.
+    std::vector<Due>& first = due_.begin()->second;
+    while (!first.empty() && stale(first.back())) {
+      first.pop_back();
+      --due_entries_;
+    }
+    if (!first.empty()) break;
+    due_.erase(due_.begin());
   }
   if (due_.empty()) return Time::max();
-  return Time::from_ps(std::max<std::int64_t>(0, due_.front().at - now_));
+  return Time::from_ps(std::max<std::int64_t>(0, due_.begin()->first - now_));
 }
 
 double FlowNetwork::rate(FlowId f) {
@@ -123,14 +128,17 @@ void FlowNetwork::recompute() {
   }
   fresh_.clear();
   changed_links_.clear();
-  // Stale entries pile up as components are refilled: rebuild the heap when they dominate.
-  if (due_.size() > 2 * active_.size() + 64) {
+  // Stale entries pile up as components are refilled: rebuild when they dominate.
+  if (due_entries_ > 2 * active_.size() + 64) {
     due_.clear();
+    due_entries_ = 0;
     for (const FlowId id : active_) {
       const Flow& f = flows_[static_cast<std::size_t>(id)];
-      if (f.finish_at != kNever) due_.push_back({f.finish_at, id, f.version});
+      if (f.finish_at != kNever) {
+        due_[f.finish_at].push_back({id, f.version});
+        ++due_entries_;
+      }
     }
-    std::make_heap(due_.begin(), due_.end(), std::greater<>{});
   }
 }
 
@@ -228,8 +236,8 @@ void FlowNetwork::fill_component() {
     f.finish_at = f.rate > 0.0 ? now_ + std::llround(f.remaining / f.rate * 1e12) : kNever;
     ++f.version;
     if (f.finish_at != kNever) {
-      due_.push_back({f.finish_at, id, f.version});
-      std::push_heap(due_.begin(), due_.end(), std::greater<>{});
+      due_[f.finish_at].push_back({id, f.version});
+      ++due_entries_;
     }
   }
 }
@@ -266,15 +274,16 @@ void FlowNetwork::remove(FlowId id) {
 void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   if (dirty_) recompute();
   // Finished flows are handed back in slot order so the owners' order never depends on the
-  // heap's history.
+  // order in which their finish times were recorded.
   scratch_.clear();
-  while (!due_.empty() && (stale(due_.front()) || due_.front().at <= now_)) {
-    if (!stale(due_.front())) {
-      scratch_.push_back(due_.front().id);
-      ++flows_[static_cast<std::size_t>(due_.front().id)].version;  // taken: later copies stale
+  while (!due_.empty() && due_.begin()->first <= now_) {
+    for (const Due& d : due_.begin()->second) {
+      if (stale(d)) continue;
+      scratch_.push_back(d.id);
+      ++flows_[static_cast<std::size_t>(d.id)].version;  // taken
     }
-    std::pop_heap(due_.begin(), due_.end(), std::greater<>{});
-    due_.pop_back();
+    due_entries_ -= due_.begin()->second.size();
+    due_.erase(due_.begin());
   }
   if (scratch_.empty()) return;
   std::sort(scratch_.begin(), scratch_.end());
