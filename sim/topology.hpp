@@ -47,7 +47,9 @@ class Topology {
 
  private:
   struct Graph;  ///< the boost::adjacency_list, defined in topology.cpp
-  void bfs_from(std::int32_t gpu);
+  /// Extends the breadth-first tree from GPU `from` until it reaches vertex `to` (or every
+  /// vertex), starting afresh when `from` is not the tree's source.
+  void search_until(std::int32_t from, std::int32_t to);
 
   std::int32_t gpu_count_ = 0;
   std::int32_t gpus_per_node_ = 1;
@@ -58,7 +60,10 @@ class Topology {
   /// BFS tree of the most recent source only: a per-source table would cost
   /// O(GPUs x vertices) memory on thousands of GPUs, and callers query routes source by source.
   std::int32_t tree_source_ = -1;
-  std::vector<std::int32_t> predecessor_;
+  std::vector<std::int32_t> predecessor_;  ///< -1: not reached yet
+  std::vector<LinkId> tree_link_;          ///< the tree edge's link into each vertex, or -1
+  std::vector<std::int32_t> frontier_;     ///< the search's queue; [frontier_head_, end) open
+  std::size_t frontier_head_ = 0;
   std::unordered_map<std::uint64_t, std::vector<LinkId>> routes_;
 };
 
