@@ -80,6 +80,8 @@ class FlowNetwork final : public Resource {
   void collect_component(FlowId seed);
   /// Progressive filling of the flows in component_, one connected component.
   void fill_component();
+  /// Computes an active flow's finish time from its rate and records it as due.
+  void schedule_finish(FlowId id);
   bool stale(const Due& d) const;
   void remove(FlowId id);
 
