@@ -2,12 +2,16 @@
 // Transfers (flows) over directed links that share bandwidth max-min fairly (progressive
 // filling), each flow optionally capped below its fair share. Rates are recomputed lazily,
 // once per instant at which flows started or ended, so a collective that starts a thousand
-// flows at once pays for one recomputation.
+// flows at once pays for one recomputation; and only in the connected components (flows
+// sharing links, transitively) where something changed, so the work per change does not grow
+// with the number of independent transfers in flight (a pipeline's nodes).
 
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -50,6 +54,8 @@ class FlowNetwork final : public Resource {
  private:
   struct Flow {
     std::array<LinkId, kMaxRouteLinks> links{};
+    /// Position of this flow in link_flows_[links[i]].
+    std::array<std::int32_t, kMaxRouteLinks> slot_on_link{};
     std::uint8_t link_count = 0;
     bool frozen = false;
     double remaining = 0.0;  ///< bytes left at `updated`
@@ -59,23 +65,46 @@ class FlowNetwork final : public Resource {
     std::int64_t finish_at = 0;  ///< ps
     std::int32_t owner = 0;
     std::int32_t active_slot = -1;
+    std::uint32_t version = 0;  ///< changes whenever finish_at or the slot's flow changes
+    std::uint32_t visited = 0;  ///< the last recomputation's search that reached it
+  };
+  /// A flow due at a finish time as last computed; stale once the flow's version moved on.
+  struct Due {
+    FlowId id;
+    std::uint32_t version;
   };
 
-  void settle();
+  /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
+  /// Collects into component_ every flow connected to `seed` not yet reached in this search.
+  void collect_component(FlowId seed);
+  /// Progressive filling of the flows in component_, one connected component.
+  void fill_component();
+  /// Computes an active flow's finish time from its rate and records it as due.
+  void schedule_finish(FlowId id);
+  bool stale(const Due& d) const;
+  void remove(FlowId id);
 
   std::vector<double> capacity_;
   std::vector<double> residual_;
   std::vector<std::int32_t> unfrozen_on_link_;
   std::vector<std::uint8_t> link_used_;
-  std::vector<LinkId> used_links_;
+  std::vector<std::vector<FlowId>> link_flows_;  ///< active flows on each link
+  std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
+  std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
-  std::int64_t now_ = 0;          ///< ps
-  std::int64_t settled_at_ = -1;  ///< the instant settle() last brought the flows up to
-  std::int64_t next_finish_ = std::numeric_limits<std::int64_t>::max();
+  std::vector<FlowId> component_;
+  std::vector<LinkId> component_links_;
+  std::vector<FlowId> fresh_;          ///< started since the last recomputation
+  std::vector<LinkId> changed_links_;  ///< capacity changed or a flow left, since then
+  /// Finish times with the flows due then (lazy deletion). The images of a collective start
+  /// together at one rate, so far fewer times than flows: cheaper than a heap of flows.
+  std::map<std::int64_t, std::vector<Due>> due_;
+  std::size_t due_entries_ = 0;
+  std::int64_t now_ = 0;  ///< ps
   bool dirty_ = false;
 };
 

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/visitors.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -80,7 +78,11 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
     const double oversub = std::max(1.0, hw.network.oversubscription);
     core_in = vertex("core.in");
     core_out = vertex("core.out");
-    link(core_in, core_out, nic_bw * nics * node_count_ / oversub);
+    // Every byte reaching the core left through a NIC uplink, and without oversubscription
+    // the core carries what all uplinks together can: it cannot fill before they do, so it
+    // is no link of the flow network (inter-node flows then share no link beyond their NICs,
+    // and the flow network refills only the flows of the NICs that changed).
+    link(core_in, core_out, oversub > 1.0 ? nic_bw * nics * node_count_ / oversub : kUnlimited);
   }
 
   for (std::int32_t node = 0; node < node_count_; ++node) {
@@ -128,18 +130,29 @@ Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
-void Topology::bfs_from(std::int32_t gpu) {
-  auto& g = graph_->g;
-  std::vector<std::size_t> pred(boost::num_vertices(g));
-  for (std::size_t v = 0; v < pred.size(); ++v)
-    pred[v] = v;
-  boost::breadth_first_search(g, static_cast<std::size_t>(gpu),
-                              boost::visitor(boost::make_bfs_visitor(
-                                  boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
-  predecessor_.resize(pred.size());
-  for (std::size_t v = 0; v < pred.size(); ++v)
-    predecessor_[v] = static_cast<std::int32_t>(pred[v]);
-  tree_source_ = gpu;
+void Topology::search_until(std::int32_t from, std::int32_t to) {
+  const auto& g = graph_->g;
+  if (tree_source_ != from) {
+    predecessor_.assign(boost::num_vertices(g), -1);
+    tree_link_.assign(boost::num_vertices(g), -1);
+    predecessor_[static_cast<std::size_t>(from)] = from;
+    frontier_.assign(1, from);
+    frontier_head_ = 0;
+    tree_source_ = from;
+  }
+  // Breadth-first in out-edge order, as boost::breadth_first_search, so the tree is the same;
+  // it stops once `to` is reached and resumes for the next destination from the same source
+  // (inside a node that is a few vertices, not the whole cluster).
+  while (predecessor_[static_cast<std::size_t>(to)] < 0 && frontier_head_ < frontier_.size()) {
+    const auto u = static_cast<std::size_t>(frontier_[frontier_head_++]);
+    for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
+      const auto v = boost::target(*e, g);
+      if (predecessor_[v] >= 0) continue;
+      predecessor_[v] = static_cast<std::int32_t>(u);
+      tree_link_[v] = g[*e].link;
+      frontier_.push_back(static_cast<std::int32_t>(v));
+    }
+  }
 }
 
 std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
@@ -152,20 +165,12 @@ std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
   std::vector<LinkId> links;
   if (from != to) {
-    if (tree_source_ != from) bfs_from(from);
-    const auto& pred = predecessor_;
-    auto& g = graph_->g;
-    std::int32_t v = to;
-    while (v != from) {
-      const std::int32_t u = pred[static_cast<std::size_t>(v)];
-      if (u == v) {
-        throw std::logic_error(fmt::format("topology: gpu{} cannot reach gpu{}", from, to));
-      }
-      // Parallel edges never occur, so the first u->v edge is the tree edge.
-      const auto [e, found] =
-          boost::edge(static_cast<std::size_t>(u), static_cast<std::size_t>(v), g);
-      if (found && g[e].link >= 0) links.push_back(g[e].link);
-      v = u;
+    search_until(from, to);
+    if (predecessor_[static_cast<std::size_t>(to)] < 0) {
+      throw std::logic_error(fmt::format("topology: gpu{} cannot reach gpu{}", from, to));
+    }
+    for (std::int32_t v = to; v != from; v = predecessor_[static_cast<std::size_t>(v)]) {
+      if (const LinkId l = tree_link_[static_cast<std::size_t>(v)]; l >= 0) links.push_back(l);
     }
     std::reverse(links.begin(), links.end());
   }

@@ -2,7 +2,8 @@
 // The cluster as a directed graph (Boost.Graph): GPUs, one fabric per node (an NVSwitch, or
 // a PCIe root whose host bridge every GPU-to-GPU transfer crosses), NICs (GPU i of a node
 // uses NIC i mod nics_per_node) and one core switch whose capacity is the sum of the NIC
-// uplinks divided by the oversubscription. Every physical link is one directed edge per
+// uplinks divided by the oversubscription (a capacity-limited link only when oversubscribed:
+// otherwise it can never be the bottleneck). Every physical link is one directed edge per
 // direction with a capacity; routes between GPUs are shortest paths, cached.
 
 #include <cstdint>
@@ -46,7 +47,9 @@ class Topology {
 
  private:
   struct Graph;  ///< the boost::adjacency_list, defined in topology.cpp
-  void bfs_from(std::int32_t gpu);
+  /// Extends the breadth-first tree from GPU `from` until it reaches vertex `to` (or every
+  /// vertex), starting afresh when `from` is not the tree's source.
+  void search_until(std::int32_t from, std::int32_t to);
 
   std::int32_t gpu_count_ = 0;
   std::int32_t gpus_per_node_ = 1;
@@ -57,7 +60,10 @@ class Topology {
   /// BFS tree of the most recent source only: a per-source table would cost
   /// O(GPUs x vertices) memory on thousands of GPUs, and callers query routes source by source.
   std::int32_t tree_source_ = -1;
-  std::vector<std::int32_t> predecessor_;
+  std::vector<std::int32_t> predecessor_;  ///< -1: not reached yet
+  std::vector<LinkId> tree_link_;          ///< the tree edge's link into each vertex, or -1
+  std::vector<std::int32_t> frontier_;     ///< the search's queue; [frontier_head_, end) open
+  std::size_t frontier_head_ = 0;
   std::unordered_map<std::uint64_t, std::vector<LinkId>> routes_;
 };
 

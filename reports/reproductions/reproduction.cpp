@@ -15,6 +15,12 @@ const std::vector<Reproduction>& reproductions() {
        [](const std::filesystem::path& root, const ReproductionOptions&) {
          return run_korthikanti2022(root);
        }},
+      {"korthikanti2022-pipelines",
+       "Korthikanti et al. 2022, Table 5's pipelined rows: 175B and 530B (interleaved), 1T "
+       "(1F1B), 530B with 8-way data parallelism (arXiv 2205.05198)",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_korthikanti2022_pipelines(root);
+       }},
       {"optimus2021",
        "Xu et al. 2021, Optimus: An Efficient 2D Method for Training Super-Large Deep Learning "
        "Models (arXiv 2104.05343)",

@@ -28,10 +28,18 @@ TEST_CASE("routes: NVSwitch inside a node, NICs and the core across nodes") {
   CHECK(topo.link_name(intra[0]) == "gpu0->nvswitch0");
   CHECK(topo.link_name(intra[1]) == "nvswitch0->gpu3");
   const auto inter = topo.route(1, 5);
-  REQUIRE(inter.size() == 3);
+  // Without oversubscription the core cannot fill before the NIC uplinks feeding it, so it
+  // is not a capacity-limited link of the route.
+  REQUIRE(inter.size() == 2);
   CHECK(topo.link_name(inter[0]) == "nic0.0.tx->core.in");
+  CHECK(topo.link_name(inter[1]) == "core.out->nic1.0.rx");
   CHECK(topo.bottleneck(inter) == doctest::Approx(10e9));
   CHECK(topo.route(2, 2).empty());
+  hw.network.oversubscription = 2.0;
+  Topology oversubscribed(hw, 8);
+  const auto through_core = oversubscribed.route(1, 5);
+  REQUIRE(through_core.size() == 3);
+  CHECK(oversubscribed.link_name(through_core[1]) == "core.in->core.out");
 }
 
 TEST_CASE("PCIe: every GPU-to-GPU transfer crosses the shared host bridge") {
