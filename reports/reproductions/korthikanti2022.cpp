@@ -4,8 +4,7 @@
 // 530B run with 8-way data parallelism), on the nominal selene-a100-80gb profile with no
 // per-row knob. The pipelined Table 5 rows (175B, 530B, 1T) replay millions of ops each, so
 // they are a reproduction of their own (korthikanti2022-pipelines, a separate ctest entry). The
-// Megatron weak-scaling rows with PP = 1 (Narayanan et al. 2021) are predicted beside them, with no
-// published figure to compare.
+// Megatron weak-scaling rows (Narayanan et al. 2021) are predicted in megatron2021.cpp.
 
 #include <fmt/format.h>
 
@@ -215,27 +214,6 @@ void add_table5_pipelines(const std::filesystem::path& root, std::vector<Compari
                  100.0 * dp8.mfu, kTimeAim, kTimeTolerance, ""});
 }
 
-std::string weak_scaling_notes(const std::filesystem::path& root) {
-  std::string notes =
-      "Megatron-LM weak scaling with PP = 1 (Narayanan et al. 2021, arXiv 2104.04473, Table 1 "
-      "setups; published-results.md §2 gives setups only), full recomputation, nominal "
-      "selene-a100-80gb:\n";
-  notes += fmt::format("  {:<8}{:>6}{:>6}{:>6}{:>14}{:>18}{:>10}\n", "model", "GPUs", "TP", "DP",
-                       "iteration", "TFLOP/s per GPU", "MFU");
-  for (const char* file : {"gpt-1.7b.yaml", "gpt-3.6b.yaml", "gpt-7.5b.yaml", "gpt-18.4b.yaml"}) {
-    const ScenarioRun run = run_scenario_file(root / "scenarios/megatron2021" / file);
-    notes += fmt::format("  {:<8}{:>6}{:>6}{:>6}{:>12.3f} s{:>18.1f}{:>9.1f}%\n",
-                         run.scenario.name.substr(4), run.scenario.gpus,
-                         run.scenario.parallel.tensor.size, run.scenario.parallel.data.size,
-                         run.summary.iteration_time.seconds(),
-                         run.summary.hardware_rate_per_gpu.tflops(), 100.0 * run.summary.mfu);
-  }
-  notes +=
-      "  (TFLOP/s per GPU counts the FLOPs executed, recomputation included, as Megatron-LM "
-      "reports it.)\n";
-  return notes;
-}
-
 }  // namespace
 
 ReproductionReport run_korthikanti2022(const std::filesystem::path& root) {
@@ -243,7 +221,6 @@ ReproductionReport run_korthikanti2022(const std::filesystem::path& root) {
   add_table2(report.comparisons);
   add_table4(root, report.comparisons);
   add_table5(root, report.comparisons);
-  report.notes = weak_scaling_notes(root);
   return report;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 // Korthikanti et al. 2022 (arXiv 2205.05198): Tables 2, 4 and 5 for the 22B model, Table 2 for
-// all four models, Table 5's pipelined rows (a reproduction of their own), and the Megatron
-// weak-scaling rows with PP = 1 as predictions.
+// all four models, and Table 5's pipelined rows (a reproduction of their own).
 
 #include <filesystem>
 

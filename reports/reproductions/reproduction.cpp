@@ -2,6 +2,7 @@
 
 #include "reports/reproductions/bian2021_3d.hpp"
 #include "reports/reproductions/korthikanti2022.hpp"
+#include "reports/reproductions/megatron2021.hpp"
 #include "reports/reproductions/optimus2021.hpp"
 #include "reports/reproductions/tesseract2022.hpp"
 
@@ -20,6 +21,13 @@ const std::vector<Reproduction>& reproductions() {
        "(1F1B), 530B with 8-way data parallelism (arXiv 2205.05198)",
        [](const std::filesystem::path& root, const ReproductionOptions&) {
          return run_korthikanti2022_pipelines(root);
+       }},
+      {"megatron2021",
+       "Narayanan et al. 2021, Efficient Large-Scale Language Model Training on GPU Clusters "
+       "Using Megatron-LM (arXiv 2104.04473): predictions for the setups of published-results.md "
+       "§2",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_megatron2021(root);
        }},
       {"optimus2021",
        "Xu et al. 2021, Optimus: An Efficient 2D Method for Training Super-Large Deep Learning "
