@@ -44,27 +44,31 @@ OpIndex real_cause(const RankView& rank, OpIndex op) {
 
 void charge(const RankView& rank, const std::vector<program::Group>& groups, OpIndex cause,
             Time gap, TimeBreakdown& b) {
+  // A collective that started after the gap began was itself waiting, until its start, for
+  // whatever released it: that part of the gap belongs to that op (the receive of a pipeline
+  // scatter/gather's TP all-gather is bubble; a small embedding all-reduce queued behind the
+  // data-parallel all-reduce is DP time), followed back a bounded number of hops.
+  for (int hop = 0; hop < kMaxMemoryHops && cause >= 0; ++hop) {
+    const OpInfo& info = rank.index.ops[static_cast<std::size_t>(cause)];
+    if (info.kind != OpKind::collective) break;
+    const OpTiming& t = rank.timing[static_cast<std::size_t>(cause)];
+    Time own = gap;
+    if (t.start != kNotRun && t.end != kNotRun && t.end - t.start < gap) own = t.end - t.start;
+    b.exposed_comm[static_cast<std::size_t>(groups[static_cast<std::size_t>(info.ref)].kind)] +=
+        own;
+    gap -= own;
+    if (gap <= Time::zero()) return;
+    cause = real_cause(rank, blocker_of(rank, cause));
+  }
   if (cause < 0) {
     b.other += gap;
     return;
   }
-  const OpInfo& info = rank.index.ops[static_cast<std::size_t>(cause)];
-  switch (info.kind) {
-    case OpKind::collective:
-      // A collective that itself waited for a receive (Megatron's pipeline scatter/gather:
-      // the TP all-gather of a received chunk): the gap until the receive ended is bubble.
-      if (const OpIndex before = real_cause(rank, blocker_of(rank, cause));
-          before >= 0 && rank.index.ops[static_cast<std::size_t>(before)].kind == OpKind::recv) {
-        const Time gap_end = rank.timing[static_cast<std::size_t>(cause)].end;
-        const Time received = rank.timing[static_cast<std::size_t>(before)].end;
-        if (gap_end != kNotRun && received != kNotRun && received + gap > gap_end) {
-          const Time waiting = std::min(gap, received + gap - gap_end);
-          b.bubble += waiting;
-          gap -= waiting;
-        }
-      }
-      b.exposed_comm[static_cast<std::size_t>(groups[static_cast<std::size_t>(info.ref)].kind)] +=
-          gap;
+  switch (rank.index.ops[static_cast<std::size_t>(cause)].kind) {
+    case OpKind::collective:  // more hops than kMaxMemoryHops: charge the rest to the last
+      b.exposed_comm[static_cast<std::size_t>(
+          groups[static_cast<std::size_t>(rank.index.ops[static_cast<std::size_t>(cause)].ref)]
+              .kind)] += gap;
       return;
     case OpKind::recv:
       b.bubble += gap;

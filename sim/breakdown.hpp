@@ -1,7 +1,10 @@
 #pragma once
 // Where a GPU's iteration went (SimulationResult::breakdown): busy time on the compute
 // stream by phase, and each idle stretch of the compute stream charged to the op whose end
-// released the next kernel (exposed communication by group kind, pipeline bubble, other).
+// released the next kernel (exposed communication by group kind, pipeline bubble, other);
+// when that op is a collective that started inside the stretch, the part before its start is
+// charged, in turn, to what released it (a receive: bubble; a collective queued ahead on its
+// stream: that collective's kind).
 
 #include <span>
 #include <vector>

@@ -220,3 +220,19 @@ TEST_CASE("plan description names the grid or cube and its order") {
   CHECK(reports::plan_description(p) ==
         "TP 64 (3d, 4 x 4 x 4 cube, output-major) × PP 1 × DP 2 (ZeRO-1), recompute none");
 }
+
+TEST_CASE("breakdown: a wait is charged to what each op in the chain waited for") {
+  // The last stage's tied-embedding all-reduce is queued on the DP stream behind the gradient
+  // all-reduce: the optimizer's wait is mostly DP time, not embedding time. And the first
+  // stage's waits for the second stage's gradients are pipeline bubble.
+  const reports::ScenarioRun run = reports::run_scenario_file(
+      std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/tests/tiny-pp2-tp2-dp2.yaml");
+  const sim::TimeBreakdown& b = run.result.breakdown.front();
+  const auto exposed = [&](GroupKind k) { return b.exposed_comm[static_cast<std::size_t>(k)]; };
+  CHECK(exposed(GroupKind::dp) > exposed(GroupKind::embedding));
+  CHECK(b.bubble > Time::zero());
+  Time total = b.compute + b.recompute + b.optimizer + b.bubble + b.other;
+  for (const Time t : b.exposed_comm)
+    total += t;
+  CHECK(total == run.summary.iteration_time);
+}
