@@ -206,15 +206,16 @@ void GptModel::attach(ParameterHooks* hooks) {
 
 Tensor GptModel::gather_sequence(const Tensor& x, const char* name) {
   if (!sequence_parallel()) return x;
-  return backend_.all_gather(x, CommGroup::tensor, Stream::tp, name);
+  return backend_.all_gather(x, CommGroup::tensor, stream_of(CommGroup::tensor), name);
 }
 
 Tensor GptModel::reduce_output(Tensor partial, const char* name) {
   if (tp_.size == 1) return partial;
   if (sequence_parallel()) {
-    return backend_.reduce_scatter(partial, CommGroup::tensor, Stream::tp, name);
+    return backend_.reduce_scatter(partial, CommGroup::tensor, stream_of(CommGroup::tensor), name);
   }
-  backend_.all_reduce({&partial, 1}, CommGroup::tensor, ReduceOp::sum, Stream::tp, name);
+  backend_.all_reduce({&partial, 1}, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
+                      name);
   return partial;
 }
 
@@ -227,7 +228,8 @@ Tensor GptModel::embed_tokens(const Tensor& tokens) {
   Tensor word = b.embedding_lookup(tokens, value(word_embedding_), embedding_vocab_begin(),
                                    "embedding.lookup");
   if (grid_) {
-    return b.reduce_scatter(word, CommGroup::column, Stream::tp_column, "embedding.reduce_scatter");
+    return b.reduce_scatter(word, CommGroup::column, stream_of(CommGroup::column),
+                            "embedding.reduce_scatter");
   }
   // 3D: vocabulary chunk j·q + i x hidden block k; the q² devices of the input×weight group
   // hold every chunk of hidden block k, and the lookup of the whole micro batch is
@@ -358,14 +360,17 @@ Tensor GptModel::column_backward(const Tensor& dy, const Tensor& x_saved, std::s
   // Megatron's LinearWithGradAccumulationAndAsyncCommunication: the input was saved
   // sequence-sharded; its all-gather runs on the TP stream while the dgrad GEMM computes.
   Tensor x = sequence_parallel()
-                 ? b.all_gather(x_saved, CommGroup::tensor, Stream::tp, n + ".input.all_gather")
+                 ? b.all_gather(x_saved, CommGroup::tensor, stream_of(CommGroup::tensor),
+                                n + ".input.all_gather")
                  : x_saved;
   Tensor dx = b.matmul(dy, value(weight), false, !transpose_w, n + ".dgrad");
   // f's backward (all-reduce) or g's (reduce-scatter), overlapped with the wgrad GEMM.
   if (sequence_parallel()) {
-    dx = b.reduce_scatter(dx, CommGroup::tensor, Stream::tp, n + ".dgrad.reduce_scatter");
+    dx = b.reduce_scatter(dx, CommGroup::tensor, stream_of(CommGroup::tensor),
+                          n + ".dgrad.reduce_scatter");
   } else if (tp_.size > 1) {
-    b.all_reduce({&dx, 1}, CommGroup::tensor, ReduceOp::sum, Stream::tp, n + ".dgrad.all_reduce");
+    b.all_reduce({&dx, 1}, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
+                 n + ".dgrad.all_reduce");
   }
   if (transpose_w) {
     b.matmul_accumulate(dy, x, true, false, grad(weight), n + ".wgrad");

@@ -13,8 +13,9 @@ Tensor GridOps::matmul(const Tensor& a, const Tensor& b, std::string_view name) 
   Tensor c;
   pipelined(
       [&](std::int64_t l) {
-        return std::pair{backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast"),
-                         backend_.broadcast(b, CommGroup::column, l, Stream::tp_column,
+        return std::pair{backend_.broadcast(a, CommGroup::row, l, stream_of(CommGroup::row),
+                                            n + ".row_broadcast"),
+                         backend_.broadcast(b, CommGroup::column, l, stream_of(CommGroup::column),
                                             n + ".column_broadcast")};
       },
       [&](std::int64_t l, const std::pair<Tensor, Tensor>& panels) {
@@ -33,13 +34,13 @@ Tensor GridOps::matmul_bt(const Tensor& a, const Tensor& b, std::string_view nam
   PartialBuffers partials;
   pipelined(
       [&](std::int64_t l) {
-        return backend_.broadcast(b, CommGroup::column, l, Stream::tp_column,
+        return backend_.broadcast(b, CommGroup::column, l, stream_of(CommGroup::column),
                                   n + ".column_broadcast");
       },
       [&](std::int64_t l, const Tensor& panel) {
         partials.reuse(backend_, l);
         Tensor partial = backend_.matmul(a, panel, false, true, n);
-        backend_.reduce(partial, CommGroup::row, l, Stream::tp, n + ".row_reduce");
+        backend_.reduce(partial, CommGroup::row, l, stream_of(CommGroup::row), n + ".row_reduce");
         // Only the root's buffer holds the sum: C_il lives on (i, l).
         if (l == cell_.column) out = partial;
         partials.hold(l, std::move(partial));
@@ -54,12 +55,14 @@ void GridOps::matmul_at_accumulate(const Tensor& a, const Tensor& b, Tensor& c,
   PartialBuffers partials;
   pipelined(
       [&](std::int64_t l) {
-        return backend_.broadcast(a, CommGroup::row, l, Stream::tp, n + ".row_broadcast");
+        return backend_.broadcast(a, CommGroup::row, l, stream_of(CommGroup::row),
+                                  n + ".row_broadcast");
       },
       [&](std::int64_t l, const Tensor& panel) {
         partials.reuse(backend_, l);
         Tensor partial = backend_.matmul(panel, b, true, false, n);
-        backend_.reduce(partial, CommGroup::column, l, Stream::tp_column, n + ".column_reduce");
+        backend_.reduce(partial, CommGroup::column, l, stream_of(CommGroup::column),
+                        n + ".column_reduce");
         if (l == cell_.row) backend_.accumulate(c, partial, n + ".accumulate");
         partials.hold(l, std::move(partial));
       });
@@ -85,13 +88,15 @@ void GridOps::PartialBuffers::drain(Backend& backend) {
 }
 
 Tensor GridOps::gather_vector(const Tensor& shard, Shape shape, std::string_view name) {
-  return backend_.all_gather(shard, CommGroup::column, Stream::tp_column, name).reshaped(shape);
+  return backend_.all_gather(shard, CommGroup::column, stream_of(CommGroup::column), name)
+      .reshaped(shape);
 }
 
 void GridOps::scatter_gradient(const Tensor& partial, Tensor& shard_grad, std::string_view name) {
   // Row chunk i of the [q, n/q²] view is the shard device (i, j) owns.
   const Tensor chunks = partial.reshaped({1, side_, partial.numel() / side_});
-  const Tensor mine = backend_.reduce_scatter(chunks, CommGroup::column, Stream::tp_column, name);
+  const Tensor mine =
+      backend_.reduce_scatter(chunks, CommGroup::column, stream_of(CommGroup::column), name);
   backend_.accumulate(shard_grad, mine, std::string(name) + ".accumulate");
 }
 

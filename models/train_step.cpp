@@ -250,13 +250,13 @@ class StepHooks final : public ParameterHooks {
   void reduce(std::size_t b) {
     const GradientBucket& bucket = optimizer_.buckets[b];
     if (zero_ == 0) {
-      backend_.all_reduce(bucket_grads(bucket, params_), CommGroup::data, ReduceOp::sum, Stream::dp,
-                          "dp.grad.all_reduce");
+      backend_.all_reduce(bucket_grads(bucket, params_), CommGroup::data, ReduceOp::sum,
+                          stream_of(CommGroup::data), "dp.grad.all_reduce");
       return;
     }
     if (zero_ == 1) {
-      backend_.reduce_scatter_flat(bucket_grads(bucket, params_), CommGroup::data, Stream::dp,
-                                   "dp.grad.reduce_scatter");
+      backend_.reduce_scatter_flat(bucket_grads(bucket, params_), CommGroup::data,
+                                   stream_of(CommGroup::data), "dp.grad.reduce_scatter");
       return;
     }
     std::vector<Tensor> sp_grads;
@@ -264,11 +264,12 @@ class StepHooks final : public ParameterHooks {
       if (params_[i].sequence_parallel) sp_grads.push_back(params_[i].grad);
     }
     if (!sp_grads.empty()) {
-      backend_.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+      backend_.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
                           "tp.sequence_parallel_grads.all_reduce");
     }
     backend_.reduce_scatter_accumulate(bucket_grads(bucket, params_), optimizer_.shards[b].grad,
-                                       CommGroup::data, Stream::dp, "dp.grad.reduce_scatter");
+                                       CommGroup::data, stream_of(CommGroup::data),
+                                       "dp.grad.reduce_scatter");
     reducing_.push_back(take_gradients(b));
     // Without overlap the backward waits for each bucket (DeepSpeed without overlap_comm).
     if (!config_.overlap_grad_reduce) free_reduced(0);
@@ -294,7 +295,7 @@ class StepHooks final : public ParameterHooks {
           backend_.allocate(p.shape, model_.shape().dtype, MemoryCategory::comm_buffers, p.name);
     }
     backend_.all_gather_shards(optimizer_.shards[u].param, bucket_values(unit, params_),
-                               CommGroup::data, Stream::dp, "dp.param.all_gather");
+                               CommGroup::data, stream_of(CommGroup::data), "dp.param.all_gather");
   }
 
   // The bucket's gradient buffers, taken from the parameters (which then hold none).
@@ -373,7 +374,9 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
   const auto receive = [&](std::int64_t peer, const std::string& name) {
     Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp, name);
-    if (parts > 1) t = backend.all_gather(t, CommGroup::tensor, Stream::tp, name + ".all_gather");
+    if (parts > 1)
+      t = backend.all_gather(t, CommGroup::tensor, stream_of(CommGroup::tensor),
+                             name + ".all_gather");
     return t;
   };
   for (const PipelineStep& step : steps) {
@@ -515,7 +518,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
     if (!sp_grads.empty()) {
       backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
       backend.stream_wait(Stream::tp, Stream::compute);
-      backend.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, Stream::tp,
+      backend.all_reduce(sp_grads, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
                          "tp.sequence_parallel_grads.all_reduce");
     }
   }
@@ -527,7 +530,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
     backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
     backend.stream_wait(Stream::dp, Stream::compute);
     backend.all_reduce({&params[model.word_embedding_index()].grad, 1}, CommGroup::embedding,
-                       ReduceOp::sum, Stream::dp, "embedding.grad.all_reduce");
+                       ReduceOp::sum, stream_of(CommGroup::embedding), "embedding.grad.all_reduce");
   }
   if (!config.optimizer_step) {
     if (shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
@@ -566,7 +569,8 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
       }
       // The updated bf16 chunks go back to every DP rank.
       if (reduce) {
-        backend.all_gather_flat(values, CommGroup::data, Stream::dp, "dp.param.all_gather");
+        backend.all_gather_flat(values, CommGroup::data, stream_of(CommGroup::data),
+                                "dp.param.all_gather");
       }
     }
   }
