@@ -1,5 +1,7 @@
 #include "reports/chrome_trace.hpp"
 
+#include <array>
+
 #include <fmt/format.h>
 
 #include <string>
@@ -138,7 +140,12 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
     emit(fmt::format(
         R"({{"name":"process_sort_index","ph":"M","pid":{},"args":{{"sort_index":{}}}}})",
         rank.rank, rank.rank));
+    // Name only the streams this GPU uses (a 1D rank has no 2D/3D communicator tracks).
+    std::array<bool, kStreamCount> used{};
+    for (const Op& op : rank.ops)
+      used[static_cast<std::size_t>(op.stream)] = true;
     for (int s = 0; s < kStreamCount; ++s) {
+      if (!used[static_cast<std::size_t>(s)]) continue;
       emit(fmt::format(
           R"({{"name":"thread_name","ph":"M","pid":{},"tid":{},"args":{{"name":"{} stream"}}}})",
           rank.rank, s, to_string(static_cast<Stream>(s))));
