@@ -291,6 +291,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   base_options.forward_only = training.inference();
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
+  check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));
   prog.ranks.reserve(recorded.size());
   for (const std::int64_t rank : recorded) {
     const RankCoordinates c = layout.coordinates(rank);

@@ -13,6 +13,7 @@ namespace {
 // small enough to build in memory. Computed in double so the check itself cannot overflow.
 constexpr double kMaxBytes = 0x1p62;
 constexpr double kMaxRecordedOps = 5e7;
+constexpr double kMaxProgramOps = 1e8;
 // Ops the executor records per layer and micro batch, with margin (measured: about 175 with
 // SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
 constexpr double kOpsPerLayerAndMicroBatch = 250.0;
@@ -77,6 +78,20 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
         "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "
         "limit is {:.0e}: use fewer, larger micro batches",
         ops, model.layers, micro_batches, kMaxRecordedOps));
+  }
+}
+
+void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
+                         const TrainingSpec& training, std::int64_t recorded_gpus) {
+  // A stage holds layers / pipeline.size layers; the per-GPU estimate counts all of them.
+  const double per_gpu = estimated_ops_per_gpu(model, plan, training) /
+                         static_cast<double>(std::max<std::int64_t>(plan.pipeline.size, 1));
+  const double ops = per_gpu * static_cast<double>(recorded_gpus);
+  if (ops > kMaxProgramOps) {
+    throw Infeasible(fmt::format(
+        "recording the Programs of {} GPUs would hold about {:.3g} ops (~{:.0f} GB); the limit "
+        "is {:.0e}: without --full, simulate records one GPU per group of identical ones",
+        recorded_gpus, ops, ops * 160.0 / 1e9, kMaxProgramOps));
   }
 }
 

@@ -3,6 +3,8 @@
 // range, and no Program too large to hold in memory (an Infeasible error with the numbers,
 // which sweeps skip, instead of running out of memory).
 
+#include <cstdint>
+
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
 
@@ -16,5 +18,11 @@ double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
 /// Throws Infeasible when a buffer would exceed 2^62 bytes or the Program 5e7 ops per GPU.
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);
+
+/// Throws Infeasible when recording `recorded_gpus` Programs would exceed 1e8 ops in all
+/// (~16 GB at ~160 B per recorded op): `exec --backend meta` and `simulate --full` record every
+/// GPU, which for a 3072-GPU run is ~40 times what representative replay records.
+void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
+                         const TrainingSpec& training, std::int64_t recorded_gpus);
 
 }  // namespace trainsim
