@@ -188,20 +188,16 @@ class StepHooks final : public ParameterHooks {
     }
     if (zero_ < 3) return;
     for (std::size_t u = 0; u < buckets.size(); ++u) {
-      const std::int32_t layer = params_[buckets[u].parameters.front()].layer;
-      if (layer == program::Tag::kNoLayer) {
+      const Parameter& first = params_[buckets[u].parameters.front()];
+      if (first.layer == program::Tag::kNoLayer) {
         rest_units_.push_back(u);
       } else {
-        unit_of_layer_[layer] = u;
+        unit_of_layer_[first.layer] = u;
+        chunk_layers_[first.chunk].push_back(first.layer);
       }
     }
-    for (const Parameter& p : params_) {
-      if (p.layer != program::Tag::kNoLayer) chunk_layers_[p.chunk].push_back(p.layer);
-    }
-    for (auto& [chunk, layers] : chunk_layers_) {
+    for (auto& [chunk, layers] : chunk_layers_)
       std::sort(layers.begin(), layers.end());
-      layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
-    }
   }
 
   /// ZeRO 0 and 1 reduce only after the last micro batch (no_sync before it).
@@ -680,10 +676,12 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
     // shard is what they sum.
     Tensor grad = params[model.word_embedding_index()].grad;
     if (zero >= 2) {
-      for (std::size_t b = 0; b < buckets.size(); ++b) {
-        if (buckets[b].parameters == std::vector{model.word_embedding_index()})
-          grad = optimizer.shards[b].grad;
-      }
+      const auto own = std::find_if(buckets.begin(), buckets.end(), [&](const GradientBucket& b) {
+        return b.parameters == std::vector{model.word_embedding_index()};
+      });
+      if (own == buckets.end())
+        throw std::logic_error("run_iteration: the shared word embedding has no bucket of its own");
+      grad = optimizer.shards[static_cast<std::size_t>(own - buckets.begin())].grad;
     }
     backend.all_reduce({&grad, 1}, CommGroup::embedding, ReduceOp::sum,
                        stream_of(CommGroup::embedding), "embedding.grad.all_reduce");
