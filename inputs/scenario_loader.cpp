@@ -329,17 +329,6 @@ void check_supported(const ReadScenario& r) {
                      "tensor kind 1d or {}",
                      sized, r.tensor_kind, instead));
   }
-  if (p.data.zero > 1) {
-    fail(r, "parallel.data.zero",
-         fmt::format("ZeRO {} with {} is not supported yet (issue 5: ZeRO 0 and 1 run with a "
-                     "pipeline schedule); use 0 or 1, or {}",
-                     p.data.zero, what, instead));
-  }
-  if (r.scenario.training.inference()) {
-    fail(r, "training.mode",
-         fmt::format("inference with {} is not supported yet (issue 5); use training or {}", sized,
-                     instead));
-  }
 }
 
 }  // namespace

@@ -200,17 +200,6 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                       "tensor parallelism for now (issue 5), not {}; use kind 1d",
                       to_string(plan.tensor.kind)));
     }
-    if (plan.data.zero > 1) {
-      throw Infeasible(
-          fmt::format("parallel.data.zero: ZeRO {} with pipeline parallelism is not "
-                      "supported yet (issue 5: ZeRO 0 and 1 are); use 0 or 1",
-                      plan.data.zero));
-    }
-    if (training.inference()) {
-      throw Infeasible(
-          "training.mode: inference with pipeline parallelism is not supported yet "
-          "(issue 5); use training or pipeline.size 1");
-    }
   }
   const std::int64_t t = plan.tensor.size;
   if (const std::optional<GridProblem> grid = tensor_grid_problem(model, plan, training)) {

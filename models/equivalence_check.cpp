@@ -266,7 +266,9 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
     for (std::size_t i = 0; i < params.size(); ++i)
       load(params[i].value, initial[i]);
     RankResult r;
-    r.loss = CpuBackend::values(run_inference(cpu, model, config))[0];
+    // Only the last pipeline stage computes a loss.
+    const Tensor loss = run_inference(cpu, model, config);
+    r.loss = loss.defined() ? CpuBackend::values(loss)[0] : 0.0;
     return r;
   }
   RankResult r;

@@ -244,22 +244,17 @@ std::vector<PipelineStep> megatron_steps(const PipelineShape& s, std::int64_t st
 
 }  // namespace
 
-std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t stage) {
-  if (s.schedule == PipelineSchedule::gpipe || s.schedule == PipelineSchedule::one_f_one_b) {
-    if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
-    return megatron_steps(s, stage);
-  }
-  // One stage (layered gradient accumulation without a pipeline): no transfers, each chunk's
-  // output and input gradient stay on the rank.
-  if (s.stages == 1) return pipeline_passes(s, stage);
-  // A unit-time run of every stage's passes (forward 1, backward 2, transfers free) gives
-  // each message the time it is produced; ordering all messages by that time gives one global
-  // order in which every stage meets its transfers, so transfers matched in issue order per
-  // channel never wait on each other in a cycle.
+namespace {
+
+// `stage`'s passes with its transfers placed, given every stage's passes (two or more stages).
+// A unit-time run of every stage's passes (forward 1, backward 2, transfers free) gives
+// each message the time it is produced; ordering all messages by that time gives one global
+// order in which every stage meets its transfers, so transfers matched in issue order per
+// channel never wait on each other in a cycle.
+std::vector<PipelineStep> placed_steps(const PipelineShape& s,
+                                       const std::vector<std::vector<PipelineStep>>& passes,
+                                       std::int64_t stage) {
   const std::int64_t p = s.stages;
-  std::vector<std::vector<PipelineStep>> passes;
-  for (std::int64_t r = 0; r < p; ++r)
-    passes.push_back(pipeline_passes(s, r));
   std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
   std::vector<std::int64_t> free_at(static_cast<std::size_t>(p), 0);
   std::vector<std::int64_t> ends;  // this stage's pass ends, in order
@@ -368,6 +363,34 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t st
   for (; t < transfers.size(); ++t)
     out.push_back(transfers[t].step);
   return out;
+}
+
+}  // namespace
+
+std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t stage) {
+  if (s.schedule == PipelineSchedule::gpipe || s.schedule == PipelineSchedule::one_f_one_b) {
+    if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
+    return megatron_steps(s, stage);
+  }
+  // One stage (layered gradient accumulation without a pipeline): no transfers, each chunk's
+  // output and input gradient stay on the rank.
+  if (s.stages == 1) return pipeline_passes(s, stage);
+  std::vector<std::vector<PipelineStep>> passes;
+  for (std::int64_t r = 0; r < s.stages; ++r)
+    passes.push_back(pipeline_passes(s, r));
+  return placed_steps(s, passes, stage);
+}
+
+std::vector<PipelineStep> inference_steps(const PipelineShape& s, std::int64_t stage) {
+  std::vector<std::vector<PipelineStep>> passes(static_cast<std::size_t>(s.stages));
+  for (std::int64_t r = 0; r < s.stages; ++r) {
+    for (const PipelineStep& pass : pipeline_passes(s, r)) {
+      if (pass.kind == Kind::forward) passes[static_cast<std::size_t>(r)].push_back(pass);
+    }
+  }
+  // One stage: each chunk's output stays on the rank.
+  if (s.stages == 1) return passes.front();
+  return placed_steps(s, passes, stage);
 }
 
 }  // namespace trainsim

@@ -68,6 +68,13 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64
 /// for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
+/// Inference (forward passes only): every schedule degenerates to "receive, forward, send"
+/// per pass, the passes being the schedule's forward passes in its order (with one chunk per
+/// stage: micro batch after micro batch), each input received before its pass and each output
+/// sent after it, the transfers in the global order of a unit-time run as pipeline_steps
+/// places them (so they cannot deadlock). One stage: no transfers.
+std::vector<PipelineStep> inference_steps(const PipelineShape& shape, std::int64_t stage);
+
 /// Global (virtual) stage of `chunk` on `stage`: chunk·p + stage.
 constexpr std::int64_t virtual_stage(const PipelineShape& shape, std::int64_t stage,
                                      std::int64_t chunk) {

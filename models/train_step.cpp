@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -46,20 +47,31 @@ std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
   return buckets;
 }
 
-std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters) {
-  std::int32_t layers = 0;
-  for (const Parameter& p : parameters)
-    layers = std::max(layers, p.layer + 1);
-  // Unit u < layers holds layer layers - 1 - u; the last unit the rest.
-  std::vector<GradientBucket> units(static_cast<std::size_t>(layers) + 1);
+std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters,
+                                             std::optional<std::size_t> alone) {
+  // The layers this rank holds (a pipeline stage holds some), last first.
+  std::vector<std::int32_t> layers;
+  for (const Parameter& p : parameters) {
+    if (p.layer != program::Tag::kNoLayer) layers.push_back(p.layer);
+  }
+  std::sort(layers.begin(), layers.end(), std::greater<>());
+  layers.erase(std::unique(layers.begin(), layers.end()), layers.end());
+  std::map<std::int32_t, std::size_t> unit_of;
+  for (std::size_t u = 0; u < layers.size(); ++u)
+    unit_of[layers[u]] = u;
+  std::vector<GradientBucket> units(layers.size());
+  GradientBucket rest;
+  GradientBucket own;
   for (std::size_t i = parameters.size(); i-- > 0;) {
     const std::int32_t layer = parameters[i].layer;
-    GradientBucket& unit =
-        units[layer == program::Tag::kNoLayer ? units.size() - 1
-                                              : static_cast<std::size_t>(layers - 1 - layer)];
+    GradientBucket& unit = layer != program::Tag::kNoLayer ? units[unit_of.at(layer)]
+                           : alone && i == *alone          ? own
+                                                           : rest;
     unit.parameters.push_back(i);
     unit.numel += parameters[i].shape.numel();
   }
+  if (!rest.parameters.empty()) units.push_back(std::move(rest));
+  if (!own.parameters.empty()) units.push_back(std::move(own));
   return units;
 }
 
@@ -83,11 +95,10 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
   // the embedding group: its own bucket.
   const ModelPart& part = model.options().part;
   const bool shared_embedding = (part.embedding || part.head) && !(part.embedding && part.head);
-  state.buckets = layout.zero >= 3
-                      ? make_layer_units(model.parameters())
-                      : make_buckets(model.parameters(), layout.bucket_size,
-                                     shared_embedding ? std::optional(model.word_embedding_index())
-                                                      : std::nullopt);
+  const std::optional<std::size_t> alone =
+      shared_embedding ? std::optional(model.word_embedding_index()) : std::nullopt;
+  state.buckets = layout.zero >= 3 ? make_layer_units(model.parameters(), alone)
+                                   : make_buckets(model.parameters(), layout.bucket_size, alone);
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
   if (layout.zero >= 1) {
     // Megatron's distributed optimizer: each DP rank owns one contiguous chunk of every
@@ -153,7 +164,9 @@ std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const 
 // What the step does around the model's passes: launches each bucket's reduction as soon as
 // all of its gradients are final (Megatron DDP with overlap_grad_reduce; DeepSpeed's
 // reduce-bucket hooks), and with ZeRO 2 and 3 provides the gradient buffers and (3) gathers
-// the parameters of each unit.
+// the parameters of each unit. With a pipeline schedule (run_pipeline) ZeRO 2 and 3 follow the
+// run rule of the file comment in train_step.hpp: what a pass gathers or accumulates is kept
+// while the rank's next compute pass runs the same chunk in the same direction.
 class StepHooks final : public ParameterHooks {
  public:
   StepHooks(Backend& backend, GptModel& model, OptimizerState& optimizer,
@@ -164,6 +177,7 @@ class StepHooks final : public ParameterHooks {
         optimizer_(optimizer),
         config_(config),
         zero_(optimizer.layout.zero),
+        pipelined_(config.pipeline.pipelined()),
         bucket_of_(params_.size()),
         remaining_(optimizer.buckets.size()),
         gathered_(optimizer.buckets.size(), false) {
@@ -172,6 +186,18 @@ class StepHooks final : public ParameterHooks {
       for (std::size_t i : buckets[b].parameters)
         bucket_of_[i] = b;
     }
+    if (zero_ < 3) return;
+    for (std::size_t u = 0; u < buckets.size(); ++u) {
+      const Parameter& first = params_[buckets[u].parameters.front()];
+      if (first.layer == program::Tag::kNoLayer) {
+        rest_units_.push_back(u);
+      } else {
+        unit_of_layer_[first.layer] = u;
+        chunk_layers_[first.chunk].push_back(first.layer);
+      }
+    }
+    for (auto& [chunk, layers] : chunk_layers_)
+      std::sort(layers.begin(), layers.end());
   }
 
   /// ZeRO 0 and 1 reduce only after the last micro batch (no_sync before it).
@@ -186,8 +212,25 @@ class StepHooks final : public ParameterHooks {
     begin_micro_batch(last);
   }
 
+  /// Before every compute pass of a pipeline schedule: the pass and the rank's next compute
+  /// pass (none after the last). ZeRO 2 and 3 reduce a chunk's buckets in the last backward
+  /// pass of a run of its backward passes (begin_chunk_backward must come first).
+  void begin_pass(const PipelineStep& pass, std::optional<PipelineStep> next) {
+    pass_ = pass;
+    next_ = next;
+    if (zero_ >= 2 && pass.kind == PipelineStep::Kind::backward) launch_ = !run_continues();
+  }
+
+  /// After the last pass of a pipeline schedule: waits for the reductions still in flight
+  /// (the passes do not, so that a run's reduce-scatter overlaps the following runs).
+  void end_passes() { free_reduced(0); }
+
   void before_forward(std::int32_t layer) override {
     if (zero_ < 3) return;
+    if (pipelined_) {
+      before_pipelined_pass(layer);
+      return;
+    }
     gather(layer);
     // Forward order: the embedding unit, then layers 0, 1, ...
     const std::int32_t next = layer + 1;
@@ -195,18 +238,35 @@ class StepHooks final : public ParameterHooks {
   }
 
   void after_forward(std::int32_t layer) override {
-    if (zero_ >= 3 && layer != program::Tag::kNoLayer) release(layer);
+    if (zero_ < 3) return;
+    if (pipelined_) {
+      after_pipelined_pass(layer);
+    } else if (layer != program::Tag::kNoLayer) {
+      release(layer);
+    }
   }
 
   void before_backward(std::int32_t layer) override {
     if (layer == program::Tag::kNoLayer) {
       for (std::size_t b = 0; b < remaining_.size(); ++b) {
         const GradientBucket& bucket = optimizer_.buckets[b];
-        if (params_[bucket.parameters.front()].chunk == chunk_)
+        if (pipelined_ && zero_ >= 2) {
+          // A bucket may mix chunks (ZeRO 3's unit of the non-layer parameters on one stage):
+          // count the gradients this chunk's pass finishes.
+          const auto in_chunk =
+              std::count_if(bucket.parameters.begin(), bucket.parameters.end(),
+                            [&](std::size_t i) { return params_[i].chunk == chunk_; });
+          if (in_chunk > 0) remaining_[b] = static_cast<std::size_t>(in_chunk);
+        } else if (params_[bucket.parameters.front()].chunk == chunk_) {
           remaining_[b] = bucket.parameters.size();
+        }
       }
     }
     if (zero_ < 3) return;
+    if (pipelined_) {
+      before_pipelined_pass(layer);
+      return;
+    }
     gather(layer);
     // Backward order: the embedding unit (already gathered), then layers L-1, ..., 0.
     const std::int32_t next = layer == program::Tag::kNoLayer
@@ -233,11 +293,18 @@ class StepHooks final : public ParameterHooks {
   }
 
   void after_backward(std::int32_t layer) override {
-    if (zero_ >= 3) release(layer);
+    if (zero_ >= 3) {
+      if (pipelined_) {
+        after_pipelined_pass(layer);
+      } else {
+        release(layer);
+      }
+    }
     // The end of every backward pass waits for the reductions (DeepSpeed's
     // independent_gradient_partition_epilogue synchronizes; FSDP's final post-backward
-    // callback waits for its reduce-scatter stream).
-    if (layer == program::Tag::kNoLayer) free_reduced(0);
+    // callback waits for its reduce-scatter stream). A pipeline schedule waits once, after
+    // its last pass (end_passes).
+    if (layer == program::Tag::kNoLayer && !pipelined_) free_reduced(0);
   }
 
   void grad_ready(std::size_t parameter_index) override {
@@ -276,26 +343,78 @@ class StepHooks final : public ParameterHooks {
   }
 
  private:
-  std::size_t unit_of(std::int32_t layer) const {
-    // make_layer_units: layers last-first, then the embedding unit.
-    const auto layers = static_cast<std::size_t>(model_.shape().layers);
-    return layer == program::Tag::kNoLayer ? layers : layers - 1 - static_cast<std::size_t>(layer);
+  using Kind = PipelineStep::Kind;
+
+  // The next compute pass runs the same chunk in the same direction: what this pass gathered
+  // or accumulated for the chunk stays.
+  bool run_continues() const {
+    return next_ && next_->kind == pass_.kind && next_->chunk == pass_.chunk;
+  }
+
+  // The parameters outside the layers (embeddings, final LayerNorm, the tied word embedding)
+  // serve the passes of the chunk with the embedding and of the chunk with the head.
+  bool uses_rest(std::int64_t chunk) const {
+    const ModelPart& part = model_.options().part;
+    return (part.embedding && chunk == 0) || (part.head && chunk == part.chunks - 1);
+  }
+
+  // ZeRO 3 with a pipeline schedule: a pass gathers what it uses, one unit ahead (its first
+  // layer with the non-layer units; each layer the one after it; its last layer the first
+  // units of the next compute pass, which may run another chunk).
+  void before_pipelined_pass(std::int32_t layer) {
+    const bool forward = pass_.kind == Kind::forward;
+    const std::vector<std::int32_t>& layers = chunk_layers_.at(pass_.chunk);
+    if (layer == program::Tag::kNoLayer) {
+      if (uses_rest(pass_.chunk)) gather(layer);
+      gather(forward ? layers.front() : layers.back());
+      return;
+    }
+    gather(layer);
+    const auto at = std::find(layers.begin(), layers.end(), layer);
+    if (forward && at + 1 != layers.end()) {
+      gather(*(at + 1));
+    } else if (!forward && at != layers.begin()) {
+      gather(*(at - 1));
+    } else if (next_) {
+      const std::vector<std::int32_t>& after = chunk_layers_.at(next_->chunk);
+      if (uses_rest(next_->chunk)) gather(program::Tag::kNoLayer);
+      gather(next_->kind == Kind::forward ? after.front() : after.back());
+    }
+  }
+
+  // Released after the last pass of a run; the non-layer units only by a pass that uses them
+  // (another may have gathered them ahead for the next pass).
+  void after_pipelined_pass(std::int32_t layer) {
+    if (layer != program::Tag::kNoLayer) {
+      if (!run_continues()) release(layer);
+      return;
+    }
+    const bool kept = next_ && next_->kind == pass_.kind && uses_rest(next_->chunk);
+    if (uses_rest(pass_.chunk) && !kept) release(layer);
+  }
+
+  // The units of `layer`: its own, or those of the parameters outside the layers.
+  std::vector<std::size_t> units_of(std::int32_t layer) const {
+    if (layer == program::Tag::kNoLayer) return rest_units_;
+    return {unit_of_layer_.at(layer)};
   }
 
   // ZeRO 3: the unit's parameters gathered from the DP shards (issued on the dp stream, so a
   // prefetch overlaps the compute issued before its first use).
   void gather(std::int32_t layer) {
-    const std::size_t u = unit_of(layer);
-    if (gathered_[u]) return;
-    gathered_[u] = true;
-    const GradientBucket& unit = optimizer_.buckets[u];
-    for (std::size_t i : unit.parameters) {
-      Parameter& p = params_[i];
-      p.value =
-          backend_.allocate(p.shape, model_.shape().dtype, MemoryCategory::comm_buffers, p.name);
+    for (const std::size_t u : units_of(layer)) {
+      if (gathered_[u]) continue;
+      gathered_[u] = true;
+      const GradientBucket& unit = optimizer_.buckets[u];
+      for (std::size_t i : unit.parameters) {
+        Parameter& p = params_[i];
+        p.value =
+            backend_.allocate(p.shape, model_.shape().dtype, MemoryCategory::comm_buffers, p.name);
+      }
+      backend_.all_gather_shards(optimizer_.shards[u].param, bucket_values(unit, params_),
+                                 CommGroup::data, stream_of(CommGroup::data),
+                                 "dp.param.all_gather");
     }
-    backend_.all_gather_shards(optimizer_.shards[u].param, bucket_values(unit, params_),
-                               CommGroup::data, stream_of(CommGroup::data), "dp.param.all_gather");
   }
 
   // The bucket's gradient buffers, taken from the parameters (which then hold none).
@@ -316,10 +435,11 @@ class StepHooks final : public ParameterHooks {
   }
 
   void release(std::int32_t layer) {
-    const std::size_t u = unit_of(layer);
-    gathered_[u] = false;
-    for (std::size_t i : optimizer_.buckets[u].parameters)
-      params_[i].value.reset();
+    for (const std::size_t u : units_of(layer)) {
+      gathered_[u] = false;
+      for (std::size_t i : optimizer_.buckets[u].parameters)
+        params_[i].value.reset();
+    }
   }
 
   Backend& backend_;
@@ -328,11 +448,19 @@ class StepHooks final : public ParameterHooks {
   OptimizerState& optimizer_;
   const IterationConfig& config_;
   int zero_;
+  bool pipelined_;
   bool launch_ = false;
-  std::int64_t chunk_ = 0;  // model chunk of the backward pass in progress
+  std::int64_t chunk_ = 0;            // model chunk of the backward pass in progress
+  PipelineStep pass_{};               // pipeline: the compute pass in progress
+  std::optional<PipelineStep> next_;  // pipeline: the rank's next compute pass
   std::vector<std::size_t> bucket_of_;
   std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
   std::vector<bool> gathered_;          // ZeRO 3: per unit
+  // ZeRO 3: the unit of each layer this rank holds, the units outside the layers, and each
+  // chunk's layers in forward order.
+  std::map<std::int32_t, std::size_t> unit_of_layer_;
+  std::vector<std::size_t> rest_units_;
+  std::map<std::int64_t, std::vector<std::int32_t>> chunk_layers_;
   // ZeRO 2, 3: gradient buffers of buckets being reduce-scattered, oldest first.
   std::deque<std::vector<Tensor>> reducing_;
 };
@@ -358,7 +486,16 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   const std::int64_t chunks = pp.shape.chunks;
   Shape piece = model.boundary_shape();
   piece.rows /= parts;
-  const std::vector<PipelineStep> steps = pipeline_steps(pp.shape, pp.stage);
+  const bool inference = model.options().forward_only;
+  const std::vector<PipelineStep> steps =
+      inference ? inference_steps(pp.shape, pp.stage) : pipeline_steps(pp.shape, pp.stage);
+  // The rank's next compute pass after each step (ZeRO 2 and 3 keep what a run of passes of
+  // one chunk in one direction shares).
+  std::vector<std::optional<PipelineStep>> next_pass(steps.size());
+  for (std::size_t i = steps.size(); i-- > 1;) {
+    const bool compute = steps[i].kind == Kind::forward || steps[i].kind == Kind::backward;
+    next_pass[i - 1] = compute ? std::optional(steps[i]) : next_pass[i];
+  }
   // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
   std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch
   for (const PipelineStep& step : steps) {
@@ -379,7 +516,8 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
                              name + ".all_gather");
     return t;
   };
-  for (const PipelineStep& step : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const PipelineStep& step = steps[i];
     const std::int64_t mb = step.micro_batch;
     const std::int64_t key = mb * chunks + step.chunk;
     // The model's first virtual stage reads the tokens, its last the labels and the loss.
@@ -422,6 +560,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
           batch =
               backend.load_micro_batch(mb, embedding ? tokens : 0, head ? model.label_tokens() : 0);
         }
+        hooks.begin_pass(step, next_pass[i]);
         ForwardState state =
             model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, key), step.chunk);
         if (head) {
@@ -435,12 +574,13 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         } else {
           outputs[key] = std::move(state.output);
         }
-        states.emplace(key, std::move(state));
+        if (!inference) states.emplace(key, std::move(state));
         break;
       }
       case Kind::backward: {
         // ZeRO 0 and 1 reduce in the chunk's last backward pass (no_sync before it).
         hooks.begin_chunk_backward(step.chunk, mb == last_backward[step.chunk]);
+        hooks.begin_pass(step, next_pass[i]);
         const auto it = states.find(key);
         ForwardState state = std::move(it->second);
         states.erase(it);
@@ -487,7 +627,10 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   const bool hooked = zero >= 2 || reduce;
   StepHooks hooks(backend, model, optimizer, config);
   Tensor loss;
-  if (config.pipeline.pipelined()) run_pipeline(backend, model, hooks, config, hooked, loss);
+  if (config.pipeline.pipelined()) {
+    run_pipeline(backend, model, hooks, config, hooked, loss);
+    hooks.end_passes();
+  }
   for (std::int64_t mb = 0; mb < config.micro_batches && !config.pipeline.pipelined(); ++mb) {
     hooks.begin_micro_batch(mb + 1 == config.micro_batches);
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
@@ -529,8 +672,19 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   if (shared_embedding) {
     backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
     backend.stream_wait(Stream::dp, Stream::compute);
-    backend.all_reduce({&params[model.word_embedding_index()].grad, 1}, CommGroup::embedding,
-                       ReduceOp::sum, stream_of(CommGroup::embedding), "embedding.grad.all_reduce");
+    // ZeRO 2 and 3: the embedding's own bucket has the same shard on both stages; its reduced
+    // shard is what they sum.
+    Tensor grad = params[model.word_embedding_index()].grad;
+    if (zero >= 2) {
+      const auto own = std::find_if(buckets.begin(), buckets.end(), [&](const GradientBucket& b) {
+        return b.parameters == std::vector{model.word_embedding_index()};
+      });
+      if (own == buckets.end())
+        throw std::logic_error("run_iteration: the shared word embedding has no bucket of its own");
+      grad = optimizer.shards[static_cast<std::size_t>(own - buckets.begin())].grad;
+    }
+    backend.all_reduce({&grad, 1}, CommGroup::embedding, ReduceOp::sum,
+                       stream_of(CommGroup::embedding), "embedding.grad.all_reduce");
   }
   if (!config.optimizer_step) {
     if (shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
@@ -581,9 +735,16 @@ Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& c
   if (!model.options().forward_only) {
     throw std::invalid_argument("run_inference: the model keeps training state (not forward_only)");
   }
+  Tensor loss;
+  if (config.pipeline.pipelined()) {
+    // The schedule's forward passes alone (inference_steps); nothing to gather or reduce.
+    OptimizerState none;
+    StepHooks hooks(backend, model, none, config);
+    run_pipeline(backend, model, hooks, config, false, loss);
+    return loss;
+  }
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
   const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
-  Tensor loss;
   for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
     ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),

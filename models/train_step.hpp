@@ -29,6 +29,22 @@
 //      batch: 2 all-gathers and 1 reduce-scatter per layer, 1 and 1 for the embedding unit:
 //      ≈ 3mΨ elements on the wire (§8.2); at most the embedding unit and two layers gathered
 //      (bf16) and the same in full fp32 gradients.
+// With a pipeline schedule (run_pipeline; also layered on one stage) ZeRO 2 and 3 follow one
+// rule, the run rule, which gives each schedule what its pass order allows: a run is a maximal
+// sequence of the rank's consecutive compute passes of one model chunk in one direction.
+//   ZeRO 3: a unit's parameters are all-gathered before the first pass of a run that uses
+//      them and kept to the end of the run's last pass (the units outside the layers serve the
+//      chunk with the embedding and the chunk with the head); the next pass's first unit is
+//      prefetched on the dp stream during the current pass's last layer.
+//   ZeRO 2, 3: a chunk's gradients accumulate in full-size bucket buffers over a run of its
+//      backward passes and are reduce-scattered into the shard once, in the run's last pass,
+//      as soon as each bucket is final. The passes do not wait for the reductions (the
+//      double buffering still bounds them); the step waits once after the last pass.
+// So layered and breadth-first gather each layer once for forward and once for backward and
+// reduce-scatter each bucket once per step (≈ 3Ψ, independent of m; §7.5, §7.6), while 1F1B
+// and interleaved re-gather and reduce per run (1F1B: per pass in the steady state, ≈ 3mΨ, the
+// depth-first penalty) and GPipe per phase. The tied word embedding gets a bucket (unit) of its
+// own on the first and last stages, and the embedding group sums its reduced shard.
 // Sequence-parallel parameters get their gradients all-reduced over TP: once per step after
 // the DP reduction (ZeRO 0 and 1, Megatron's finalize_model_grads), or per bucket before the
 // DP reduce-scatter (ZeRO 2 and 3: the shard mixes parameters, so the sum over TP is taken
@@ -66,9 +82,12 @@ std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
                                          std::int64_t bucket_size,
                                          std::optional<std::size_t> alone = std::nullopt);
 
-/// ZeRO-3's units (FSDP's wrapped modules): one per layer, in the order the backward pass
-/// finishes them (last layer first), then one for the parameters outside the layers.
-std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters);
+/// ZeRO-3's units (FSDP's wrapped modules): one per layer this rank holds, in the order the
+/// backward pass finishes them (last layer first), then one for the parameters outside the
+/// layers (if any), then parameter `alone` (if any) in a unit of its own: the word embedding a
+/// pipeline's first and last stages share, so that its shard covers the same elements on both.
+std::vector<GradientBucket> make_layer_units(std::span<const Parameter> parameters,
+                                             std::optional<std::size_t> alone = std::nullopt);
 
 /// How gradients are bucketed and the model state is split over the DP group.
 struct OptimizerLayout {
@@ -151,7 +170,9 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
 
 /// Runs one inference step: `config.micro_batches` forward passes one after another on a
 /// forward-only model (GptOptions::forward_only), nothing else (no gradients, no reductions
-/// over DP, no optimizer). Returns the loss as run_iteration does, so the two agree.
+/// over DP, no optimizer). Returns the loss as run_iteration does, so the two agree. With a
+/// pipeline every schedule degenerates to "receive, forward, send" per pass
+/// (inference_steps); the loss is undefined on a stage before the last.
 Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& config);
 
 }  // namespace trainsim

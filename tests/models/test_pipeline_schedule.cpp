@@ -1,7 +1,10 @@
 // Pipeline schedules as step lists (parallelism-reference §7): the per-rank orders of the
 // pseudo-code, micro batches in flight, the bubble of a unit-time run, and that the transfers
-// placed between the passes never deadlock when matched in issue order per channel.
+// placed between the passes never deadlock when matched in issue order per channel, for
+// training and for inference (forward passes only).
 #include <doctest/doctest.h>
+
+#include <string>
 
 #include <algorithm>
 #include <map>
@@ -34,11 +37,12 @@ std::int64_t peak_in_flight(const std::vector<PipelineStep>& passes) {
 // receiver) channel, each transfer a rendezvous at the heads of both stages' in-order lists
 // (one p2p stream per GPU) and each pass taking `unit` x (1 forward, 2 backward) per chunk.
 // Returns the makespan, or nullopt on a deadlock. Transfers cost nothing.
-std::optional<double> replay(const PipelineShape& shape) {
+// `inference`: inference_steps, forward passes only.
+std::optional<double> replay(const PipelineShape& shape, bool inference = false) {
   const std::int64_t p = shape.stages;
   std::vector<std::vector<PipelineStep>> steps;
   for (std::int64_t r = 0; r < p; ++r)
-    steps.push_back(pipeline_steps(shape, r));
+    steps.push_back(inference ? inference_steps(shape, r) : pipeline_steps(shape, r));
   std::vector<std::size_t> at(static_cast<std::size_t>(p), 0);
   std::vector<double> clock(static_cast<std::size_t>(p), 0.0);
   const double unit = 1.0 / static_cast<double>(shape.chunks);
@@ -262,4 +266,41 @@ TEST_CASE("pipeline steps: breadth-first and layered run to the end, bubble (p-1
   const double stalled = (*replay({PipelineSchedule::breadth_first, 4, 2, 2}) - 6.0) / 6.0;
   CHECK(stalled == doctest::Approx(1.25));
   CHECK((*replay({PipelineSchedule::layered, 4, 2, 2}) - 6.0) / 6.0 == doctest::Approx(1.25));
+}
+
+TEST_CASE("inference steps: every schedule and shape runs to the end, forward passes only") {
+  using S = PipelineSchedule;
+  for (std::int64_t p : {1, 2, 3, 4, 8}) {
+    for (std::int64_t m = 1; m <= 12; ++m) {
+      for (const auto& [schedule, v] :
+           {std::pair{S::gpipe, 1}, std::pair{S::one_f_one_b, 1}, std::pair{S::interleaved, 2},
+            std::pair{S::breadth_first, 3}, std::pair{S::layered, 2}}) {
+        const PipelineShape shape{schedule, p, m, v};
+        if (pipeline_problem(shape) || (p == 1 && schedule != S::layered)) continue;
+        CAPTURE(p);
+        CAPTURE(m);
+        CAPTURE(to_string(schedule));
+        REQUIRE(replay(shape, true).has_value());
+        for (std::int64_t r = 0; r < p; ++r) {
+          const std::vector<PipelineStep> steps = inference_steps(shape, r);
+          std::int64_t passes = 0;
+          for (const PipelineStep& step : steps) {
+            CHECK((step.kind == Kind::forward || step.kind == Kind::send_forward ||
+                   step.kind == Kind::recv_forward));
+            passes += step.kind == Kind::forward ? 1 : 0;
+          }
+          CHECK(passes == m * v);
+        }
+      }
+    }
+  }
+  // One chunk per stage: micro batch after micro batch, each received before its forward and
+  // sent after it (the next receive may go ahead of the send: a unit-time run produces both
+  // at once).
+  const std::vector<PipelineStep> middle = inference_steps({S::one_f_one_b, 3, 3, 1}, 1);
+  std::vector<std::string> order;
+  for (const PipelineStep& step : middle)
+    order.push_back(to_string(step));
+  CHECK(order == std::vector<std::string>{"recv F0", "F0", "recv F1", "send F0", "F1", "recv F2",
+                                          "send F1", "F2", "send F2"});
 }

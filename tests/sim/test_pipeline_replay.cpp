@@ -3,7 +3,8 @@
 // interleaved, breadth-first and layered; the micro batches whose activations a stage holds at
 // its peak are m (GPipe, breadth-first, layered) and p - s (1F1B); the first stage's
 // activations are Korthikanti's L layers' worth whatever p (§2.5), m·L/p for breadth-first
-// and layered; layered reduces a layer's gradients during the backward of the earlier layers;
+// and layered; layered reduces a layer's gradients during the backward of the earlier layers
+// and, with ZeRO 3, exposes less DP communication than 1F1B; inference replays forward only;
 // representative replay equals the full one.
 #include <doctest/doctest.h>
 
@@ -441,17 +442,71 @@ TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x D
        {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
         PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
     CAPTURE(to_string(schedule));
+    for (const int zero : {1, 3}) {
+      CAPTURE(zero);
+      ParallelPlan plan = pipeline(2, schedule, 2, 2);
+      if (schedule != PipelineSchedule::gpipe && schedule != PipelineSchedule::one_f_one_b)
+        plan.pipeline.chunks = 2;
+      plan.data.zero = zero;
+      const sim::SimulationResult rep =
+          sim::replay(build_program(model, plan, batches(8), ProgramScope::representative), hw);
+      const sim::SimulationResult full =
+          sim::replay(build_program(model, plan, batches(8), ProgramScope::every_rank), hw);
+      REQUIRE(rep.stuck.empty());
+      REQUIRE(full.stuck.empty());
+      CHECK(rep.iteration_time == full.iteration_time);
+      CHECK(rep.breakdown[1].bubble == full.breakdown[4].bubble);
+    }
+  }
+}
+
+TEST_CASE("pipeline replay: layered ZeRO 3 exposes less DP communication than 1F1B ZeRO 3") {
+  // §7.6, §8.2: layered gathers each layer once per direction and reduce-scatters it once per
+  // step, overlapped with the other layers' runs; 1F1B re-gathers and reduces per pass.
+  const hw::HardwareProfile hw = test::small_profile();
+  const ModelSpec model = small_model(512, 8);
+  const auto exposed_dp = [&](PipelineSchedule schedule, std::int64_t v) {
+    CAPTURE(to_string(schedule));
+    ParallelPlan plan = pipeline(2, schedule, 1, 2);
+    plan.pipeline.chunks = v;
+    plan.data.zero = 3;
+    const sim::SimulationResult r =
+        sim::replay(build_program(model, plan, batches(16), ProgramScope::representative), hw);
+    REQUIRE(r.stuck.empty());
+    Time exposed = Time::zero();
+    for (const sim::TimeBreakdown& b : r.breakdown)
+      exposed += b.exposed_comm[static_cast<std::size_t>(program::GroupKind::dp)];
+    MESSAGE(to_string(schedule) << " + ZeRO 3: exposed DP " << exposed.ms() << " ms, step "
+                                << r.iteration_time.ms() << " ms");
+    return exposed;
+  };
+  const Time layered = exposed_dp(PipelineSchedule::layered, 4);
+  const Time one_f_one_b = exposed_dp(PipelineSchedule::one_f_one_b, 1);
+  CHECK(one_f_one_b > Time::zero());
+  CHECK(layered < one_f_one_b);
+}
+
+TEST_CASE("pipeline replay: pipeline-parallel inference runs every schedule, forward only") {
+  const hw::HardwareProfile hw = test::small_profile();
+  for (const PipelineSchedule schedule :
+       {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
+        PipelineSchedule::breadth_first, PipelineSchedule::layered}) {
+    CAPTURE(to_string(schedule));
     ParallelPlan plan = pipeline(2, schedule, 2, 2);
-    if (schedule != PipelineSchedule::gpipe && schedule != PipelineSchedule::one_f_one_b)
-      plan.pipeline.chunks = 2;
-    plan.data.zero = 1;
-    const sim::SimulationResult rep =
-        sim::replay(build_program(model, plan, batches(8), ProgramScope::representative), hw);
-    const sim::SimulationResult full =
-        sim::replay(build_program(model, plan, batches(8), ProgramScope::every_rank), hw);
-    REQUIRE(rep.stuck.empty());
-    REQUIRE(full.stuck.empty());
-    CHECK(rep.iteration_time == full.iteration_time);
-    CHECK(rep.breakdown[1].bubble == full.breakdown[4].bubble);
+    const bool chunked =
+        schedule != PipelineSchedule::gpipe && schedule != PipelineSchedule::one_f_one_b;
+    plan.pipeline.chunks = chunked ? 2 : 1;
+    TrainingSpec training = batches(8);
+    training.mode = RunMode::inference;
+    const sim::SimulationResult r = sim::replay(
+        build_program(small_model(256, 4), plan, training, ProgramScope::representative), hw);
+    REQUIRE(r.stuck.empty());
+    CHECK(r.iteration_time > Time::zero());
+    for (const sim::TimeBreakdown& b : r.breakdown) {
+      CHECK(b.compute > Time::zero());
+      CHECK(b.recompute == Time::zero());
+      CHECK(b.optimizer == Time::zero());
+      CHECK(b.exposed_comm[static_cast<std::size_t>(program::GroupKind::dp)] == Time::zero());
+    }
   }
 }
