@@ -323,12 +323,6 @@ void check_supported(const ReadScenario& r) {
   const std::string sized =
       one_stage ? what : fmt::format("pipeline parallelism (size {})", p.pipeline.size);
   const std::string instead = one_stage ? "schedule 1f1b" : "pipeline.size 1";
-  if (p.tensor.kind != TensorKind::one_d) {
-    fail(r, one_stage ? "parallel.pipeline.schedule" : "parallel.pipeline.size",
-         fmt::format("{} runs with 1d tensor parallelism only so far (issue 5), not {}; use "
-                     "tensor kind 1d or {}",
-                     sized, r.tensor_kind, instead));
-  }
   if (p.data.zero > 1) {
     fail(r, "parallel.data.zero",
          fmt::format("ZeRO {} with {} is not supported yet (issue 5: ZeRO 0 and 1 run with a "
