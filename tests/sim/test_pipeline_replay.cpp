@@ -457,8 +457,10 @@ TEST_CASE("pipeline replay: representative replay equals --full (TP 2 x PP 2 x D
 }
 
 TEST_CASE("pipeline replay: 2D q=2 x PP 4 bubble is (p-1)/m with free communication") {
-  // Each grid device sends its [s·b/q, h/q] block to the same cell of the next stage; the grid's
-  // own collectives cost nothing here, so the first stage waits as a 1D one does.
+  // Each grid device sends its [s·b/q, h/q] block to the same cell of the next stage. Even with
+  // free links a grid stage has exposed TP time (its compute stream waiting on the row and
+  // column streams, measured 4.3 % of the compute), part of every stage's time per micro batch
+  // as the compute is: Megatron's ideal time, over which the bubble is (p-1)/m, is their sum.
   const hw::HardwareProfile hw = free_communication();
   ParallelPlan plan = pipeline(4, PipelineSchedule::one_f_one_b, 4);
   plan.tensor.kind = TensorKind::two_d;
@@ -471,10 +473,15 @@ TEST_CASE("pipeline replay: 2D q=2 x PP 4 bubble is (p-1)/m with free communicat
     const sim::SimulationResult r = sim::replay(prog, hw);
     REQUIRE(r.stuck.empty());
     const sim::TimeBreakdown& first = r.breakdown[0];
-    const double measured = first.bubble / (first.compute + first.recompute);
+    const Time grid = first.exposed_comm[static_cast<std::size_t>(program::GroupKind::tp)];
+    const double measured = first.bubble / (first.compute + first.recompute + grid);
     const double expected = 3.0 / static_cast<double>(m);
-    MESSAGE("2d q=2 1f1b p=4 m=" << m << ": bubble " << measured << ", (p-1)/m = " << expected);
-    CHECK(std::abs(measured / expected - 1.0) < 0.01);
+    MESSAGE("2d q=2 1f1b p=4 m=" << m << ": bubble " << measured << ", (p-1)/m = " << expected
+                                 << " (exposed grid time " << grid / first.compute
+                                 << " of the compute)");
+    // Within 0.5 %: as with 1D, the first stage's embedding makes it the slowest stage.
+    CHECK(std::abs(measured / expected - 1.0) < 0.005);
+    CHECK(grid / first.compute < 0.05);
   }
 }
 
