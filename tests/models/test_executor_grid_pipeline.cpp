@@ -58,6 +58,7 @@ std::int64_t batch_blocks(const GridPipelineCase& c) {
 void check_case(std::mt19937_64& rng, const GridPipelineCase& c) {
   ModelSpec m = test::random_grid_model(rng, c.q, c.kind == TensorKind::three_d ? c.q * c.q : c.q);
   m.layers = c.pp * c.chunks * (1 + static_cast<std::int64_t>(rng() % 2));
+  if (c.schedule == PipelineSchedule::layered) m.layers = c.pp * c.chunks;  // a layer per chunk
   TrainingSpec training;
   training.micro_batch = batch_blocks(c);
   training.global_batch = training.micro_batch * c.dp * c.micro_batches;
@@ -87,18 +88,9 @@ TrainingSpec batches(std::int64_t micro_batches, std::int64_t micro_batch) {
   return test::training_spec(micro_batches * micro_batch, micro_batch);
 }
 
-template <typename Payload>
-std::vector<const program::Op*> ops_of(const program::RankProgram& r) {
-  std::vector<const program::Op*> out;
-  for (const program::Op& op : r.ops) {
-    if (std::holds_alternative<Payload>(op.payload)) out.push_back(&op);
-  }
-  return out;
-}
-
 }  // namespace
 
-TEST_CASE("cpu: 2D q=2 x PP 2 (1F1B, interleaved v 2, breadth-first, layered) equals one device") {
+TEST_CASE("cpu: 2D q=2 x PP 2 (every schedule) and layered on one stage equal one device") {
   std::mt19937_64 rng(20261201);
   using S = PipelineSchedule;
   const auto two_d = TensorKind::two_d;
@@ -110,6 +102,7 @@ TEST_CASE("cpu: 2D q=2 x PP 2 (1F1B, interleaved v 2, breadth-first, layered) eq
       {two_d, 2, 1, S::interleaved, 2, 2, 2, 0, Recompute::none, 2},  // DP per chunk
       {two_d, 2, 1, S::breadth_first, 2, 2, 1, 0, Recompute::none, 3},
       {two_d, 2, 1, S::layered, 2, 2, 1, 0, Recompute::selective, 2},
+      {two_d, 2, 1, S::layered, 1, 3, 2, 1, Recompute::none, 2},  // one stage (LGA)
   };
   for (const GridPipelineCase& c : cases)
     check_case(rng, c);
@@ -153,8 +146,8 @@ TEST_CASE("meta: a grid or cube device sends its own block to the same cell of t
     for (const program::RankProgram& r : prog.ranks) {
       CAPTURE(r.rank);
       const bool first = r.rank < stage_ranks;
-      const auto sends = ops_of<program::Send>(r);
-      const auto recvs = ops_of<program::Recv>(r);
+      const auto sends = test::ops_of<program::Send>(r);
+      const auto recvs = test::ops_of<program::Recv>(r);
       CHECK(sends.size() == static_cast<std::size_t>(micro_batches));
       CHECK(recvs.size() == static_cast<std::size_t>(micro_batches));
       for (const program::Op* op : sends) {
