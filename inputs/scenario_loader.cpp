@@ -306,28 +306,14 @@ void check_consistency(const ReadScenario& r) {
   }
 }
 
-/// Features that parse but are not simulated yet. Each later issue deletes its lines here.
+/// Plans that parse but cannot run: breadth-first needs stages to loop over.
 void check_supported(const ReadScenario& r) {
   const ParallelPlan& p = r.scenario.parallel;
-  const PipelineSchedule schedule = p.pipeline.schedule;
-  if (p.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
+  if (p.pipeline.size == 1 && p.pipeline.schedule == PipelineSchedule::breadth_first) {
     fail(r, "parallel.pipeline.schedule",
          "schedule breadth-first without a pipeline (pipeline.size 1) has no stages to loop "
          "over; use layered for gradient accumulation layer by layer on one stage (§7.6), or "
          "pipeline.size >= 2");
-  }
-  // Layered gradient accumulation on one stage runs the pipeline's pass list (no transfers).
-  if (p.pipeline.size == 1 && schedule != PipelineSchedule::layered) return;
-  const bool one_stage = p.pipeline.size == 1;
-  const std::string what = one_stage ? "layered gradient accumulation" : "pipeline parallelism";
-  const std::string sized =
-      one_stage ? what : fmt::format("pipeline parallelism (size {})", p.pipeline.size);
-  const std::string instead = one_stage ? "schedule 1f1b" : "pipeline.size 1";
-  if (p.tensor.kind != TensorKind::one_d) {
-    fail(r, one_stage ? "parallel.pipeline.schedule" : "parallel.pipeline.size",
-         fmt::format("{} runs with 1d tensor parallelism only so far (issue 5), not {}; use "
-                     "tensor kind 1d or {}",
-                     sized, r.tensor_kind, instead));
   }
 }
 

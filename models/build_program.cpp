@@ -89,7 +89,8 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
 // on their own batch. A cube's ranks run the same ops, but on five kinds of group whose
 // members a replay must all launch, so the whole cube of DP replica 0 is recorded.
 // With a pipeline the stages run different layers and schedules: each stage's first rank
-// (or block) is recorded and stands for the stage's other ranks.
+// (1D) or its TP block of DP replica 0 (its depth-0 grid, its cube) is recorded and stands for
+// the stage's other ranks.
 std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope) {
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
@@ -156,7 +157,10 @@ PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan&
   const bool wrap = plan.pipeline.chunks > 1;
   if (c.pp > 0 || wrap) pp.previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p});
   if (c.pp + 1 < p || wrap) pp.next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p});
-  if (!plan.tensor.sequence_parallel && plan.tensor.size > 1) {
+  // Megatron's scatter/gather is for 1D, whose boundary is replicated over TP; a 2D/3D
+  // boundary is already partitioned over the grid, each cell sends its own block.
+  if (plan.tensor.kind == TensorKind::one_d && !plan.tensor.sequence_parallel &&
+      plan.tensor.size > 1) {
     pp.scatter_parts = plan.tensor.size;
     pp.scatter_part = c.tp;
   }
@@ -193,12 +197,6 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
       if (const auto problem = pipeline_problem(pipeline_shape(plan, training))) {
         throw Infeasible(fmt::format("parallel.pipeline.schedule: {}", *problem));
       }
-    }
-    if (plan.tensor.kind != TensorKind::one_d) {
-      throw Infeasible(
-          fmt::format("parallel.pipeline.size: pipeline parallelism runs with 1d "
-                      "tensor parallelism for now (issue 5), not {}; use kind 1d",
-                      to_string(plan.tensor.kind)));
     }
   }
   const std::int64_t t = plan.tensor.size;

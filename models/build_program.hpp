@@ -18,7 +18,7 @@ namespace trainsim {
 /// Which ranks get their own recorded program.
 enum class ProgramScope : std::uint8_t {
   representative,  ///< one rank per class of identical ranks (1D TP + DP: rank 0 alone;
-                   ///< 2D/2.5D: one q x q grid)
+                   ///< 2D/2.5D: one q x q grid; 3D: one cube; a pipeline: that of each stage)
   every_rank       ///< all world ranks
 };
 
@@ -32,7 +32,7 @@ struct ExecutorOptions {
 /// over the global batch, no gradients, reductions or optimizer). Groups list every 1D TP group,
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
 /// order, one family per kind; with a pipeline every embedding group (first and last stage).
-/// Throws Infeasible for pipelines the executor cannot run yet (2D/3D TP, ZeRO 2-3, inference,
+/// Throws Infeasible for pipelines the executor cannot run yet (ZeRO 2-3, inference,
 /// breadth-first on one stage), whose shape cannot run (pipeline_problem; layered with
 /// layers != p·v), sequence parallelism
 /// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do

@@ -226,11 +226,15 @@ class GptModel {
   /// (else undefined).
   Tensor backward(ForwardState state, double loss_scale, ParameterHooks* hooks,
                   Tensor output_grad = {});
-  /// Shape of the tensor between pipeline stages on this rank (1D TP): [s·b, h], with
-  /// sequence parallelism the rank's sequence shard [s·b/t, h].
+  /// Shape of this rank's part of the tensor between pipeline stages, the layout of a layer's
+  /// input: 1D [s·b, h] (the same on every TP rank), with sequence parallelism the rank's
+  /// sequence shard [s·b/t, h]; 2D/2.5D batch block i, hidden block j [s·b/q, h/q]; 3D batch
+  /// block i, sub-block j, hidden block k [s·b/q², h/q]. A 2D/3D shard goes to the rank on the
+  /// same cell of the next stage, as ColossalAI's pipelines send it (no scatter/gather).
   Shape boundary_shape() const {
     const std::int64_t tokens = shape_.seq_len * local_micro_batch();
-    return {1, sequence_parallel() ? tokens / tp_.size : tokens, shape_.hidden};
+    const std::int64_t hidden = grid_ || cube_ ? shape_.hidden / tp_.side() : shape_.hidden;
+    return {1, sequence_parallel() ? tokens / tp_.size : tokens, hidden};
   }
   /// Index of the tied word embedding in parameters() (on the first and the last stage).
   std::size_t word_embedding_index() const { return word_embedding_; }

@@ -116,18 +116,25 @@ void run_variant(const Scenario& scenario, const hw::HardwareProfile& hardware,
   try {
     check_supported(training.model, training.parallel, training.training);
     const ScenarioRun train = run_scenario(training, hardware);
-    const ScenarioRun infer = run_scenario(inference, hardware);
     row.step_time = train.summary.iteration_time;
     row.forward_backward_time = forward_backward_time(train.program, train.result);
     row.tokens_per_s = train.summary.tokens_per_s;
     row.peak_memory = train.summary.memory.peak;
     row.fits = train.summary.memory.fits;
+  } catch (const Infeasible& e) {
+    row.problem = e.what();
+    return;
+  }
+  // A plan that trains but whose inference the executor cannot run yet (a pipeline) keeps
+  // its training figures; the row's note says why its inference columns are empty.
+  try {
+    check_supported(inference.model, inference.parallel, inference.training);
+    const ScenarioRun infer = run_scenario(inference, hardware);
     row.inference_time = infer.summary.iteration_time;
     row.inference_tokens_per_s = infer.summary.tokens_per_s;
     row.inference_peak_memory = infer.summary.memory.peak;
   } catch (const Infeasible& e) {
-    row.problem = e.what();
-    return;
+    row.notes.push_back(fmt::format("no inference run: {}", e.what()));
   }
   if (options.max_batch) row.max_batch = sim::find_max_batch(training, hardware);
 }

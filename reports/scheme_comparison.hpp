@@ -10,7 +10,9 @@
 // it is 2.5D, else the default rule (default_depth); sequence parallelism, which the grid
 // kinds reject, is turned off for them (said in the row's note); a grid order the kind does
 // not have falls back to the kind's default_grid_order (said in the note).
-// The inference run of a variant uses no recomputation and ZeRO 0 (inference has neither).
+// The inference run of a variant uses no recomputation and ZeRO 0 (inference has neither); a
+// plan that trains but cannot run inference yet (a pipeline) keeps its training figures and a
+// note, its inference columns empty.
 
 #include <cstdint>
 #include <optional>
@@ -62,8 +64,10 @@ struct SchemeResult {
   /// Forward and backward passes of the training step, without the optimizer step
   /// (forward_backward_time in reports/program_measures.hpp).
   std::optional<Time> forward_backward_time;
-  std::optional<Time> inference_time;  ///< forward passes of the same global batch
-  double tokens_per_s = 0.0;           ///< training
+  /// Forward passes of the same global batch; absent, with a note saying why, when the
+  /// executor cannot run the plan's inference (pipelines, for now).
+  std::optional<Time> inference_time;
+  double tokens_per_s = 0.0;  ///< training
   double inference_tokens_per_s = 0.0;
   Bytes peak_memory;  ///< training, largest over GPUs
   bool fits = false;  ///< training peak <= GPU memory

@@ -9,6 +9,8 @@
 #include <map>
 #include <random>
 #include <unordered_map>
+#include <variant>
+#include <vector>
 
 #include "models/equivalence_check.hpp"
 #include "models/parallel_plan.hpp"
@@ -46,6 +48,16 @@ inline double total_gemm_flops(const program::Program& p) {
     }
   }
   return flops;
+}
+
+/// The ops of `r` whose payload is a `Payload` (Send, Recv, ...), in program order.
+template <typename Payload>
+std::vector<const program::Op*> ops_of(const program::RankProgram& r) {
+  std::vector<const program::Op*> out;
+  for (const program::Op& op : r.ops) {
+    if (std::holds_alternative<Payload>(op.payload)) out.push_back(&op);
+  }
+  return out;
 }
 
 /// Live activation bytes after each layer's last forward op, differenced between layers

@@ -99,15 +99,6 @@ ParallelPlan pipeline_plan(std::int64_t tp, std::int64_t pp, std::int64_t dp,
   return plan;
 }
 
-template <typename Payload>
-std::vector<const program::Op*> ops_of(const program::RankProgram& r) {
-  std::vector<const program::Op*> out;
-  for (const program::Op& op : r.ops) {
-    if (std::holds_alternative<Payload>(op.payload)) out.push_back(&op);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("cpu: GPipe and 1F1B x p {2,4} x TP 2 x SP x DP 2 equal one device in fp64") {
@@ -233,8 +224,8 @@ TEST_CASE("meta: pipeline transfers, scatter/gather, deallocated outputs, embedd
     for (const program::RankProgram& r : prog.ranks) {
       const bool first = r.rank < 4;
       CAPTURE(r.rank);
-      const auto sends = ops_of<program::Send>(r);
-      const auto recvs = ops_of<program::Recv>(r);
+      const auto sends = test::ops_of<program::Send>(r);
+      const auto recvs = test::ops_of<program::Recv>(r);
       CHECK(sends.size() == static_cast<std::size_t>(micro_batches));
       CHECK(recvs.size() == static_cast<std::size_t>(micro_batches));
       for (const program::Op* op : sends) {

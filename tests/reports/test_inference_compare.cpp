@@ -272,3 +272,31 @@ TEST_CASE("forward + backward time: all of an inference step, a training step le
   CHECK(reports::forward_backward_time(inference.program, inference.result) ==
         inference.result.iteration_time);
 }
+
+TEST_CASE("compare: a pipelined 1d scenario gets 2d, 2.5d and 3d rows") {
+  // tiny-compare-pp2 is a 1d block of 8 x PP 2; with a block of 4 it has a 2d row too. The
+  // grid and cube blocks run inside the stages; inference with a pipeline is not run yet.
+  Scenario four = load("tiny-compare-pp2");
+  four.parallel.tensor.size = 4;
+  four.gpus = 8;
+  const hw::HardwareProfile hardware = profile_of(four);
+  const reports::CompareOptions no_search{false};
+  for (const auto& [scenario, list] :
+       {std::pair<Scenario, const char*>{four, "1d,2d"},
+        std::pair<Scenario, const char*>{load("tiny-compare-pp2"), "1d,2.5d,3d"}}) {
+    CAPTURE(list);
+    const std::vector<reports::SchemeResult> rows = reports::compare_tensor_schemes(
+        scenario, hardware, reports::parse_tensor_variants(list), no_search);
+    for (const reports::SchemeResult& r : rows) {
+      CAPTURE(r.name);
+      CHECK_FALSE(r.problem);
+      CHECK(r.plan.pipeline.size == 2);
+      REQUIRE(r.step_time);
+      CHECK(*r.step_time > Time::zero());
+      CHECK_FALSE(r.inference_time);
+      REQUIRE_FALSE(r.notes.empty());
+      CHECK(r.notes.back().find("no inference run") != std::string::npos);
+      REQUIRE(r.step_speedup);
+    }
+  }
+}
