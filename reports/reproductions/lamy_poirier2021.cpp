@@ -51,8 +51,8 @@ struct RowSpec {
 // The rows, in table order: interleaved with every valid chunk count (v divides L/p = 8, and
 // m = p is a multiple of p), the fastest of them standing for interleaved in the claims.
 // ZeRO 3 rows (layered + ZeRO 3, the abstract's memory claim) are added here as
-// Role::variant once pipelines take ZeRO 3 (branch zero-pp); they get every figure and
-// threshold of the table.
+// Role::variant once pipelines take ZeRO 3 (branch zero-pp); they get every figure of the
+// table (the bandwidth thresholds with --sweeps, or give them a role in wants_thresholds).
 constexpr std::array<RowSpec, 5> kRows{{
     {"gpt-1t-1f1b.yaml", Role::one_f_one_b},
     {"gpt-1t-interleaved-v2.yaml", Role::interleaved},
@@ -67,11 +67,12 @@ constexpr double kSlowdown = 0.05;
 constexpr double kLowestLog2 = -6.0;
 constexpr double kResolutionLog2 = 0.125;
 
-// The closed forms assume free communication, equal stages and a free embedding and head. The
-// tolerance allows for what the replay adds: point-to-point transfers the receiving stage waits
-// on (counted as bubble), the last stage's head (1/6 of a layer's FLOPs here, so 2 % of a
-// layered chunk), and the first stage's embedding; unit-time tests measure 0.1-3 % above the
-// forms without any of the communication.
+// The closed forms assume free communication, equal stages and a free embedding and head, so
+// they are compared with the bubble replayed on a free network (kFreeNetworkLog2). The
+// tolerance, set before the first run, allows for what the replay still adds: the last stage's
+// head (1/6 of a layer's FLOPs here), the first stage's embedding, the intra-node TP/SP
+// communication and the transfers' latency; unit-time tests measure 0.1-3 % above the forms
+// without any communication.
 constexpr double kBubbleAim = 0.05;
 constexpr double kBubbleTolerance = 0.20;
 
@@ -120,7 +121,6 @@ struct Threshold {
 };
 
 struct RowFigures {
-  std::string name;
   Role role = Role::variant;
   std::string layout;
   std::int64_t stages = 1, chunks = 1, micro_batches = 1, layers = 1;
@@ -133,7 +133,7 @@ struct RowFigures {
   bool has_thresholds = false;
   Threshold iteration_threshold;
   Threshold forward_backward_threshold;
-  std::vector<Timing> sweep;  ///< at kSweepLog2 (with options.sweeps)
+  std::vector<Timing> sweep;  ///< at sweep_log2() (with options.sweeps)
 };
 
 // The plotted sweep: the profile's bandwidth times 2^(−k/2), k = 0 … 12.
@@ -221,7 +221,6 @@ RowFigures run_row(const std::filesystem::path& root, const RowSpec& spec, bool 
   const Summary summary = summarize(scenario, hardware, program, result);
 
   RowFigures row;
-  row.name = std::filesystem::path(spec.file).stem().string();
   row.role = spec.role;
   const ParallelPlan& plan = scenario.parallel;
   row.stages = plan.pipeline.size;
