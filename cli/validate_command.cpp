@@ -34,6 +34,9 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
     const reports::ReproductionReport report = r.run(root, {sweeps || !plots.empty()});
     fmt::print("{}\n", reports::format_comparisons(fmt::format("{} — {}", r.name, r.title),
                                                    report.comparisons));
+    if (!report.claims.empty()) {
+      fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
+    }
     if (!report.notes.empty()) fmt::print("{}\n", report.notes);
     for (const reports::Sweep& sweep : report.sweeps) {
       fmt::print("{}\n", sweep.format());
@@ -45,21 +48,33 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
       fmt::print("wrote {}\n\n", file.string());
     }
     const int failed = reports::count_failures(report.comparisons);
+    const int unexpected = reports::count_unexpected(report.claims);
+    const auto claims_explained =
+        std::count_if(report.claims.begin(), report.claims.end(),
+                      [](const reports::Claim& c) { return c.explained(); });
     const auto explained =
         std::count_if(report.comparisons.begin(), report.comparisons.end(),
                       [](const reports::Comparison& c) { return c.explained_shortfall(); });
     fmt::print(
-        "{}: {} comparisons, {} outside tolerance{}\n\n", r.name, report.comparisons.size(), failed,
+        "{}: {} comparisons, {} outside tolerance{}{}\n\n", r.name, report.comparisons.size(),
+        failed,
         explained > 0
             ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
-            : "");
-    failures += failed;
+            : "",
+        report.claims.empty()
+            ? ""
+            : fmt::format("; {} claims, {} not as predicted{}", report.claims.size(), unexpected,
+                          claims_explained > 0
+                              ? fmt::format(" (and {} explained after the run)", claims_explained)
+                              : ""));
+    failures += failed + unexpected;
   }
   if (ran == 0) {
     throw Infeasible(fmt::format("no reproduction named '{}'; known: {}", only, known_names()));
   }
   if (failures > 0) {
-    throw std::runtime_error(fmt::format("{} comparisons outside their tolerance", failures));
+    throw std::runtime_error(
+        fmt::format("{} comparisons outside their tolerance or claims not as predicted", failures));
   }
 }
 

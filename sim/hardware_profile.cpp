@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "models/errors.hpp"
 
@@ -36,6 +37,20 @@ FlopRate HardwareProfile::peak(DType dtype) const {
   if (auto it = gpu.peak.find(dtype); it != gpu.peak.end()) return it->second;
   throw Infeasible(
       fmt::format("hardware profile '{}' has no peak FLOP rate for {}", name, to_string(dtype)));
+}
+
+HardwareProfile HardwareProfile::with_nic_bandwidth(Bandwidth nic_bandwidth) const {
+  if (!(nic_bandwidth.bytes_per_second() > 0.0)) {
+    throw std::invalid_argument(
+        fmt::format("network.nic_bandwidth override: {} GB/s; must be a positive bandwidth",
+                    nic_bandwidth.gb_per_s()));
+  }
+  HardwareProfile copy = *this;
+  copy.network.nic_bandwidth = nic_bandwidth;
+  copy.provenance["network.nic_bandwidth"] =
+      fmt::format("overridden: {:g} GB/s per NIC per direction (profile: {:g} GB/s)",
+                  nic_bandwidth.gb_per_s(), network.nic_bandwidth.gb_per_s());
+  return copy;
 }
 
 }  // namespace trainsim::hw

@@ -106,6 +106,10 @@ struct HardwareProfile {
   std::vector<std::string> guessed_fields() const;
   /// Peak FLOP rate for `dtype`; throws Infeasible if the GPU has none for it.
   FlopRate peak(DType dtype) const;
+  /// A copy whose NICs move `nic_bandwidth` per direction, everything else unchanged: the
+  /// what-if of a slower or faster inter-node network (bandwidth sweeps). The copy's
+  /// provenance says the figure was overridden. Throws std::invalid_argument unless positive.
+  HardwareProfile with_nic_bandwidth(Bandwidth nic_bandwidth) const;
 };
 
 }  // namespace trainsim::hw

@@ -2,6 +2,7 @@
 
 #include "reports/reproductions/bian2021_3d.hpp"
 #include "reports/reproductions/korthikanti2022.hpp"
+#include "reports/reproductions/lamy_poirier2021.hpp"
 #include "reports/reproductions/megatron2021.hpp"
 #include "reports/reproductions/optimus2021.hpp"
 #include "reports/reproductions/tesseract2022.hpp"
@@ -29,6 +30,10 @@ const std::vector<Reproduction>& reproductions() {
        [](const std::filesystem::path& root, const ReproductionOptions&) {
          return run_megatron2021(root);
        }},
+      {"lamy-poirier2021",
+       "Lamy-Poirier 2021, Layered gradient accumulation and modular pipeline parallelism "
+       "(arXiv 2106.02679): the abstract's claims for a 1T GPT at the critical batch",
+       run_lamy_poirier2021},
       {"optimus2021",
        "Xu et al. 2021, Optimus: An Efficient 2D Method for Training Super-Large Deep Learning "
        "Models (arXiv 2104.05343)",

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "reports/claim.hpp"
 #include "reports/comparison.hpp"
 #include "reports/sweep.hpp"
 
@@ -14,6 +15,9 @@ namespace trainsim::reports {
 
 struct ReproductionReport {
   std::vector<Comparison> comparisons;
+  /// A paper's qualitative claims, checked where it gives no numbers we can verify; one whose
+  /// outcome is not the predicted one counts as a failure.
+  std::vector<Claim> claims;
   /// Predictions with no published figure to compare with, and how we got them.
   std::string notes;
   /// How the compared ratios move with the configuration (printed, and plotted on request).

@@ -78,6 +78,20 @@ TEST_CASE("profiles: frontera has a PCIe host bridge — guesses are marked") {
   CHECK(std::find(guessed.begin(), guessed.end(), "network.nic_bandwidth") != guessed.end());
 }
 
+TEST_CASE("profiles: the NIC bandwidth can be overridden on a loaded profile, nothing else") {
+  const hw::HardwareProfile p = load_hardware_profile(root / "hwprofiles/selene-a100-80gb.yaml");
+  const hw::HardwareProfile slow = p.with_nic_bandwidth(p.network.nic_bandwidth * 0.25);
+  CHECK(slow.network.nic_bandwidth.gb_per_s() == doctest::Approx(6.25));
+  CHECK(p.network.nic_bandwidth.gb_per_s() == doctest::Approx(25));  // the original is untouched
+  CHECK(slow.node.gpu_bandwidth == p.node.gpu_bandwidth);
+  CHECK(slow.network.latency == p.network.latency);
+  CHECK(slow.network.nics_per_node == p.network.nics_per_node);
+  CHECK(slow.provenance.at("network.nic_bandwidth").find("overridden: 6.25 GB/s") == 0);
+  CHECK_THROWS_WITH_AS(p.with_nic_bandwidth(Bandwidth::gb_per_s(0.0)),
+                       doctest::Contains("network.nic_bandwidth override: 0 GB/s"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("profiles: curves are sorted by size whatever the file order") {
   const hw::HardwareProfile p = load_hardware_profile(data / "good-profile.yaml");
   const auto& ramp = p.gpu.gemm.size_efficiency.points();

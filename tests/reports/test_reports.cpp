@@ -9,6 +9,7 @@
 
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
+#include "reports/claim.hpp"
 #include "reports/json_report.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/summary.hpp"
@@ -236,4 +237,29 @@ TEST_CASE("breakdown: a wait is charged to what each op in the chain waited for"
   for (const Time t : b.exposed_comm)
     total += t;
   CHECK(total == run.summary.iteration_time);
+}
+
+TEST_CASE("claims: an outcome other than the predicted one fails unless its explanation checks") {
+  using reports::Claim;
+  Claim holds{"a holds", "src", "ours", true, true, "", "", false};
+  Claim expected_not{"b does not", "src", "ours", false, false, "needs ZeRO 3", "", false};
+  Claim unexpected{"c should hold", "src", "ours", false, true, "", "", false};
+  CHECK(reports::count_unexpected({holds, expected_not}) == 0);
+  CHECK(reports::count_unexpected({holds, unexpected}) == 1);
+  Claim explained = unexpected;
+  explained.explanation = "the transfers; check: holds with free transfers";
+  explained.explanation_holds = true;
+  CHECK(explained.explained());
+  CHECK(reports::count_unexpected({explained}) == 0);
+  Claim check_fails = explained;
+  check_fails.explanation_holds = false;  // an explanation whose check fails explains nothing
+  CHECK(reports::count_unexpected({check_fails}) == 1);
+  const std::string text =
+      reports::format_claims("Claims", {holds, expected_not, explained, check_fails});
+  CHECK(text.find("verdict: holds") != std::string::npos);
+  CHECK(text.find("does not hold, as predicted: needs ZeRO 3") != std::string::npos);
+  CHECK(text.find("NOT AS PREDICTED (predicted to hold, does not), explained after the run") !=
+        std::string::npos);
+  CHECK(text.find("FAIL: predicted to hold, does not; the explanation's check fails") !=
+        std::string::npos);
 }

@@ -1,0 +1,571 @@
+// Lamy-Poirier 2021, "Layered gradient accumulation and modular pipeline parallelism: fast and
+// efficient training of large language models" (arXiv 2106.02679), as published-results.md §6
+// gives it: the abstract's claims, no numbers. A 1T GPT at Kaplan's critical batch on 12288
+// A100s of the nominal selene-a100-80gb profile (the layout and why: the scenario files and
+// reports/lamy-poirier2021/README.md), the same GPUs, batch and layout for every schedule.
+//
+// Per schedule: iteration time, the first stage's bubble over its compute (Megatron's bubble
+// over the ideal time, §7.1, the definition the closed forms use), the DP communication the
+// most exposed GPU waits on, peak memory, the bytes a GPU sends point to point, and the 5 %
+// bandwidth thresholds: the lowest NIC bandwidth (the profile's scaled by a factor found by
+// bisection in log2 space) at which the iteration time, and the forward + backward time, stay
+// within 5 % of theirs at the profile's bandwidth. The Program of a row is built once and
+// replayed at each bandwidth.
+//
+// The claims, their thresholds and whether each should hold here were written down from the
+// physics (the estimates in the comment above `claims` below) before the first run.
+
+#include "reports/reproductions/lamy_poirier2021.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "models/build_program.hpp"
+#include "reports/program_measures.hpp"
+#include "reports/summary.hpp"
+#include "sim/replay.hpp"
+
+namespace trainsim::reports {
+namespace {
+
+constexpr const char* kAbstract =
+    "Lamy-Poirier 2021 (arXiv 2106.02679), abstract (published-results.md §6)";
+constexpr const char* kClosedForms =
+    "parallelism-reference.md §7.7: (p−1)/m, (p−1)/(v·m), p(p−1)/(L·m); free communication";
+
+enum class Role { one_f_one_b, interleaved, layered, variant };
+
+struct RowSpec {
+  const char* file;
+  Role role;
+};
+
+// The rows, in table order: interleaved with every valid chunk count (v divides L/p = 8, and
+// m = p is a multiple of p), the fastest of them standing for interleaved in the claims.
+// ZeRO 3 rows (layered + ZeRO 3, the abstract's memory claim) are added here as
+// Role::variant once pipelines take ZeRO 3 (branch zero-pp); they get every figure of the
+// table (the bandwidth thresholds with --sweeps, or give them a role in wants_thresholds).
+constexpr std::array<RowSpec, 5> kRows{{
+    {"gpt-1t-1f1b.yaml", Role::one_f_one_b},
+    {"gpt-1t-interleaved-v2.yaml", Role::interleaved},
+    {"gpt-1t-interleaved-v4.yaml", Role::interleaved},
+    {"gpt-1t-interleaved-v8.yaml", Role::interleaved},
+    {"gpt-1t-layered.yaml", Role::layered},
+}};
+
+// The slowdown that defines a threshold, and the bisection's range and resolution: factors of
+// the profile's NIC bandwidth from 1/64 to 1, bracketed to 2^(1/8) (9 %).
+constexpr double kSlowdown = 0.05;
+constexpr double kLowestLog2 = -6.0;
+constexpr double kResolutionLog2 = 0.125;
+
+// The closed forms assume free communication, equal stages and a free embedding and head, so
+// they are compared with the bubble replayed on a free network (kFreeNetworkLog2). The
+// tolerance, set before the first run, allows for what the replay still adds: the last stage's
+// head (1/6 of a layer's FLOPs here), the first stage's embedding, the intra-node TP/SP
+// communication and the transfers' latency; unit-time tests measure 0.1-3 % above the forms
+// without any communication.
+constexpr double kBubbleAim = 0.05;
+constexpr double kBubbleTolerance = 0.20;
+
+// The NIC bandwidth that stands for free inter-node communication (the closed forms'
+// assumption): 100× the profile's, 2.5 TB/s per GPU.
+constexpr double kFreeNetworkLog2 = 6.643856189774724;  // log2(100)
+
+/// What one replay of a row gives.
+struct Timing {
+  double iteration_s = 0.0;
+  double forward_backward_s = 0.0;
+  double bubble = 0.0;        ///< first stage: bubble / (compute + recompute)
+  double bubble_s = 0.0;      ///< first stage: the bubble itself
+  double exposed_dp_s = 0.0;  ///< the most any GPU waits on DP communication
+  double exposed_pp_s = 0.0;  ///< the same for pipeline transfers beyond the bubble
+  double compute_s = 0.0;     ///< first stage: compute + recompute
+  double exposed_tp_s = 0.0;  ///< first stage: waits on TP/SP communication
+};
+
+Timing measure(const program::Program& program, const sim::SimulationResult& result) {
+  Timing t;
+  t.iteration_s = result.iteration_time.seconds();
+  t.forward_backward_s = forward_backward_time(program, result).seconds();
+  const sim::TimeBreakdown& first = result.breakdown.front();  // world rank 0: the first stage
+  t.bubble_s = first.bubble.seconds();
+  t.compute_s = (first.compute + first.recompute).seconds();
+  t.bubble = t.bubble_s / t.compute_s;
+  t.exposed_tp_s = first.exposed_comm[static_cast<std::size_t>(program::GroupKind::tp)].seconds();
+  for (const sim::TimeBreakdown& b : result.breakdown) {
+    const auto exposed = [&](program::GroupKind kind) {
+      return b.exposed_comm[static_cast<std::size_t>(kind)].seconds();
+    };
+    t.exposed_dp_s = std::max(t.exposed_dp_s, exposed(program::GroupKind::dp));
+    t.exposed_pp_s = std::max(t.exposed_pp_s, exposed(program::GroupKind::pp));
+  }
+  return t;
+}
+
+/// The lowest factor of the profile's NIC bandwidth known to keep a time within kSlowdown:
+/// `within` is it, `beyond` the highest factor known to slow more (0 when even the lowest
+/// tried, 2^kLowestLog2, stays within), with the replay there.
+struct Threshold {
+  double within = 1.0;
+  double beyond = 0.0;
+  Timing at_beyond;
+};
+
+struct RowFigures {
+  Role role = Role::variant;
+  std::string layout;
+  std::int64_t stages = 1, chunks = 1, micro_batches = 1, layers = 1;
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  Timing base;  ///< at the profile's NIC bandwidth
+  Timing free;  ///< at kFreeNetworkLog2
+  double peak_gib = 0.0;
+  bool fits = false;
+  double p2p_gb = 0.0;  ///< bytes a GPU sends per iteration, the largest over stages
+  bool has_thresholds = false;
+  Threshold iteration_threshold;
+  Threshold forward_backward_threshold;
+  std::vector<Timing> sweep;  ///< at sweep_log2() (with options.sweeps)
+};
+
+// The plotted sweep: the profile's bandwidth times 2^(−k/2), k = 0 … 12.
+std::vector<double> sweep_log2() {
+  std::vector<double> out;
+  for (int k = 0; k <= 12; ++k)
+    out.push_back(-0.5 * k);
+  return out;
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+/// Replays one row's Program at bandwidths given as log2 of the factor, once each.
+class BandwidthReplays {
+ public:
+  BandwidthReplays(const program::Program& program, const hw::HardwareProfile& hardware)
+      : program_(program), hardware_(hardware) {}
+
+  Timing at(double log2_factor) {
+    if (auto it = cache_.find(log2_factor); it != cache_.end()) return it->second;
+    const hw::HardwareProfile scaled =
+        hardware_.with_nic_bandwidth(hardware_.network.nic_bandwidth * std::exp2(log2_factor));
+    const Timing timing = measure(program_, sim::replay(program_, scaled));
+    cache_.emplace(log2_factor, timing);
+    return timing;
+  }
+
+  /// Bisection in log2 space, assuming time falls as bandwidth rises.
+  template <typename Measure>
+  Threshold threshold(Measure measure) {
+    const double limit = (1.0 + kSlowdown) * measure(at(0.0));
+    const auto within = [&](double x) { return measure(at(x)) <= limit; };
+    if (within(kLowestLog2)) return {std::exp2(kLowestLog2), 0.0, {}};
+    double low = kLowestLog2;  // beyond
+    double high = 0.0;         // within
+    while (high - low > kResolutionLog2) {
+      const double mid = 0.5 * (low + high);
+      (within(mid) ? high : low) = mid;
+    }
+    return {std::exp2(high), std::exp2(low), at(low)};
+  }
+
+ private:
+  const program::Program& program_;
+  const hw::HardwareProfile& hardware_;
+  std::map<double, Timing> cache_;
+};
+
+double bytes_sent_gb(const program::Program& program) {
+  double largest = 0.0;
+  for (const program::RankProgram& rank : program.ranks) {
+    double sent = 0.0;
+    for (const program::Op& op : rank.ops) {
+      if (const auto* send = std::get_if<program::Send>(&op.payload)) {
+        sent += static_cast<double>(send->size.count());
+      }
+    }
+    largest = std::max(largest, sent);
+  }
+  return largest * 1e-9;
+}
+
+std::string layout_of(const RowFigures& r) {
+  switch (r.schedule) {
+    case PipelineSchedule::interleaved:
+      return fmt::format("interleaved, v {}", r.chunks);
+    case PipelineSchedule::layered:
+      return fmt::format("layered + modular, v {}", r.chunks);
+    default:
+      return std::string(to_string(r.schedule));
+  }
+}
+
+// Which rows get the bandwidth bisection: every row for the sweeps, else the two the claims
+// compare (each bisection replays a 1T pipeline a dozen times).
+bool wants_thresholds(Role role, bool sweeps) {
+  return sweeps || role == Role::one_f_one_b || role == Role::layered;
+}
+
+RowFigures run_row(const std::filesystem::path& root, const RowSpec& spec, bool sweeps) {
+  const Scenario scenario = inputs::load_scenario(root / "scenarios/lamy-poirier2021" / spec.file);
+  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const program::Program program = build_program(scenario, ProgramScope::representative);
+  const sim::SimulationResult result = sim::replay(program, hardware);
+  const Summary summary = summarize(scenario, hardware, program, result);
+
+  RowFigures row;
+  row.role = spec.role;
+  const ParallelPlan& plan = scenario.parallel;
+  row.stages = plan.pipeline.size;
+  row.chunks = plan.pipeline.chunks;
+  row.schedule = plan.pipeline.schedule;
+  row.layers = scenario.model.layers;
+  row.micro_batches =
+      scenario.training.global_batch / (scenario.training.micro_batch * plan.data.size);
+  row.layout = layout_of(row);
+  row.base = measure(program, result);
+  row.peak_gib = summary.memory.peak.as_double() / kGiB;
+  row.fits = summary.memory.fits;
+  row.p2p_gb = bytes_sent_gb(program);
+
+  BandwidthReplays replays(program, hardware);
+  row.free = replays.at(kFreeNetworkLog2);
+  if (wants_thresholds(spec.role, sweeps)) {
+    row.has_thresholds = true;
+    row.iteration_threshold = replays.threshold([](const Timing& t) { return t.iteration_s; });
+    row.forward_backward_threshold =
+        replays.threshold([](const Timing& t) { return t.forward_backward_s; });
+  }
+  if (sweeps) {
+    for (double x : sweep_log2())
+      row.sweep.push_back(replays.at(x));
+  }
+  return row;
+}
+
+double closed_form_bubble(const RowFigures& r) {
+  const double p = static_cast<double>(r.stages);
+  const double m = static_cast<double>(r.micro_batches);
+  switch (r.schedule) {
+    case PipelineSchedule::one_f_one_b:
+    case PipelineSchedule::gpipe:
+      return (p - 1.0) / m;
+    case PipelineSchedule::layered:  // v = L/p: (p−1)/(v·m) = p(p−1)/(L·m)
+      return p * (p - 1.0) / (static_cast<double>(r.layers) * m);
+    default:
+      return (p - 1.0) / (static_cast<double>(r.chunks) * m);
+  }
+}
+
+std::string closed_form_text(const RowFigures& r) {
+  switch (r.schedule) {
+    case PipelineSchedule::one_f_one_b:
+    case PipelineSchedule::gpipe:
+      return fmt::format("(p−1)/m, p {} m {}", r.stages, r.micro_batches);
+    case PipelineSchedule::layered:
+      return fmt::format("p(p−1)/(L·m), L {}", r.layers);
+    default:
+      return fmt::format("(p−1)/(v·m), v {}", r.chunks);
+  }
+}
+
+// The closed form beside our free-network bubble. Found after the first run (so disclosed):
+// the one-layer chunks (interleaved v 8, layered) measure ~35 % above their form, beyond the
+// 20 % set beforehand. m = p leaves a looping schedule no slack (§7.5: no stalls iff m ≥ p), so
+// at each of its 2v loop turns the first stage waits for the whole chain of p passes, and every
+// per-pass cost the form leaves out is paid along it: chiefly the TP/SP communication the
+// compute waits on (on the first stage, its exposed TP time over its 2·m·v passes). The band
+// that explanation accounts for: the form plus 2v turns × p passes × that per-pass wait, over
+// the compute; a bubble above it is not explained.
+Comparison bubble_comparison(const RowFigures& r) {
+  const double closed = closed_form_bubble(r);
+  const double passes = 2.0 * static_cast<double>(r.micro_batches * r.chunks);
+  const double chain_s =
+      2.0 * static_cast<double>(r.chunks * r.stages) * (r.free.exposed_tp_s / passes);
+  Comparison c{fmt::format("{}: first stage's bubble / compute, free network ({})", r.layout,
+                           closed_form_text(r)),
+               kClosedForms,
+               "",
+               closed,
+               r.free.bubble,
+               kBubbleAim,
+               kBubbleTolerance,
+               ""};
+  c.shortfall = fmt::format(
+      "m = p leaves the loop no slack, so each of the 2v = {} loop turns waits for a chain of "
+      "p = {} passes, each carrying its exposed TP/SP communication ({:.2f} ms a pass on the "
+      "first stage), which the closed form leaves out: up to {:.3f} above it",
+      2 * r.chunks, r.stages, 1e3 * r.free.exposed_tp_s / passes, chain_s / r.free.compute_s);
+  c.shortfall_low = closed;
+  c.shortfall_high = closed + chain_s / r.free.compute_s;
+  return c;
+}
+
+std::string threshold_text(const RowFigures& r, const Threshold& t, double nic_gb_per_s) {
+  if (!r.has_thresholds) return "–";
+  if (t.beyond == 0.0) return fmt::format("< {:.2f} GB/s", t.within * nic_gb_per_s);
+  return fmt::format("{:.2f} GB/s", t.within * nic_gb_per_s);
+}
+
+std::string table(const std::vector<RowFigures>& rows, double nic_gb_per_s) {
+  std::string out = fmt::format("  {:<24}{:>10}{:>8}{:>9}{:>9}{:>10}{:>8}{:>13}{:>13}{:>11}{:>8}\n",
+                                "schedule", "iteration", "bubble", "DP exp.", "PP exp.", "peak mem",
+                                "p2p", "5 % thr. it.", "5 % thr. f+b", "free: it.", "bubble");
+  for (const RowFigures& r : rows) {
+    out += fmt::format(
+        "  {:<24}{:>8.2f} s{:>7.1f}%{:>7.2f} s{:>7.2f} s{:>6.1f} GiB{:>5.1f} "
+        "GB{:>13}{:>13}{:>9.2f} "
+        "s{:>7.1f}%{}\n",
+        r.layout, r.base.iteration_s, 100.0 * r.base.bubble, r.base.exposed_dp_s,
+        r.base.exposed_pp_s, r.peak_gib, r.p2p_gb,
+        threshold_text(r, r.iteration_threshold, nic_gb_per_s),
+        threshold_text(r, r.forward_backward_threshold, nic_gb_per_s), r.free.iteration_s,
+        100.0 * r.free.bubble, r.fits ? "" : "  DOES NOT FIT in 80 GiB");
+  }
+  return out;
+}
+
+const RowFigures& only(const std::vector<RowFigures>& rows, Role role) {
+  return *std::find_if(rows.begin(), rows.end(),
+                       [&](const RowFigures& r) { return r.role == role; });
+}
+
+const RowFigures& fastest_interleaved(const std::vector<RowFigures>& rows) {
+  const RowFigures* best = nullptr;
+  for (const RowFigures& r : rows) {
+    if (r.role == Role::interleaved && (!best || r.base.iteration_s < best->base.iteration_s)) {
+      best = &r;
+    }
+  }
+  return *best;
+}
+
+// The abstract's claims, each reduced to a test on this setup. The thresholds and the
+// predicted outcome come from estimates made before the first run (Ψ = 7.8 B parameters per
+// GPU; ~6.5 s of compute per GPU per iteration; a gradient reduce-scatter and a parameter
+// all-gather of ~0.65 s each at 25 GB/s per NIC):
+// - bubble: the closed forms give 1F1B (p−1)/m = 0.94 and layered p(p−1)/(L·m) = 0.12, a
+//   ratio of v = 8; we ask for 4 to leave room for communication and the head.
+// - iteration time: (1 + 0.94)/(1 + 0.12) = 1.73 before communication; we ask for 1.5. The
+//   abstract's "halves the shortest training time" compares each method at its own best
+//   layout (more DP replicas for layered), which this fixed layout does not search.
+// - forward + backward threshold: 1F1B can hide a gradient reduce-scatter only behind its last
+//   micro batch's backward (~0.26 s), so it slows by 5 % once the reduce-scatter outgrows
+//   that by 5 % of the pass (~0.5× the bandwidth); layered hides each layer's reduce-scatter
+//   (1/8 of it) behind the next layer's backward over all 16 micro batches (~0.5 s), so it
+//   holds to ~0.15×: predicted ratio ~3, we ask for 2.
+// - iteration threshold: ZeRO 1's all-gather of the updated parameters follows the optimizer
+//   step in every schedule and grows as 1/bandwidth; 5 % of the iteration is 0.35 s (layered)
+//   and 0.7 s (1F1B), so both thresholds sit near 0.6× (predicted ratio ~1): the claim of a
+//   2× lower threshold should not hold at ZeRO 1, only once the gather overlaps (ZeRO 3).
+// - memory: ZeRO 1 keeps bf16 weights and gradients of Ψ per GPU, 29 GiB of 80, so "a tiny
+//   fraction" (we ask for 25 %) should not hold; it needs the ZeRO 3 rows.
+//
+// After the first run (disclosed as such in each claim's explanation): three claims predicted
+// to hold did not, all for one cause the estimates left out. The executor issues a pipeline
+// receive on the pp stream after the compute before it, and sends and receives pair in one
+// order per GPU with rendezvous (NCCL send/recv), so transfers do not overlap compute; with
+// 16 transfers per micro batch per stage (1F1B: 2), layered's backward passes wait on a convoy
+// around the 16-stage ring (~30 ms per pass at 25 GB/s in the trace). Each explanation is
+// checked: the claim must hold once the transfers are free (100× the NIC bandwidth), or the
+// slowdown at the threshold must come from the bubble (transfers) rather than DP exposure.
+constexpr const char* kTransfers =
+    "the pipeline transfers: the executor issues each receive after the compute before it and "
+    "pairs sends and receives in one order per GPU, so layered's 16 transfers per micro batch "
+    "per stage (1F1B: 2) are not overlapped and its backward passes convoy around the 16-stage "
+    "ring";
+
+std::vector<Claim> claims(const std::vector<RowFigures>& rows, double nic_gb_per_s) {
+  const RowFigures& base = only(rows, Role::one_f_one_b);
+  const RowFigures& layered = only(rows, Role::layered);
+  const RowFigures& interleaved = fastest_interleaved(rows);
+  std::vector<Claim> out;
+
+  const auto bubble_ratio = [&](Timing RowFigures::*at) {
+    return (base.*at).bubble / (layered.*at).bubble;
+  };
+  Claim bubble{
+      "Layered + modular has a smaller pipeline bubble than 1F1B at the same batch: at least 4× "
+      "smaller (closed forms: v = L/p = 8×)",
+      kAbstract + std::string(" (mechanism: parallelism-reference §7.6, §10.2)"),
+      fmt::format("bubble 1F1B {:.1f} %, layered {:.1f} % ({:.2f}×); best interleaved ({}) "
+                  "{:.1f} %",
+                  100.0 * base.base.bubble, 100.0 * layered.base.bubble,
+                  bubble_ratio(&RowFigures::base), interleaved.layout,
+                  100.0 * interleaved.base.bubble),
+      bubble_ratio(&RowFigures::base) >= 4.0,
+      true,
+      "",
+      "",
+      false};
+  bubble.explanation =
+      fmt::format("{}; check: with free transfers (100× NIC) the ratio is {:.2f}× (≥ 4 needed)",
+                  kTransfers, bubble_ratio(&RowFigures::free));
+  bubble.explanation_holds = bubble_ratio(&RowFigures::free) >= 4.0;
+  out.push_back(bubble);
+
+  const auto speedup = [&](Timing RowFigures::*at) {
+    return (base.*at).iteration_s / (layered.*at).iteration_s;
+  };
+  Claim time{
+      "\"Together cut the shortest training time by half\", reduced to this fixed layout: "
+      "layered's iteration is at least 1.5× shorter than 1F1B's",
+      kAbstract,
+      fmt::format("iteration 1F1B {:.2f} s, layered {:.2f} s ({:.2f}×); best interleaved "
+                  "{:.2f} s",
+                  base.base.iteration_s, layered.base.iteration_s, speedup(&RowFigures::base),
+                  interleaved.base.iteration_s),
+      speedup(&RowFigures::base) >= 1.5,
+      true,
+      "",
+      "",
+      false};
+  time.explanation =
+      fmt::format("{}; check: with free transfers layered is {:.2f}× faster (≥ 1.5 needed)",
+                  kTransfers, speedup(&RowFigures::free));
+  time.explanation_holds = speedup(&RowFigures::free) >= 1.5;
+  out.push_back(time);
+
+  out.push_back(
+      {"Layered gradient accumulation exposes less data-parallel communication than "
+       "1F1B (each layer's gradients reduce behind the earlier layers' backward)",
+       kAbstract + std::string(" (\"reduce data movement\"; mechanism §7.6)"),
+       fmt::format("exposed DP, most exposed GPU: 1F1B {:.3f} s, layered {:.3f} s, best "
+                   "interleaved {:.3f} s",
+                   base.base.exposed_dp_s, layered.base.exposed_dp_s,
+                   interleaved.base.exposed_dp_s),
+       layered.base.exposed_dp_s < base.base.exposed_dp_s, true, "", "", false});
+
+  // "5 % threshold of the iteration time: 1F1B …, layered … (…×); best interleaved …".
+  const auto threshold_evidence = [&](const char* what, Threshold RowFigures::*field) {
+    return fmt::format(
+        "5 % threshold of the {}: 1F1B {}, layered {} ({:.2f}×); best "
+        "interleaved {}",
+        what, threshold_text(base, base.*field, nic_gb_per_s),
+        threshold_text(layered, layered.*field, nic_gb_per_s),
+        (base.*field).within / (layered.*field).within,
+        threshold_text(interleaved, interleaved.*field, nic_gb_per_s));
+  };
+  const auto threshold_ratio = [&](Threshold RowFigures::*field) {
+    return (base.*field).within / (layered.*field).within;
+  };
+  Claim network{
+      "\"A fast InfiniBand connection is not necessary\", for the gradient reduction: the NIC "
+      "bandwidth below which the forward + backward time degrades by more than 5 % is at least "
+      "2× lower for layered than for 1F1B",
+      kAbstract,
+      threshold_evidence("forward + backward time", &RowFigures::forward_backward_threshold),
+      threshold_ratio(&RowFigures::forward_backward_threshold) >= 2.0,
+      true,
+      "",
+      "",
+      false};
+  // Where layered first slows by more than 5 %, is it the transfers (bubble) or the gradient
+  // reduction (exposed DP) that grew?
+  const Threshold& fb = layered.forward_backward_threshold;
+  const double bubble_growth = fb.at_beyond.bubble_s - layered.base.bubble_s;
+  const double dp_growth = fb.at_beyond.exposed_dp_s - layered.base.exposed_dp_s;
+  network.explanation = fmt::format(
+      "{}; check: at {:.2f} GB/s, where layered's forward + backward first slows by more than "
+      "5 %, its first stage's bubble grew by {:.3f} s and its exposed DP by {:.3f} s (the "
+      "bubble's growth must be the larger)",
+      kTransfers, fb.beyond * nic_gb_per_s, bubble_growth, dp_growth);
+  network.explanation_holds = fb.beyond > 0.0 && bubble_growth > dp_growth;
+  out.push_back(network);
+
+  out.push_back(
+      {"\"A fast InfiniBand connection is not necessary\", end to end: the NIC "
+       "bandwidth below which the iteration time degrades by more than 5 % is at "
+       "least 2× lower for layered than for 1F1B",
+       kAbstract, threshold_evidence("iteration time", &RowFigures::iteration_threshold),
+       threshold_ratio(&RowFigures::iteration_threshold) >= 2.0, false,
+       "with ZeRO 1 the all-gather of the updated parameters follows the optimizer "
+       "step in every schedule and grows as 1/bandwidth, so it sets both thresholds; "
+       "to be checked again with the ZeRO 3 rows",
+       "", false});
+
+  out.push_back(
+      {"Layered + ZeRO partitioning brings memory use to a tiny fraction of the GPU's: "
+       "peak memory per GPU below 25 % of 80 GiB",
+       kAbstract,
+       fmt::format("peak per GPU: layered {:.1f} GiB, 1F1B {:.1f} GiB, best interleaved "
+                   "{:.1f} GiB",
+                   layered.peak_gib, base.peak_gib, interleaved.peak_gib),
+       layered.peak_gib < 0.25 * 80.0, false,
+       "ZeRO 1 keeps the bf16 weights and fp32 gradients of 7.8 B parameters on every "
+       "GPU; the claim needs ZeRO 3 (rows to add once pipelines take it)",
+       "", false});
+  return out;
+}
+
+std::vector<Sweep> bandwidth_sweeps(const std::vector<RowFigures>& rows, double nic_gb_per_s) {
+  const std::vector<double> xs = sweep_log2();
+  const auto make = [&](const char* id, const char* what, double Timing::*field) {
+    Sweep sweep;
+    sweep.id = id;
+    sweep.title = fmt::format(
+        "{} over its value at {:g} GB/s per NIC, against the NIC bandwidth (1T GPT, 12288 "
+        "A100, batch 1536; 1.05 is the threshold)",
+        what, nic_gb_per_s);
+    sweep.x_label = "NIC bandwidth per direction (GB/s)";
+    sweep.y_label = fmt::format("{} / at {:g} GB/s", what, nic_gb_per_s);
+    sweep.log_x = true;
+    for (const RowFigures& r : rows)
+      sweep.series.push_back({r.layout, {}});
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      std::vector<double> values;
+      for (const RowFigures& r : rows)
+        values.push_back(r.sweep[i].*field / r.base.*field);
+      sweep.add_row(std::exp2(xs[i]) * nic_gb_per_s, values);
+    }
+    return sweep;
+  };
+  return {make("sweep-bandwidth-iteration", "iteration time", &Timing::iteration_s),
+          make("sweep-bandwidth-forward-backward", "forward + backward time",
+               &Timing::forward_backward_s)};
+}
+
+}  // namespace
+
+ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
+                                        const ReproductionOptions& options) {
+  std::vector<RowFigures> rows;
+  for (const RowSpec& spec : kRows)
+    rows.push_back(run_row(root, spec, options.sweeps));
+  const double nic_gb_per_s =
+      inputs::load_hardware_profile(root / "hwprofiles/selene-a100-80gb.yaml")
+          .network.nic_bandwidth.gb_per_s();
+
+  ReproductionReport report;
+  for (const RowFigures& r : rows) {
+    if (r.role == Role::variant) continue;
+    report.comparisons.push_back(bubble_comparison(r));
+  }
+  report.claims = claims(rows, nic_gb_per_s);
+  report.notes = fmt::format(
+      "1T GPT (128 layers, hidden 25600, 160 heads, sequence 2048) on 12288 A100 of "
+      "selene-a100-80gb: TP 8 with SP × PP 16 × DP 96 (ZeRO 1), micro batch 1, m = {} micro "
+      "batches per pipeline, selective recomputation; global batch 1536 = 3.15 M tokens, "
+      "Kaplan's critical batch at a loss of 2.39 nats. Same GPUs, batch and layout for every "
+      "schedule. Predictions: the paper's numbers are not in our docs.\n"
+      "bubble: the first stage's idle time waiting on other stages over its compute; DP exp. / "
+      "PP exp.: the most any GPU waits on DP (gradient reduce-scatter, parameter all-gather) / "
+      "pipeline transfers beyond the bubble; p2p: bytes a GPU sends to other stages per "
+      "iteration; 5 % thr.: the lowest NIC bandwidth (the profile's {:g} GB/s scaled, bisected "
+      "in log2 to 2^(1/8) = 9 %, range 1/64 to 1) at which the iteration time (it.) or the "
+      "forward + backward time without the optimizer step (f+b) stays within 5 % of its value at "
+      "{:g} GB/s (– : not bisected without --sweeps); free: iteration and bubble with 100× the "
+      "NIC bandwidth, the closed forms' free communication.\n{}",
+      rows.front().micro_batches, nic_gb_per_s, nic_gb_per_s, table(rows, nic_gb_per_s));
+  if (options.sweeps) report.sweeps = bandwidth_sweeps(rows, nic_gb_per_s);
+  return report;
+}
+
+}  // namespace trainsim::reports
