@@ -1,7 +1,6 @@
 #include "sim/comm_launcher.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <variant>
 
@@ -74,8 +73,9 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
         collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
     flow_specs_.clear();
     append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
-    a.flows_left += start_flows(id, comm_efficiency(c.size, hs.nodes > 1, hw_));
+    a.flows_left += queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_));
   }
+  start_queued(id);
   return add(a);
 }
 
@@ -108,7 +108,8 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
     flow_specs_.push_back({src, send.peer, send.size.as_double()});
     append_p2p_images(c, src, send.peer, send.size.as_double());
   }
-  a.flows_left = start_flows(id, comm_efficiency(send.size, inter, hw_));
+  a.flows_left = queue_flows(comm_efficiency(send.size, inter, hw_));
+  start_queued(id);
   return add(a);
 }
 
@@ -127,28 +128,51 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-std::int32_t CommLauncher::start_flows(std::int32_t owner, double efficiency) {
+std::int32_t CommLauncher::queue_flows(double efficiency) {
   // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
   // wire at link speed, so flows sharing a link split its raw capacity and together never
   // move more useful bytes than the efficiency allows.
-  constexpr double kUncapped = std::numeric_limits<double>::infinity();
-  std::int32_t started = 0;
-  std::array<LinkId, kMaxRouteLinks> with_engine{};
+  std::int32_t queued = 0;
   for (const FlowSpec& f : flow_specs_) {
     const auto route = topology_.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
+    QueuedFlow q;
+    q.bytes = f.bytes / efficiency;
+    q.first = static_cast<std::int32_t>(queued_links_.size());
+    queued_links_.insert(queued_links_.end(), route.begin(), route.end());
     if (engine_base_ >= 0 && route.size() < kMaxRouteLinks &&
         topology_.node_of(f.src) == topology_.node_of(f.dst)) {
-      std::copy(route.begin(), route.end(), with_engine.begin());
-      with_engine[route.size()] = engine_base_ + f.src;
-      flows_.start(std::span<const LinkId>(with_engine.data(), route.size() + 1),
-                   f.bytes / efficiency, kUncapped, owner);
-    } else {
-      flows_.start(route, f.bytes / efficiency, kUncapped, owner);
+      queued_links_.push_back(engine_base_ + f.src);
     }
-    ++started;
+    q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
+    queued_.push_back(q);
+    ++queued;
   }
-  return started;
+  return queued;
+}
+
+void CommLauncher::start_queued(std::int32_t owner) {
+  constexpr double kUncapped = std::numeric_limits<double>::infinity();
+  // Group by (bytes, route length), keeping queue order within a group so the flows' order
+  // never depends on the sort's tie-breaking.
+  std::stable_sort(queued_.begin(), queued_.end(), [](const QueuedFlow& a, const QueuedFlow& b) {
+    return a.bytes != b.bytes ? a.bytes < b.bytes : a.links < b.links;
+  });
+  for (std::size_t i = 0; i < queued_.size();) {
+    std::size_t j = i;
+    image_links_.clear();
+    while (j < queued_.size() && queued_[j].bytes == queued_[i].bytes &&
+           queued_[j].links == queued_[i].links) {
+      const auto begin = queued_links_.begin() + queued_[j].first;
+      image_links_.insert(image_links_.end(), begin, begin + queued_[j].links);
+      ++j;
+    }
+    flows_.start_images(image_links_, static_cast<std::size_t>(queued_[i].links), queued_[i].bytes,
+                        kUncapped, owner);
+    i = j;
+  }
+  queued_.clear();
+  queued_links_.clear();
 }
 
 std::int32_t CommLauncher::add(const Activity& a) {

@@ -78,7 +78,12 @@ class CommLauncher {
 
   void append_p2p_images(const IndexedChannel& c, program::Rank src, program::Rank dst,
                          double bytes);
-  std::int32_t start_flows(std::int32_t owner, double efficiency);
+  /// Queues the flows of flow_specs_ at `efficiency` (their routes, wire bytes); returns how
+  /// many there are.
+  std::int32_t queue_flows(double efficiency);
+  /// Starts the queued flows for activity `owner`: those with equal bytes and route lengths
+  /// as the images of one transfer (FlowNetwork::start_images bundles them when it can).
+  void start_queued(std::int32_t owner);
   std::int32_t add(const Activity& a);
 
   const program::Program& program_;
@@ -91,6 +96,15 @@ class CommLauncher {
   std::vector<Activity> activities_;
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
+  /// A flow waiting for start_queued: its wire bytes and route (links_ from `first`).
+  struct QueuedFlow {
+    double bytes = 0.0;
+    std::int32_t first = 0;
+    std::int32_t links = 0;
+  };
+  std::vector<QueuedFlow> queued_;
+  std::vector<LinkId> queued_links_;
+  std::vector<LinkId> image_links_;
   LinkId engine_base_ = -1;
 };
 
