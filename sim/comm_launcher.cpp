@@ -11,6 +11,10 @@ using program::GroupId;
 using program::OpIndex;
 using program::Rank;
 
+static_assert(static_cast<std::size_t>(program::CollectiveKind::all_to_all) + 1 ==
+                  CommLauncher::kCollectiveKinds,
+              "one cached route list per collective kind");
+
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                            const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
                            LinkId engine_base)
@@ -21,6 +25,8 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
       flows_(flows),
       engine_base_(engine_base) {
   groups_.resize(index.groups.size());
+  group_routes_.resize(index.groups.size() * kCollectiveKinds);
+  channel_routes_.resize(index.channels.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
     const IndexedGroup& ig = index.groups[g];
     groups_[g].ready.assign(static_cast<std::size_t>(ig.instances), 0);
@@ -73,7 +79,9 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
         collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
     flow_specs_.clear();
     append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
-    a.flows_left += queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_));
+    a.flows_left += queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_),
+                                group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
+                                              static_cast<std::size_t>(c.kind)]);
   }
   start_queued(id);
   return add(a);
@@ -108,7 +116,8 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
     flow_specs_.push_back({src, send.peer, send.size.as_double()});
     append_p2p_images(c, src, send.peer, send.size.as_double());
   }
-  a.flows_left = queue_flows(comm_efficiency(send.size, inter, hw_));
+  a.flows_left = queue_flows(comm_efficiency(send.size, inter, hw_),
+                             channel_routes_[static_cast<std::size_t>(info.ref)]);
   start_queued(id);
   return add(a);
 }
@@ -128,13 +137,29 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-std::int32_t CommLauncher::queue_flows(double efficiency) {
+std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
+  // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
+  // every time: their routes are looked up once.
+  const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
+                          std::equal(flow_specs_.begin(), flow_specs_.end(), cache.pairs.begin(),
+                                     [](const FlowSpec& f, const std::pair<Rank, Rank>& p) {
+                                       return f.src == p.first && f.dst == p.second;
+                                     });
+  if (!same_pairs) {
+    cache.pairs.clear();
+    cache.routes.clear();
+    for (const FlowSpec& f : flow_specs_) {
+      cache.pairs.emplace_back(f.src, f.dst);
+      cache.routes.push_back(topology_.route(f.src, f.dst));
+    }
+  }
   // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
   // wire at link speed, so flows sharing a link split its raw capacity and together never
   // move more useful bytes than the efficiency allows.
   std::int32_t queued = 0;
-  for (const FlowSpec& f : flow_specs_) {
-    const auto route = topology_.route(f.src, f.dst);
+  for (std::size_t k = 0; k < flow_specs_.size(); ++k) {
+    const FlowSpec& f = flow_specs_[k];
+    const std::span<const LinkId> route = cache.routes[k];
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
     QueuedFlow q;
     q.bytes = f.bytes / efficiency;
