@@ -60,7 +60,10 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
   GroupProgress& gp = groups_[static_cast<std::size_t>(info.ref)];
   const auto k = static_cast<std::size_t>(info.value);
   const std::size_t needed = g.needed.size();
-  gp.participants[k * needed + static_cast<std::size_t>(info.aux)] = {r, i};
+  // This rank's slot among the recorded ranks the group needs (few: found, not stored per op).
+  const auto slot = static_cast<std::size_t>(std::lower_bound(g.needed.begin(), g.needed.end(), r) -
+                                             g.needed.begin());
+  gp.participants[k * needed + slot] = {r, i};
   if (++gp.ready[k] < static_cast<std::int32_t>(needed)) return -1;
 
   const auto [r0, i0] = gp.participants[k * needed];
