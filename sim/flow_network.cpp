@@ -283,6 +283,9 @@ void FlowNetwork::collect_component(FlowId seed) {
   if (s.visited == search_) return;
   s.visited = search_;
   component_.push_back(seed);
+  // A bundle is alone on its links (start splits it when another flow joins): its component
+  // is itself, without walking its images' links.
+  if (s.bundle >= 0) return;
   for (std::size_t k = 0; k < component_.size(); ++k) {
     const Flow& f = flows_[static_cast<std::size_t>(component_[k])];
     for (const LinkId link : links_of(f)) {
