@@ -181,23 +181,33 @@ std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
 
 void CommLauncher::start_queued(std::int32_t owner) {
   constexpr double kUncapped = std::numeric_limits<double>::infinity();
-  // Group by (bytes, route length), keeping queue order within a group so the flows' order
-  // never depends on the sort's tie-breaking.
-  std::stable_sort(queued_.begin(), queued_.end(), [](const QueuedFlow& a, const QueuedFlow& b) {
-    return a.bytes != b.bytes ? a.bytes < b.bytes : a.links < b.links;
-  });
-  for (std::size_t i = 0; i < queued_.size();) {
-    std::size_t j = i;
-    image_links_.clear();
-    while (j < queued_.size() && queued_[j].bytes == queued_[i].bytes &&
-           queued_[j].links == queued_[i].links) {
-      const auto begin = queued_links_.begin() + queued_[j].first;
-      image_links_.insert(image_links_.end(), begin, begin + queued_[j].links);
-      ++j;
+  const auto same_shape = [](const QueuedFlow& a, const QueuedFlow& b) {
+    return a.bytes == b.bytes && a.links == b.links;
+  };
+  if (queued_.empty()) return;
+  if (std::all_of(queued_.begin(), queued_.end(),
+                  [&](const QueuedFlow& q) { return same_shape(q, queued_.front()); })) {
+    // The usual case: every flow an image of one transfer, their links queued back to back.
+    flows_.start_images(queued_links_, static_cast<std::size_t>(queued_.front().links),
+                        queued_.front().bytes, kUncapped, owner);
+  } else {
+    // Group by (bytes, route length), keeping queue order within a group so the flows' order
+    // never depends on the sort's tie-breaking.
+    std::stable_sort(queued_.begin(), queued_.end(), [](const QueuedFlow& a, const QueuedFlow& b) {
+      return a.bytes != b.bytes ? a.bytes < b.bytes : a.links < b.links;
+    });
+    for (std::size_t i = 0; i < queued_.size();) {
+      std::size_t j = i;
+      image_links_.clear();
+      while (j < queued_.size() && same_shape(queued_[j], queued_[i])) {
+        const auto begin = queued_links_.begin() + queued_[j].first;
+        image_links_.insert(image_links_.end(), begin, begin + queued_[j].links);
+        ++j;
+      }
+      flows_.start_images(image_links_, static_cast<std::size_t>(queued_[i].links),
+                          queued_[i].bytes, kUncapped, owner);
+      i = j;
     }
-    flows_.start_images(image_links_, static_cast<std::size_t>(queued_[i].links), queued_[i].bytes,
-                        kUncapped, owner);
-    i = j;
   }
   queued_.clear();
   queued_links_.clear();

@@ -23,6 +23,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   link_used_.assign(capacity_.size(), 0);
   link_flows_.resize(capacity_.size());
   link_visited_.assign(capacity_.size(), 0);
+  link_bundle_.assign(capacity_.size(), -1);
   link_image_.assign(capacity_.size(), 0);
 }
 
@@ -50,23 +51,11 @@ FlowId FlowNetwork::new_flow(double bytes, double cap, std::int32_t owner) {
   return id;
 }
 
-std::span<const LinkId> FlowNetwork::links_of(const Flow& f) const {
-  if (f.bundle >= 0) return bundles_[static_cast<std::size_t>(f.bundle)].links;
-  return {f.links.data(), f.link_count};
-}
-
-std::span<std::int32_t> FlowNetwork::slots_of(Flow& f) {
-  if (f.bundle >= 0) return bundles_[static_cast<std::size_t>(f.bundle)].slot_on_link;
-  return {f.slot_on_link.data(), f.link_count};
-}
-
 void FlowNetwork::attach(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
-  const std::span<const LinkId> links = links_of(f);
-  const std::span<std::int32_t> slots = slots_of(f);
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(links[i]));
-    slots[i] = static_cast<std::int32_t>(on.size());
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(f.links[i]));
+    f.slot_on_link[i] = static_cast<std::int32_t>(on.size());
     on.push_back(id);
   }
 }
@@ -79,10 +68,8 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   }
   // A bundle is exact only while alone on its links: one this flow joins splits first.
   for (const LinkId l : route) {
-    const std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(l));
-    if (on.size() == 1 && flows_[static_cast<std::size_t>(on.front())].bundle >= 0) {
-      split(on.front(), nullptr);
-    }
+    const FlowId bundle = link_bundle_.at(static_cast<std::size_t>(l));
+    if (bundle >= 0) split(bundle, nullptr);
   }
   const FlowId id = new_flow(bytes, cap, owner);
   Flow& f = flows_[static_cast<std::size_t>(id)];
@@ -103,7 +90,7 @@ void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_
   std::size_t marked = 0;
   for (; marked < links.size() && alone; ++marked) {
     const auto l = static_cast<std::size_t>(links[marked]);
-    alone = link_flows_.at(l).empty() && !link_used_[l];
+    alone = link_flows_.at(l).empty() && link_bundle_[l] < 0 && !link_used_[l];
     link_used_[l] = 1;
   }
   for (std::size_t i = 0; i < marked; ++i)
@@ -123,17 +110,18 @@ void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_
   }
   Bundle& bd = bundles_[static_cast<std::size_t>(b)];
   bd.links.assign(links.begin(), links.end());
-  bd.slot_on_link.assign(links.size(), 0);
   bd.touched.assign(images, 0);
   bd.touched_count = 0;
   bd.route_links = static_cast<std::int32_t>(route_links);
-  for (std::size_t i = 0; i < links.size(); ++i)
-    link_image_[static_cast<std::size_t>(links[i])] = static_cast<std::int32_t>(i / route_links);
   const FlowId id = new_flow(bytes, cap, owner);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.bundle = b;
   f.images = static_cast<std::int32_t>(images);
-  attach(id);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const auto l = static_cast<std::size_t>(links[i]);
+    link_bundle_[l] = id;
+    link_image_[l] = static_cast<std::int32_t>(i / route_links);
+  }
 }
 
 void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
@@ -173,11 +161,10 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
     f.link_count = static_cast<std::uint8_t>(n);
     for (std::size_t k = 0; k < n; ++k) {
       const LinkId l = bd.links[i * n + k];
-      const std::int32_t slot = bd.slot_on_link[i * n + k];
+      link_bundle_[static_cast<std::size_t>(l)] = -1;
       f.links[k] = l;
-      f.slot_on_link[k] = slot;
-      link_flows_[static_cast<std::size_t>(l)][static_cast<std::size_t>(slot)] = image;
     }
+    attach(image);
     if (out != nullptr) out->push_back(image);
   }
   free_bundles_.push_back(b);
@@ -189,22 +176,25 @@ void FlowNetwork::set_capacity(LinkId l, double capacity) {
   auto& c = capacity_.at(static_cast<std::size_t>(l));
   if (c == capacity) return;
   c = capacity;
-  // A link with no flow needs no refill: a flow that starts on it later refills its own.
-  const std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
-  if (on.empty()) return;
-  changed_links_.push_back(l);
-  dirty_ = true;
-  const Flow& f = flows_[static_cast<std::size_t>(on.front())];
-  if (f.bundle >= 0) {
-    // Only the images this change reaches are refilled (as separate flows would be).
-    Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
+  if (const FlowId bundle = link_bundle_[static_cast<std::size_t>(l)]; bundle >= 0) {
+    // Only the images this change reaches are refilled (as separate flows would be). The
+    // link is listed as changed too, for the images of a bundle split before the refill.
+    changed_links_.push_back(l);
+    dirty_ = true;
+    Bundle& bd =
+        bundles_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(bundle)].bundle)];
     std::uint8_t& touched =
         bd.touched[static_cast<std::size_t>(link_image_[static_cast<std::size_t>(l)])];
     if (!touched) {
       touched = 1;
-      ++bd.touched_count;
+      if (bd.touched_count++ == 0) touched_bundles_.push_back(bundle);
     }
+    return;
   }
+  // A link with no flow needs no refill: a flow that starts on it later refills its own.
+  if (link_flows_[static_cast<std::size_t>(l)].empty()) return;
+  changed_links_.push_back(l);
+  dirty_ = true;
 }
 
 void FlowNetwork::advance(Time dt) {
@@ -254,6 +244,13 @@ void FlowNetwork::recompute() {
     collect_component(id);
     if (!component_.empty()) fill_component();
   }
+  for (const FlowId id : touched_bundles_) {
+    // Split since (then its images are reached through changed_links_), or refilled already.
+    if (flows_[static_cast<std::size_t>(id)].bundle < 0) continue;
+    collect_component(id);
+    if (!component_.empty()) fill_component();
+  }
+  touched_bundles_.clear();
   for (const LinkId l : changed_links_) {
     const std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
     for (std::size_t k = 0; k < on.size(); ++k) {
@@ -283,13 +280,13 @@ void FlowNetwork::collect_component(FlowId seed) {
   if (s.visited == search_) return;
   s.visited = search_;
   component_.push_back(seed);
-  // A bundle is alone on its links (start splits it when another flow joins): its component
-  // is itself, without walking its images' links.
+  // A bundle is alone on its links (start splits it when another flow joins) and on no link's
+  // list: its component is itself.
   if (s.bundle >= 0) return;
   for (std::size_t k = 0; k < component_.size(); ++k) {
     const Flow& f = flows_[static_cast<std::size_t>(component_[k])];
-    for (const LinkId link : links_of(f)) {
-      const auto l = static_cast<std::size_t>(link);
+    for (std::uint8_t i = 0; i < f.link_count; ++i) {
+      const auto l = static_cast<std::size_t>(f.links[i]);
       if (link_visited_[l] == search_) continue;
       link_visited_[l] = search_;
       for (const FlowId g : link_flows_[l]) {
@@ -450,20 +447,24 @@ void FlowNetwork::schedule_finish(FlowId id) {
 
 void FlowNetwork::remove(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
-  const std::span<const LinkId> links = links_of(f);
-  const std::span<std::int32_t> slots = slots_of(f);
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const LinkId l = links[i];
+  if (f.bundle >= 0) {
+    // Alone on its links: they are free again, with no component left to refill.
+    for (const LinkId l : bundles_[static_cast<std::size_t>(f.bundle)].links)
+      link_bundle_[static_cast<std::size_t>(l)] = -1;
+    free_bundles_.push_back(f.bundle);
+    f.bundle = -1;
+  }
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    const LinkId l = f.links[i];
     std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
-    const std::int32_t slot = slots[i];
+    const std::int32_t slot = f.slot_on_link[i];
     const FlowId moved = on.back();
     on[static_cast<std::size_t>(slot)] = moved;
     on.pop_back();
     // The link's component lost a flow and may split; each part holds a flow still on this
     // link. A link left empty has no component to refill.
     if (on.empty()) continue;
-    // The flow that was last on the link now sits in the freed slot (a plain flow: a bundle is
-    // alone on its links).
+    // The flow that was last on the link now sits in the freed slot.
     Flow& m = flows_[static_cast<std::size_t>(moved)];
     for (std::uint8_t j = 0; j < m.link_count; ++j) {
       if (m.links[j] == l && m.slot_on_link[j] == static_cast<std::int32_t>(on.size())) {
@@ -472,10 +473,6 @@ void FlowNetwork::remove(FlowId id) {
       }
     }
     changed_links_.push_back(l);
-  }
-  if (f.bundle >= 0) {
-    free_bundles_.push_back(f.bundle);
-    f.bundle = -1;
   }
   const auto slot = static_cast<std::size_t>(f.active_slot);
   active_[slot] = active_.back();

@@ -88,10 +88,10 @@ class FlowNetwork final : public Resource {
     std::int32_t images = 1;
   };
   /// The links of a bundle's images (image i: route_links links from i * route_links), and
-  /// which images a capacity change reached since the last refill.
+  /// which images a capacity change reached since the last refill. A bundle is on no link's
+  /// flow list: link_bundle_ marks its links, which no other flow uses.
   struct Bundle {
     std::vector<LinkId> links;
-    std::vector<std::int32_t> slot_on_link;
     std::vector<std::uint8_t> touched;
     std::int32_t touched_count = 0;
     std::int32_t route_links = 0;
@@ -104,10 +104,8 @@ class FlowNetwork final : public Resource {
 
   /// A fresh flow slot holding `bytes`, active and due for a refill, on no link yet.
   FlowId new_flow(double bytes, double cap, std::int32_t owner);
-  /// Puts flow `id` on the lists of its links.
+  /// Puts plain flow `id` on the lists of its links.
   void attach(FlowId id);
-  std::span<const LinkId> links_of(const Flow& f) const;
-  std::span<std::int32_t> slots_of(Flow& f);
   /// Splits bundle `id` into its images, each a plain flow with the bundle's state; `id`
   /// keeps image 0. Appends the ids of all images to `out` when given.
   void split(FlowId id, std::vector<FlowId>* out);
@@ -132,7 +130,9 @@ class FlowNetwork final : public Resource {
   std::vector<std::uint8_t> link_used_;
   std::vector<std::vector<FlowId>> link_flows_;  ///< active flows on each link
   std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
-  std::vector<std::int32_t> link_image_;         ///< image of the bundle alone on a link, if any
+  std::vector<FlowId> link_bundle_;              ///< the bundle alone on each link, or -1
+  std::vector<std::int32_t> link_image_;         ///< its image there
+  std::vector<FlowId> touched_bundles_;  ///< bundles a capacity change reached since the refill
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;
   std::vector<FlowId> images_;  ///< split's output
