@@ -145,7 +145,7 @@ TEST_CASE("identical images alone on their links travel as one bundle, exactly")
   CHECK(run_images(false, {}) == expected);
 }
 
-TEST_CASE("a flow joining one image's link splits the bundle; the result is the exact one") {
+TEST_CASE("a flow joining a link of one image splits the bundle, with the exact result") {
   // At 1 ms a 1 MB flow joins link 1: that image runs at 0.5 GB/s until it ends at 3 ms.
   const std::vector<Step> steps{{Time::from_ms(1), {1}, 1e6}};
   const auto bundled = run_images(true, steps);
@@ -157,7 +157,7 @@ TEST_CASE("a flow joining one image's link splits the bundle; the result is the 
   CHECK(run_images(true, at_once) == run_images(false, at_once));
 }
 
-TEST_CASE("a capacity change reaching some images splits the bundle; all of them keeps it") {
+TEST_CASE("a capacity change reaching some images splits the bundle, one reaching all keeps it") {
   // One image's link halves at 1 ms: it needs 4 ms more; the others end at 3 ms.
   const std::vector<Step> one{{Time::from_ms(1), {}, 0.0, 1, 0.5 * kGB}};
   const auto bundled = run_images(true, one);
