@@ -116,9 +116,12 @@ NameId NameTable::intern(std::string_view name) {
   return id;
 }
 
-void merge_names(Program& program, std::span<const NameTable> tables) {
+void merge_names(Program& program, std::span<NameTable> tables) {
+  if (tables.empty()) return;
+  // The first rank's table is the start of the merged one: taken over as it is.
+  program.names = std::move(tables.front());
   std::vector<NameId> id_of;
-  for (std::size_t r = 0; r < tables.size(); ++r) {
+  for (std::size_t r = 1; r < tables.size(); ++r) {
     // A rank's table holds its names in order of first use, so interning them in id order
     // assigns the ids a shared table would have assigned op by op.
     const NameTable& table = tables[r];

@@ -212,8 +212,9 @@ struct Program {
 };
 
 /// Gives the ops of `program.ranks[i]`, recorded with names interned in `tables[i]`, ids in
-/// `program.names` instead: the ids interning each rank's ops in rank order would give.
-void merge_names(Program& program, std::span<const NameTable> tables);
+/// `program.names` instead (which must be empty): the ids interning each rank's ops in rank
+/// order would give. Takes the first table over.
+void merge_names(Program& program, std::span<NameTable> tables);
 
 /// "L12 attn.qkv" for an op of a transformer layer, the bare name otherwise.
 std::string op_label(const Program& program, const Op& op);
