@@ -8,6 +8,7 @@
 #include "models/errors.hpp"
 #include "models/gpt.hpp"
 #include "models/meta_backend.hpp"
+#include "models/parallel_for.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/program_size.hpp"
 #include "models/rank_layout.hpp"
@@ -268,24 +269,29 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       GptShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
                    training.micro_batch / depth, options.hidden_dropout, options.attention_dropout);
 
-  IterationConfig config;
-  config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
-  config.data_parallel = gradient_size;
-  config.global_tokens = training.global_batch * model.seq_len;
-  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  IterationConfig base_config;
+  base_config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
+  base_config.data_parallel = gradient_size;
+  base_config.global_tokens = training.global_batch * model.seq_len;
+  base_config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
   GptOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(base_options, plan.data.zero);
   base_options.forward_only = training.inference();
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));
-  prog.ranks.reserve(recorded.size());
-  for (const std::int64_t rank : recorded) {
+  prog.ranks.resize(recorded.size());
+  // Each recorded rank is built on its own (in parallel), interning its op names in a table
+  // of its own; merge_names then gives the ids one sequential build would have.
+  std::vector<program::NameTable> names(recorded.size());
+  const auto record = [&](std::size_t slot) {
+    const std::int64_t rank = recorded[slot];
+    IterationConfig config = base_config;
     const RankCoordinates c = layout.coordinates(rank);
     const RankGroups& g = groups[static_cast<std::size_t>(rank)];
-    program::RankProgram& out = prog.ranks.emplace_back();
+    program::RankProgram& out = prog.ranks[slot];
     out.rank = static_cast<program::Rank>(rank);
-    MetaBackend meta(out, prog.names, g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
+    MetaBackend meta(out, names[slot], g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
     TensorParallelPosition position{c.tp, t, std::nullopt};
     if (const auto& grid = layout.grid()) {
       const std::int64_t q = grid->side();
@@ -313,7 +319,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       if (training.inference()) {
         run_inference(meta, gpt, config).reset();
         meta.finish();
-        continue;
+        return;
       }
       const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
                                              layout.gradient_group_position(rank),
@@ -324,7 +330,9 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       // Parameters, gradients and optimizer state outlive the iteration: no Free for them.
       meta.finish();
     }
-  }
+  };
+  for_each_in_parallel(recorded.size(), record);
+  program::merge_names(prog, names);
   prog.representative = representatives(layout, recorded);
   return prog;
 }

@@ -109,12 +109,32 @@ Flops Op::flops() const {
 }
 
 NameId NameTable::intern(std::string_view name) {
-  std::string key(name);
-  if (auto it = ids_.find(key); it != ids_.end()) return it->second;
+  if (auto it = ids_.find(name); it != ids_.end()) return it->second;
   const auto id = static_cast<NameId>(names_.size());
-  names_.push_back(key);
-  ids_.emplace(std::move(key), id);
+  names_.emplace_back(name);
+  ids_.emplace(std::string(name), id);
   return id;
+}
+
+void merge_names(Program& program, std::span<NameTable> tables) {
+  if (tables.empty()) return;
+  // The first rank's table is the start of the merged one: taken over as it is.
+  program.names = std::move(tables.front());
+  std::vector<NameId> id_of;
+  for (std::size_t r = 1; r < tables.size(); ++r) {
+    // A rank's table holds its names in order of first use, so interning them in id order
+    // assigns the ids a shared table would have assigned op by op.
+    const NameTable& table = tables[r];
+    id_of.resize(table.size());
+    bool same = true;
+    for (std::size_t k = 0; k < table.size(); ++k) {
+      id_of[k] = program.names.intern(table.name(static_cast<NameId>(k)));
+      same = same && id_of[k] == static_cast<NameId>(k);
+    }
+    if (same) continue;
+    for (Op& op : program.ranks[r].ops)
+      op.name = id_of[static_cast<std::size_t>(op.name)];
+  }
 }
 
 std::size_t Program::op_count() const {

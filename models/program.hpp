@@ -6,6 +6,7 @@
 // groups as explicit rank lists; allocations and frees.
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -187,8 +188,13 @@ class NameTable {
   std::size_t size() const { return names_.size(); }
 
  private:
+  /// Looks names up without copying them into a std::string.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   std::vector<std::string> names_;
-  std::unordered_map<std::string, NameId> ids_;
+  std::unordered_map<std::string, NameId, Hash, std::equal_to<>> ids_;
 };
 
 /// One training iteration of every recorded rank.
@@ -204,6 +210,11 @@ struct Program {
   bool records_every_rank() const { return ranks.size() == static_cast<std::size_t>(world_size); }
   std::size_t op_count() const;
 };
+
+/// Gives the ops of `program.ranks[i]`, recorded with names interned in `tables[i]`, ids in
+/// `program.names` instead (which must be empty): the ids interning each rank's ops in rank
+/// order would give. Takes the first table over.
+void merge_names(Program& program, std::span<NameTable> tables);
 
 /// "L12 attn.qkv" for an op of a transformer layer, the bare name otherwise.
 std::string op_label(const Program& program, const Op& op);

@@ -1,7 +1,6 @@
 #include "sim/comm_launcher.hpp"
 
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <variant>
 
@@ -11,6 +10,10 @@ using program::Collective;
 using program::GroupId;
 using program::OpIndex;
 using program::Rank;
+
+static_assert(static_cast<std::size_t>(program::CollectiveKind::all_to_all) + 1 ==
+                  CommLauncher::kCollectiveKinds,
+              "one cached route list per collective kind");
 
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                            const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
@@ -22,6 +25,8 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
       flows_(flows),
       engine_base_(engine_base) {
   groups_.resize(index.groups.size());
+  group_routes_.resize(index.groups.size() * kCollectiveKinds);
+  channel_routes_.resize(index.channels.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
     const IndexedGroup& ig = index.groups[g];
     groups_[g].ready.assign(static_cast<std::size_t>(ig.instances), 0);
@@ -55,7 +60,10 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
   GroupProgress& gp = groups_[static_cast<std::size_t>(info.ref)];
   const auto k = static_cast<std::size_t>(info.value);
   const std::size_t needed = g.needed.size();
-  gp.participants[k * needed + static_cast<std::size_t>(info.aux)] = {r, i};
+  // This rank's slot among the recorded ranks the group needs (few: found, not stored per op).
+  const auto slot = static_cast<std::size_t>(std::lower_bound(g.needed.begin(), g.needed.end(), r) -
+                                             g.needed.begin());
+  gp.participants[k * needed + slot] = {r, i};
   if (++gp.ready[k] < static_cast<std::int32_t>(needed)) return -1;
 
   const auto [r0, i0] = gp.participants[k * needed];
@@ -74,8 +82,11 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
         collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
     flow_specs_.clear();
     append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
-    a.flows_left += start_flows(id, comm_efficiency(c.size, hs.nodes > 1, hw_));
+    a.flows_left += queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_),
+                                group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
+                                              static_cast<std::size_t>(c.kind)]);
   }
+  start_queued(id);
   return add(a);
 }
 
@@ -108,7 +119,9 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
     flow_specs_.push_back({src, send.peer, send.size.as_double()});
     append_p2p_images(c, src, send.peer, send.size.as_double());
   }
-  a.flows_left = start_flows(id, comm_efficiency(send.size, inter, hw_));
+  a.flows_left = queue_flows(comm_efficiency(send.size, inter, hw_),
+                             channel_routes_[static_cast<std::size_t>(info.ref)]);
+  start_queued(id);
   return add(a);
 }
 
@@ -127,28 +140,77 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-std::int32_t CommLauncher::start_flows(std::int32_t owner, double efficiency) {
+std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
+  // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
+  // every time: their routes are looked up once.
+  const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
+                          std::equal(flow_specs_.begin(), flow_specs_.end(), cache.pairs.begin(),
+                                     [](const FlowSpec& f, const std::pair<Rank, Rank>& p) {
+                                       return f.src == p.first && f.dst == p.second;
+                                     });
+  if (!same_pairs) {
+    cache.pairs.clear();
+    cache.routes.clear();
+    for (const FlowSpec& f : flow_specs_) {
+      cache.pairs.emplace_back(f.src, f.dst);
+      cache.routes.push_back(topology_.route(f.src, f.dst));
+    }
+  }
   // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
   // wire at link speed, so flows sharing a link split its raw capacity and together never
   // move more useful bytes than the efficiency allows.
-  constexpr double kUncapped = std::numeric_limits<double>::infinity();
-  std::int32_t started = 0;
-  std::array<LinkId, kMaxRouteLinks> with_engine{};
-  for (const FlowSpec& f : flow_specs_) {
-    const auto route = topology_.route(f.src, f.dst);
+  std::int32_t queued = 0;
+  for (std::size_t k = 0; k < flow_specs_.size(); ++k) {
+    const FlowSpec& f = flow_specs_[k];
+    const std::span<const LinkId> route = cache.routes[k];
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
+    QueuedFlow q;
+    q.bytes = f.bytes / efficiency;
+    q.first = static_cast<std::int32_t>(queued_links_.size());
+    queued_links_.insert(queued_links_.end(), route.begin(), route.end());
     if (engine_base_ >= 0 && route.size() < kMaxRouteLinks &&
         topology_.node_of(f.src) == topology_.node_of(f.dst)) {
-      std::copy(route.begin(), route.end(), with_engine.begin());
-      with_engine[route.size()] = engine_base_ + f.src;
-      flows_.start(std::span<const LinkId>(with_engine.data(), route.size() + 1),
-                   f.bytes / efficiency, kUncapped, owner);
-    } else {
-      flows_.start(route, f.bytes / efficiency, kUncapped, owner);
+      queued_links_.push_back(engine_base_ + f.src);
     }
-    ++started;
+    q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
+    queued_.push_back(q);
+    ++queued;
   }
-  return started;
+  return queued;
+}
+
+void CommLauncher::start_queued(std::int32_t owner) {
+  constexpr double kUncapped = std::numeric_limits<double>::infinity();
+  const auto same_shape = [](const QueuedFlow& a, const QueuedFlow& b) {
+    return a.bytes == b.bytes && a.links == b.links;
+  };
+  if (queued_.empty()) return;
+  if (std::all_of(queued_.begin(), queued_.end(),
+                  [&](const QueuedFlow& q) { return same_shape(q, queued_.front()); })) {
+    // The usual case: every flow an image of one transfer, their links queued back to back.
+    flows_.start_images(queued_links_, static_cast<std::size_t>(queued_.front().links),
+                        queued_.front().bytes, kUncapped, owner);
+  } else {
+    // Group by (bytes, route length), keeping queue order within a group so the flows' order
+    // never depends on the sort's tie-breaking.
+    std::stable_sort(queued_.begin(), queued_.end(), [](const QueuedFlow& a, const QueuedFlow& b) {
+      return a.bytes != b.bytes ? a.bytes < b.bytes : a.links < b.links;
+    });
+    for (std::size_t i = 0; i < queued_.size();) {
+      std::size_t j = i;
+      image_links_.clear();
+      while (j < queued_.size() && same_shape(queued_[j], queued_[i])) {
+        const auto begin = queued_links_.begin() + queued_[j].first;
+        image_links_.insert(image_links_.end(), begin, begin + queued_[j].links);
+        ++j;
+      }
+      flows_.start_images(image_links_, static_cast<std::size_t>(queued_[i].links),
+                          queued_[i].bytes, kUncapped, owner);
+      i = j;
+    }
+  }
+  queued_.clear();
+  queued_links_.clear();
 }
 
 std::int32_t CommLauncher::add(const Activity& a) {

@@ -34,6 +34,8 @@ struct Activity {
 
 class CommLauncher {
  public:
+  static constexpr std::size_t kCollectiveKinds = 6;  ///< program::CollectiveKind's values
+
   /// All references must outlive the launcher; flows are owned by their activity's id.
   /// `engine_base` >= 0: link `engine_base + g` of `flows` is GPU g's communication engine,
   /// added to the route of every transfer GPU g sends inside its node (the replay throttles
@@ -78,7 +80,19 @@ class CommLauncher {
 
   void append_p2p_images(const IndexedChannel& c, program::Rank src, program::Rank dst,
                          double bytes);
-  std::int32_t start_flows(std::int32_t owner, double efficiency);
+  /// The routes of the flows between some GPU pairs, in their order.
+  struct CachedRoutes {
+    std::vector<std::pair<program::Rank, program::Rank>> pairs;
+    std::vector<std::span<const LinkId>> routes;
+  };
+
+  /// Queues the flows of flow_specs_ at `efficiency` (their routes, wire bytes), with their
+  /// routes from `cache` when its pairs are theirs (else looked up and kept there); returns
+  /// how many there are.
+  std::int32_t queue_flows(double efficiency, CachedRoutes& cache);
+  /// Starts the queued flows for activity `owner`: those with equal bytes and route lengths
+  /// as the images of one transfer (FlowNetwork::start_images bundles them when it can).
+  void start_queued(std::int32_t owner);
   std::int32_t add(const Activity& a);
 
   const program::Program& program_;
@@ -91,6 +105,17 @@ class CommLauncher {
   std::vector<Activity> activities_;
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
+  /// A flow waiting for start_queued: its wire bytes and route (links_ from `first`).
+  struct QueuedFlow {
+    double bytes = 0.0;
+    std::int32_t first = 0;
+    std::int32_t links = 0;
+  };
+  std::vector<QueuedFlow> queued_;
+  std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
+  std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel
+  std::vector<LinkId> queued_links_;
+  std::vector<LinkId> image_links_;
   LinkId engine_base_ = -1;
 };
 

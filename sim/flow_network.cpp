@@ -23,14 +23,11 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   link_used_.assign(capacity_.size(), 0);
   link_flows_.resize(capacity_.size());
   link_visited_.assign(capacity_.size(), 0);
+  link_bundle_.assign(capacity_.size(), -1);
+  link_image_.assign(capacity_.size(), 0);
 }
 
-FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,
-                          std::int32_t owner) {
-  if (route.size() > kMaxRouteLinks) throw std::invalid_argument("flow network: route too long");
-  if (route.empty() && !(cap < kInf)) {
-    throw std::invalid_argument("flow network: a flow needs a route or a finite cap");
-  }
+FlowId FlowNetwork::new_flow(double bytes, double cap, std::int32_t owner) {
   FlowId id;
   if (!free_slots_.empty()) {
     id = free_slots_.back();
@@ -43,13 +40,6 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   const std::uint32_t version = f.version + 1;
   f = Flow{};
   f.version = version;
-  std::copy(route.begin(), route.end(), f.links.begin());
-  f.link_count = static_cast<std::uint8_t>(route.size());
-  for (std::uint8_t i = 0; i < f.link_count; ++i) {
-    std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(f.links[i]));
-    f.slot_on_link[i] = static_cast<std::int32_t>(on.size());
-    on.push_back(id);
-  }
   f.remaining = bytes;
   f.cap = cap;
   f.updated = now_;
@@ -61,17 +51,150 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   return id;
 }
 
+void FlowNetwork::attach(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(f.links[i]));
+    f.slot_on_link[i] = static_cast<std::int32_t>(on.size());
+    on.push_back(id);
+  }
+}
+
+FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,
+                          std::int32_t owner) {
+  if (route.size() > kMaxRouteLinks) throw std::invalid_argument("flow network: route too long");
+  if (route.empty() && !(cap < kInf)) {
+    throw std::invalid_argument("flow network: a flow needs a route or a finite cap");
+  }
+  // A bundle is exact only while alone on its links: one this flow joins splits first.
+  for (const LinkId l : route) {
+    const FlowId bundle = link_bundle_.at(static_cast<std::size_t>(l));
+    if (bundle >= 0) split(bundle, nullptr);
+  }
+  const FlowId id = new_flow(bytes, cap, owner);
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  std::copy(route.begin(), route.end(), f.links.begin());
+  f.link_count = static_cast<std::uint8_t>(route.size());
+  attach(id);
+  return id;
+}
+
+void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_links, double bytes,
+                               double cap, std::int32_t owner) {
+  if (route_links == 0 || route_links > kMaxRouteLinks || links.size() % route_links != 0) {
+    throw std::invalid_argument("flow network: image routes must have 1 to 8 links each");
+  }
+  const std::size_t images = links.size() / route_links;
+  // Bundled only when every image is alone on its links (see the header).
+  bool alone = images > 1;
+  std::size_t marked = 0;
+  for (; marked < links.size() && alone; ++marked) {
+    const auto l = static_cast<std::size_t>(links[marked]);
+    alone = link_flows_.at(l).empty() && link_bundle_[l] < 0 && !link_used_[l];
+    link_used_[l] = 1;
+  }
+  for (std::size_t i = 0; i < marked; ++i)
+    link_used_[static_cast<std::size_t>(links[i])] = 0;
+  if (!alone) {
+    for (std::size_t i = 0; i < images; ++i)
+      start(links.subspan(i * route_links, route_links), bytes, cap, owner);
+    return;
+  }
+  std::int32_t b;
+  if (!free_bundles_.empty()) {
+    b = free_bundles_.back();
+    free_bundles_.pop_back();
+  } else {
+    b = static_cast<std::int32_t>(bundles_.size());
+    bundles_.emplace_back();
+  }
+  Bundle& bd = bundles_[static_cast<std::size_t>(b)];
+  bd.links.assign(links.begin(), links.end());
+  bd.touched.assign(images, 0);
+  bd.touched_count = 0;
+  bd.route_links = static_cast<std::int32_t>(route_links);
+  const FlowId id = new_flow(bytes, cap, owner);
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  f.bundle = b;
+  f.images = static_cast<std::int32_t>(images);
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const auto l = static_cast<std::size_t>(links[i]);
+    link_bundle_[l] = id;
+    link_image_[l] = static_cast<std::int32_t>(i / route_links);
+  }
+}
+
+void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
+  const std::int32_t b = flows_[static_cast<std::size_t>(id)].bundle;
+  Bundle& bd = bundles_[static_cast<std::size_t>(b)];
+  const auto n = static_cast<std::size_t>(bd.route_links);
+  const auto images = static_cast<std::size_t>(flows_[static_cast<std::size_t>(id)].images);
+  // A bundle never refilled yet (frozen is set by its first refill) has no due entry: its
+  // images are refilled like any fresh flow. Otherwise they keep its rate and finish time.
+  for (std::size_t i = 0; i < images; ++i) {
+    FlowId image = id;
+    if (i > 0) {
+      image = new_flow(0.0, 0.0, 0);
+      const Flow& from = flows_[static_cast<std::size_t>(id)];
+      Flow& to = flows_[static_cast<std::size_t>(image)];
+      to.remaining = from.remaining;
+      to.cap = from.cap;
+      to.rate = from.rate;
+      to.updated = from.updated;
+      to.finish_at = from.finish_at;
+      to.owner = from.owner;
+      to.frozen = from.frozen;
+      to.visited = from.visited;
+      if (!to.frozen) {
+        // new_flow listed it as fresh already.
+      } else {
+        fresh_.pop_back();
+        if (to.finish_at != kNever) {
+          due_[to.finish_at].push_back({image, to.version});
+          ++due_entries_;
+        }
+      }
+    }
+    Flow& f = flows_[static_cast<std::size_t>(image)];
+    f.bundle = -1;
+    f.images = 1;
+    f.link_count = static_cast<std::uint8_t>(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const LinkId l = bd.links[i * n + k];
+      link_bundle_[static_cast<std::size_t>(l)] = -1;
+      f.links[k] = l;
+    }
+    attach(image);
+    if (out != nullptr) out->push_back(image);
+  }
+  free_bundles_.push_back(b);
+}
+
 void FlowNetwork::set_capacity(LinkId l, double capacity) {
   if (!(capacity > 0.0))
     throw std::invalid_argument("flow network: link capacity must be positive");
   auto& c = capacity_.at(static_cast<std::size_t>(l));
   if (c == capacity) return;
   c = capacity;
-  // A link with no flow needs no refill: a flow that starts on it later refills its own.
-  if (!link_flows_[static_cast<std::size_t>(l)].empty()) {
+  if (const FlowId bundle = link_bundle_[static_cast<std::size_t>(l)]; bundle >= 0) {
+    // Only the images this change reaches are refilled (as separate flows would be). The
+    // link is listed as changed too, for the images of a bundle split before the refill.
     changed_links_.push_back(l);
     dirty_ = true;
+    Bundle& bd =
+        bundles_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(bundle)].bundle)];
+    std::uint8_t& touched =
+        bd.touched[static_cast<std::size_t>(link_image_[static_cast<std::size_t>(l)])];
+    if (!touched) {
+      touched = 1;
+      if (bd.touched_count++ == 0) touched_bundles_.push_back(bundle);
+    }
+    return;
   }
+  // A link with no flow needs no refill: a flow that starts on it later refills its own.
+  if (link_flows_[static_cast<std::size_t>(l)].empty()) return;
+  changed_links_.push_back(l);
+  dirty_ = true;
 }
 
 void FlowNetwork::advance(Time dt) {
@@ -114,11 +237,20 @@ void FlowNetwork::recompute() {
   // and its flows their finish times, so only the touched components are refilled. A flow
   // that left marked its links, so each part of a component it split is refilled too.
   ++search_;
-  for (const FlowId id : fresh_) {
+  // By index: splitting a bundle that was never refilled lists its images as fresh.
+  for (std::size_t k = 0; k < fresh_.size(); ++k) {
+    const FlowId id = fresh_[k];
     if (flows_[static_cast<std::size_t>(id)].active_slot < 0) continue;
     collect_component(id);
     if (!component_.empty()) fill_component();
   }
+  for (const FlowId id : touched_bundles_) {
+    // Split since (then its images are reached through changed_links_), or refilled already.
+    if (flows_[static_cast<std::size_t>(id)].bundle < 0) continue;
+    collect_component(id);
+    if (!component_.empty()) fill_component();
+  }
+  touched_bundles_.clear();
   for (const LinkId l : changed_links_) {
     const std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
     for (std::size_t k = 0; k < on.size(); ++k) {
@@ -148,6 +280,9 @@ void FlowNetwork::collect_component(FlowId seed) {
   if (s.visited == search_) return;
   s.visited = search_;
   component_.push_back(seed);
+  // A bundle is alone on its links (start splits it when another flow joins) and on no link's
+  // list: its component is itself.
+  if (s.bundle >= 0) return;
   for (std::size_t k = 0; k < component_.size(); ++k) {
     const Flow& f = flows_[static_cast<std::size_t>(component_[k])];
     for (std::uint8_t i = 0; i < f.link_count; ++i) {
@@ -164,31 +299,80 @@ void FlowNetwork::collect_component(FlowId seed) {
   }
 }
 
-void FlowNetwork::fill_component() {
-  const auto settle = [this](Flow& f) {
-    // Bring the bytes left up to now at the old rate before the rate changes.
-    f.remaining -= f.rate * static_cast<double>(now_ - f.updated) * 1e-12;
-    f.remaining = std::max(f.remaining, 0.0);
-    f.updated = now_;
-  };
-  if (component_.size() == 1) {
-    // Alone on its links (most image flows of a representative replay): progressive filling
-    // gives it its cap or its narrowest link, in one round; the same value, without the
-    // bookkeeping.
-    Flow& f = flows_[static_cast<std::size_t>(component_.front())];
-    settle(f);
-    f.rate = f.cap;
-    for (std::uint8_t i = 0; i < f.link_count; ++i)
-      f.rate = std::min(f.rate, capacity_[static_cast<std::size_t>(f.links[i])]);
+namespace {
+/// Brings the bytes left up to `now` at the old rate before the rate changes.
+template <class Flow>
+void settle(Flow& f, std::int64_t now) {
+  f.remaining -= f.rate * static_cast<double>(now - f.updated) * 1e-12;
+  f.remaining = std::max(f.remaining, 0.0);
+  f.updated = now;
+}
+}  // namespace
+
+void FlowNetwork::fill_alone(FlowId id) {
+  // Alone on its links (most image flows of a representative replay): progressive filling
+  // gives it its cap or its narrowest link, in one round; the same value, without the
+  // bookkeeping.
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  settle(f, now_);
+  f.rate = f.cap;
+  for (std::uint8_t i = 0; i < f.link_count; ++i)
+    f.rate = std::min(f.rate, capacity_[static_cast<std::size_t>(f.links[i])]);
+  f.frozen = true;
+  schedule_finish(id);
+}
+
+void FlowNetwork::fill_bundle(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
+  const auto n = static_cast<std::size_t>(bd.route_links);
+  // Separate flows would all be refilled now when the bundle is new or a change reached every
+  // image; they keep one state when their narrowest links are equal too.
+  const bool all = !f.frozen || bd.touched_count == f.images;
+  double rate = f.cap;
+  bool same = all;
+  for (std::size_t i = 0; i < bd.links.size() && same; i += n) {
+    double image_rate = f.cap;
+    for (std::size_t k = 0; k < n; ++k)
+      image_rate = std::min(image_rate, capacity_[static_cast<std::size_t>(bd.links[i + k])]);
+    if (i == 0) rate = image_rate;
+    same = image_rate == rate;
+  }
+  if (same) {
+    std::fill(bd.touched.begin(), bd.touched.end(), 0);
+    bd.touched_count = 0;
+    settle(f, now_);
+    f.rate = rate;
     f.frozen = true;
-    schedule_finish(component_.front());
+    schedule_finish(id);
+    return;
+  }
+  // Refill the images separate flows would have refilled, each alone on its links.
+  const std::vector<std::uint8_t> touched = bd.touched;
+  images_.clear();
+  split(id, &images_);
+  for (std::size_t i = 0; i < images_.size(); ++i) {
+    if (all || touched[i]) fill_alone(images_[i]);
+  }
+}
+
+void FlowNetwork::fill_component() {
+  if (component_.size() == 1) {
+    const FlowId id = component_.front();
+    if (flows_[static_cast<std::size_t>(id)].bundle >= 0) {
+      fill_bundle(id);
+    } else {
+      fill_alone(id);
+    }
     return;
   }
   component_links_.clear();
   scratch_.assign(component_.begin(), component_.end());
+  // A bundle is alone on its links (start splits it when another flow joins), so every flow
+  // here is a plain one.
   for (const FlowId id : scratch_) {
     Flow& f = flows_[static_cast<std::size_t>(id)];
-    settle(f);
+    settle(f, now_);
     f.rate = 0.0;
     f.frozen = false;
     for (std::uint8_t i = 0; i < f.link_count; ++i) {
@@ -263,6 +447,13 @@ void FlowNetwork::schedule_finish(FlowId id) {
 
 void FlowNetwork::remove(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
+  if (f.bundle >= 0) {
+    // Alone on its links: they are free again, with no component left to refill.
+    for (const LinkId l : bundles_[static_cast<std::size_t>(f.bundle)].links)
+      link_bundle_[static_cast<std::size_t>(l)] = -1;
+    free_bundles_.push_back(f.bundle);
+    f.bundle = -1;
+  }
   for (std::uint8_t i = 0; i < f.link_count; ++i) {
     const LinkId l = f.links[i];
     std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];
@@ -270,6 +461,9 @@ void FlowNetwork::remove(FlowId id) {
     const FlowId moved = on.back();
     on[static_cast<std::size_t>(slot)] = moved;
     on.pop_back();
+    // The link's component lost a flow and may split; each part holds a flow still on this
+    // link. A link left empty has no component to refill.
+    if (on.empty()) continue;
     // The flow that was last on the link now sits in the freed slot.
     Flow& m = flows_[static_cast<std::size_t>(moved)];
     for (std::uint8_t j = 0; j < m.link_count; ++j) {
@@ -278,7 +472,6 @@ void FlowNetwork::remove(FlowId id) {
         break;
       }
     }
-    // Its links' components lose a flow (and may split; each part holds one of these links).
     changed_links_.push_back(l);
   }
   const auto slot = static_cast<std::size_t>(f.active_slot);
@@ -307,7 +500,8 @@ void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   if (scratch_.empty()) return;
   std::sort(scratch_.begin(), scratch_.end());
   for (const FlowId id : scratch_) {
-    owners.push_back(flows_[static_cast<std::size_t>(id)].owner);
+    const Flow& f = flows_[static_cast<std::size_t>(id)];
+    owners.insert(owners.end(), static_cast<std::size_t>(f.images), f.owner);
     remove(id);
   }
   dirty_ = true;

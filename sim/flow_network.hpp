@@ -5,6 +5,15 @@
 // flows at once pays for one recomputation; and only in the connected components (flows
 // sharing links, transitively) where something changed, so the work per change does not grow
 // with the number of independent transfers in flight (a pipeline's nodes).
+//
+// A representative replay starts the identical images of one transfer together (the same
+// bytes over routes of one shape, one per GPU the recorded rank stands for). When those images
+// share no link with each other or with any other flow, each is alone in its component and
+// gets the same rate, so they travel as one bundle: one flow with a multiplicity, settled and
+// scheduled once. A bundle stays exact only while it is alone on its links and every image is
+// refilled together with the same bottleneck; a flow joining one of its links, or a capacity
+// change that reaches only some images or leaves them with different bottlenecks, splits it
+// into its images (state copied unchanged), which then get the exact per-flow treatment.
 
 #include <array>
 #include <cstdint>
@@ -35,6 +44,13 @@ class FlowNetwork final : public Resource {
   /// needs a non-empty route). `owner` is handed back when the flow completes.
   FlowId start(std::span<const LinkId> route, double bytes, double cap, std::int32_t owner);
 
+  /// Starts `links.size() / route_links` image flows of `bytes` each, image i along
+  /// links[i * route_links, (i + 1) * route_links) (1 to kMaxRouteLinks links each), all owned
+  /// by `owner`, which take_completed hands back once per image. They travel as one bundle
+  /// when no link is used twice among them or by a flow in flight, else as separate flows.
+  void start_images(std::span<const LinkId> links, std::size_t route_links, double bytes,
+                    double cap, std::int32_t owner);
+
   /// Changes link `l`'s capacity (> 0) from now on; flows in progress keep what they moved.
   void set_capacity(LinkId l, double capacity);
 
@@ -42,11 +58,12 @@ class FlowNetwork final : public Resource {
   void advance(Time dt) override;
 
   /// Removes the flows that have completed at the present instant and appends their owners
-  /// to `owners` (in flow-slot order, so deterministic).
+  /// to `owners`, once per image (in flow-slot order, so deterministic).
   void take_completed(std::vector<std::int32_t>& owners);
 
   /// Current rate of an active flow in bytes/s (after any pending recomputation).
   double rate(FlowId f);
+  /// Flows in flight, a bundle counting once.
   std::size_t active_count() const { return active_.size(); }
   /// Owner of an active flow.
   std::int32_t owner(FlowId f) const { return flows_[static_cast<std::size_t>(f)].owner; }
@@ -67,6 +84,17 @@ class FlowNetwork final : public Resource {
     std::int32_t active_slot = -1;
     std::uint32_t version = 0;  ///< changes whenever finish_at or the slot's flow changes
     std::uint32_t visited = 0;  ///< the last recomputation's search that reached it
+    std::int32_t bundle = -1;   ///< index into bundles_ when this flow stands for images
+    std::int32_t images = 1;
+  };
+  /// The links of a bundle's images (image i: route_links links from i * route_links), and
+  /// which images a capacity change reached since the last refill. A bundle is on no link's
+  /// flow list: link_bundle_ marks its links, which no other flow uses.
+  struct Bundle {
+    std::vector<LinkId> links;
+    std::vector<std::uint8_t> touched;
+    std::int32_t touched_count = 0;
+    std::int32_t route_links = 0;
   };
   /// A flow due at a finish time as last computed; stale once the flow's version moved on.
   struct Due {
@@ -74,6 +102,17 @@ class FlowNetwork final : public Resource {
     std::uint32_t version;
   };
 
+  /// A fresh flow slot holding `bytes`, active and due for a refill, on no link yet.
+  FlowId new_flow(double bytes, double cap, std::int32_t owner);
+  /// Puts plain flow `id` on the lists of its links.
+  void attach(FlowId id);
+  /// Splits bundle `id` into its images, each a plain flow with the bundle's state; `id`
+  /// keeps image 0. Appends the ids of all images to `out` when given.
+  void split(FlowId id, std::vector<FlowId>* out);
+  /// Refills a component of one flow that is alone on its links.
+  void fill_alone(FlowId id);
+  /// Refills a bundle alone on its links (split first unless its images stay identical).
+  void fill_bundle(FlowId id);
   /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
   /// Collects into component_ every flow connected to `seed` not yet reached in this search.
@@ -91,6 +130,12 @@ class FlowNetwork final : public Resource {
   std::vector<std::uint8_t> link_used_;
   std::vector<std::vector<FlowId>> link_flows_;  ///< active flows on each link
   std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
+  std::vector<FlowId> link_bundle_;              ///< the bundle alone on each link, or -1
+  std::vector<std::int32_t> link_image_;         ///< its image there
+  std::vector<FlowId> touched_bundles_;  ///< bundles a capacity change reached since the refill
+  std::vector<Bundle> bundles_;
+  std::vector<std::int32_t> free_bundles_;
+  std::vector<FlowId> images_;  ///< split's output
   std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <variant>
 
+#include "models/parallel_for.hpp"
 #include "sim/compute_model.hpp"
 
 namespace trainsim::sim {
@@ -76,12 +77,56 @@ struct Indexer {
       }
     }
     index_groups();
+    // Ranks are indexed independently (in parallel); what they share, the instance counts of
+    // groups and the p2p channels, is merged afterwards in rank order, as one sequential pass
+    // would have made it.
     ranks.resize(program.ranks.size());
-    std::vector<std::int32_t> issued(groups.size(), 0);
+    std::vector<RankShared> shared(program.ranks.size());
+    for_each_in_parallel(program.ranks.size(), [&](std::size_t r) {
+      std::vector<std::int32_t> issued(groups.size(), 0);
+      index_rank(static_cast<std::int32_t>(r), issued, shared[r]);
+      for (std::size_t g = 0; g < issued.size(); ++g) {
+        if (issued[g] > 0) shared[r].issued.emplace_back(static_cast<GroupId>(g), issued[g]);
+      }
+    });
     std::unordered_map<std::uint64_t, std::int32_t> channel_of;
-    for (std::size_t r = 0; r < program.ranks.size(); ++r) {
-      index_rank(static_cast<std::int32_t>(r), issued, channel_of);
+    for (std::size_t r = 0; r < shared.size(); ++r) {
+      for (const auto& [g, count] : shared[r].issued) {
+        IndexedGroup& ig = groups[static_cast<std::size_t>(g)];
+        ig.instances = std::max(ig.instances, count);
+      }
+      for (const P2pUse& use : shared[r].p2p)
+        add_to_channel(static_cast<std::int32_t>(r), use, channel_of);
     }
+  }
+
+  /// A send or receive of a rank, waiting for its channel.
+  struct P2pUse {
+    OpIndex op = 0;
+    std::int32_t other = 0;  ///< recorded-rank index of the peer
+    bool is_send = false;
+  };
+  /// What indexing one rank contributes to state shared by all ranks.
+  struct RankShared {
+    std::vector<std::pair<GroupId, std::int32_t>> issued;  ///< collectives per group
+    std::vector<P2pUse> p2p;                               ///< in op order
+  };
+
+  void add_to_channel(std::int32_t r, const P2pUse& use,
+                      std::unordered_map<std::uint64_t, std::int32_t>& channel_of) {
+    const std::int32_t sender = use.is_send ? r : use.other;
+    const std::int32_t receiver = use.is_send ? use.other : r;
+    const std::uint64_t key =
+        (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
+        static_cast<std::uint32_t>(receiver);
+    auto [it, inserted] = channel_of.emplace(key, static_cast<std::int32_t>(channels.size()));
+    if (inserted) channels.push_back(IndexedChannel{sender, receiver, {}, {}});
+    IndexedChannel& c = channels[static_cast<std::size_t>(it->second)];
+    auto& list = use.is_send ? c.send_ops : c.recv_ops;
+    OpInfo& info = ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(use.op)];
+    info.ref = it->second;
+    info.value = static_cast<std::int64_t>(list.size());
+    list.push_back(use.op);
   }
 
   void index_groups() {
@@ -133,13 +178,11 @@ struct Indexer {
     }
   }
 
-  void index_rank(std::int32_t r, std::vector<std::int32_t>& issued,
-                  std::unordered_map<std::uint64_t, std::int32_t>& channel_of) {
+  void index_rank(std::int32_t r, std::vector<std::int32_t>& issued, RankShared& shared) {
     const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
     IndexedRank& rs = ranks[static_cast<std::size_t>(r)];
     const auto n = static_cast<std::int32_t>(rp.ops.size());
     rs.ops.resize(static_cast<std::size_t>(n));
-    std::fill(issued.begin(), issued.end(), 0);
     std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>> live_buffers;
     std::array<std::int32_t, program::kStreamCount> per_stream{};
     rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
@@ -167,7 +210,7 @@ struct Indexer {
       }
       std::visit(
           [&](const auto& payload) {
-            index_payload(r, i, payload, info, issued, live_buffers, channel_of);
+            index_payload(r, i, payload, info, issued, live_buffers, shared);
           },
           op.payload);
     }
@@ -205,7 +248,7 @@ struct Indexer {
       std::int32_t r, OpIndex i, const Payload& payload, OpInfo& info,
       std::vector<std::int32_t>& issued,
       std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>>& live_buffers,
-      std::unordered_map<std::uint64_t, std::int32_t>& channel_of) {
+      RankShared& shared) {
     const Rank rank = program.ranks[static_cast<std::size_t>(r)].rank;
     if constexpr (std::is_same_v<Payload, program::Gemm>) {
       info.kind = OpKind::compute;
@@ -236,16 +279,14 @@ struct Indexer {
       if (payload.group < 0 || static_cast<std::size_t>(payload.group) >= groups.size()) {
         invalid(fmt::format("rank {} op {}: group {} does not exist", rank, i, payload.group));
       }
-      IndexedGroup& g = groups[static_cast<std::size_t>(payload.group)];
+      const IndexedGroup& g = groups[static_cast<std::size_t>(payload.group)];
       const auto slot = std::lower_bound(g.needed.begin(), g.needed.end(), r);
       if (slot == g.needed.end() || *slot != r) {
         invalid(fmt::format("rank {} op {}: collective on group {} which it is not a member of",
                             rank, i, payload.group));
       }
       info.ref = payload.group;
-      info.aux = static_cast<std::int32_t>(slot - g.needed.begin());
       info.value = issued[static_cast<std::size_t>(payload.group)]++;
-      g.instances = std::max(g.instances, static_cast<std::int32_t>(info.value) + 1);
     } else {
       static_assert(std::is_same_v<Payload, program::Send> ||
                     std::is_same_v<Payload, program::Recv>);
@@ -255,19 +296,8 @@ struct Indexer {
         invalid(fmt::format("rank {} op {}: peer {} outside 0..{}", rank, i, payload.peer,
                             program.world_size - 1));
       }
-      const std::int32_t other = representative[static_cast<std::size_t>(payload.peer)];
-      const std::int32_t sender = is_send ? r : other;
-      const std::int32_t receiver = is_send ? other : r;
-      const std::uint64_t key =
-          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(sender)) << 32) |
-          static_cast<std::uint32_t>(receiver);
-      auto [it, inserted] = channel_of.emplace(key, static_cast<std::int32_t>(channels.size()));
-      if (inserted) channels.push_back(IndexedChannel{sender, receiver, {}, {}});
-      IndexedChannel& c = channels[static_cast<std::size_t>(it->second)];
-      auto& list = is_send ? c.send_ops : c.recv_ops;
-      info.ref = it->second;
-      info.value = static_cast<std::int64_t>(list.size());
-      list.push_back(i);
+      // Channel ids follow first use in rank order: assigned once every rank is indexed.
+      shared.p2p.push_back({i, representative[static_cast<std::size_t>(payload.peer)], is_send});
     }
   }
 };

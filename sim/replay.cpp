@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/parallel_for.hpp"
 #include "sim/breakdown.hpp"
 #include "sim/comm_launcher.hpp"
 #include "sim/engine.hpp"
@@ -115,7 +116,8 @@ struct Simulation::State {
     engine.add_resource(flows);
     slow_rate = 1.0 / (1.0 + std::max(0.0, hw.compute_slowdown_during_comm));
     ranks.resize(index.ranks.size());
-    for (std::size_t r = 0; r < ranks.size(); ++r) {
+    // In parallel: filling the per-op timings first touches their pages.
+    for_each_in_parallel(ranks.size(), [this](std::size_t r) {
       const IndexedRank& ir = index.ranks[r];
       RankState& rs = ranks[r];
       rs.timing.assign(ir.ops.size(), OpTiming{kNotRun, kNotRun});
@@ -124,7 +126,7 @@ struct Simulation::State {
         rs.streams[s].head = ir.streams[s].begin;
         rs.streams[s].end = ir.streams[s].end;
       }
-    }
+    });
   }
 
   RankView view(std::int32_t r) const {

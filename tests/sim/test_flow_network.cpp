@@ -86,3 +86,102 @@ TEST_CASE("a capacity change mid-flow keeps the bytes already moved") {
   CHECK(done[0].second == Time::from_us(500));
   CHECK_THROWS_AS(net.set_capacity(0, 0.0), std::invalid_argument);
 }
+
+namespace {
+// What happens to a network at one instant, before its flows move on.
+struct Step {
+  Time at;
+  std::vector<LinkId> route;  ///< a plain flow to start (none when empty)
+  double bytes = 0.0;
+  LinkId link = -1;  ///< a capacity to change (none when -1)
+  double capacity = 0.0;
+};
+
+// Starts three images of 3 MB over links {0, 3}, {1, 4}, {2, 5} (as one call when `bundled`,
+// else as three flows), runs `steps`, and returns (owner, completion time) in completion order.
+std::vector<std::pair<int, Time>> run_images(bool bundled, const std::vector<Step>& steps,
+                                             std::size_t* active_at_start = nullptr) {
+  FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB, 2 * kGB, 2 * kGB, 2 * kGB, 1 * kGB});
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<LinkId> images{0, 3, 1, 4, 2, 5};
+  if (bundled) {
+    net.start_images(images, 2, 3e6, inf, 1);
+  } else {
+    for (std::size_t i = 0; i < images.size(); i += 2)
+      net.start(std::span<const LinkId>(images).subspan(i, 2), 3e6, inf, 1);
+  }
+  if (active_at_start != nullptr) *active_at_start = net.active_count();
+  std::vector<std::pair<int, Time>> out;
+  std::vector<std::int32_t> owners;
+  Time now = Time::zero();
+  std::size_t next = 0;
+  while (net.active_count() > 0 || next < steps.size()) {
+    while (next < steps.size() && steps[next].at == now) {
+      const Step& s = steps[next++];
+      if (!s.route.empty()) net.start(s.route, s.bytes, inf, 2);
+      if (s.link >= 0) net.set_capacity(s.link, s.capacity);
+    }
+    Time dt = net.next_completion();
+    if (next < steps.size()) dt = std::min(dt, steps[next].at - now);
+    REQUIRE(dt != Time::max());
+    net.advance(dt);
+    now += dt;
+    owners.clear();
+    net.take_completed(owners);
+    for (const auto o : owners)
+      out.emplace_back(o, now);
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("identical images alone on their links travel as one bundle, exactly") {
+  std::size_t active = 0;
+  const auto bundled = run_images(true, {}, &active);
+  CHECK(active == 1);
+  // 3 MB at 1 GB/s (the narrower link of each route) = 3 ms; the owner once per image.
+  const std::vector<std::pair<int, Time>> expected(3, {1, Time::from_ms(3)});
+  CHECK(bundled == expected);
+  CHECK(run_images(false, {}) == expected);
+}
+
+TEST_CASE("a flow joining a link of one image splits the bundle, with the exact result") {
+  // At 1 ms a 1 MB flow joins link 1: that image runs at 0.5 GB/s until it ends at 3 ms.
+  const std::vector<Step> steps{{Time::from_ms(1), {1}, 1e6}};
+  const auto bundled = run_images(true, steps);
+  CHECK(bundled == run_images(false, steps));
+  REQUIRE(bundled.size() == 4);
+  CHECK(bundled.back() == std::pair<int, Time>{1, Time::from_ms(4)});
+  // Joining at once, before the bundle was ever refilled.
+  const std::vector<Step> at_once{{Time::zero(), {2}, 1e6}};
+  CHECK(run_images(true, at_once) == run_images(false, at_once));
+}
+
+TEST_CASE("a capacity change reaching some images splits the bundle, one reaching all keeps it") {
+  // One image's link halves at 1 ms: it needs 4 ms more; the others end at 3 ms.
+  const std::vector<Step> one{{Time::from_ms(1), {}, 0.0, 1, 0.5 * kGB}};
+  const auto bundled = run_images(true, one);
+  CHECK(bundled == run_images(false, one));
+  REQUIRE(bundled.size() == 3);
+  CHECK(bundled.back() == std::pair<int, Time>{1, Time::from_ms(5)});
+  // Every image's narrow link halves at 1 ms: all end together at 5 ms.
+  const std::vector<Step> all{{Time::from_ms(1), {}, 0.0, 0, 0.5 * kGB},
+                              {Time::from_ms(1), {}, 0.0, 1, 0.5 * kGB},
+                              {Time::from_ms(1), {}, 0.0, 2, 0.5 * kGB}};
+  CHECK(run_images(true, all) == std::vector<std::pair<int, Time>>(3, {1, Time::from_ms(5)}));
+  CHECK(run_images(false, all) == run_images(true, all));
+}
+
+TEST_CASE("images sharing a link, or a link in use, are started as separate flows") {
+  FlowNetwork net({1 * kGB, 1 * kGB});
+  const double inf = std::numeric_limits<double>::infinity();
+  net.start_images(std::vector<LinkId>{0, 0}, 1, 1e6, inf, 1);
+  CHECK(net.active_count() == 2);
+  net.start(std::vector<LinkId>{1}, 1e6, inf, 2);
+  net.start_images(std::vector<LinkId>{1, 0}, 1, 1e6, inf, 3);
+  CHECK(net.active_count() == 5);
+  const auto done = drain(net);
+  REQUIRE(done.size() == 5);
+  CHECK_THROWS_AS(net.start_images(std::vector<LinkId>{0, 1, 0}, 2, 1e6, inf, 1),
+                  std::invalid_argument);
+}

@@ -1,0 +1,16 @@
+#pragma once
+// Runs independent pieces of work (one recorded rank's Program, one rank's replay index) on
+// the machine's cores. Results must not depend on which thread ran which piece: callers give
+// each piece its own output slot and merge in index order afterwards.
+
+#include <cstddef>
+#include <functional>
+
+namespace trainsim {
+
+/// Calls `work(i)` for every i in [0, count), on up to one thread per core. Rethrows the
+/// exception of the lowest i that threw, the one a sequential loop would have thrown (the
+/// pieces after it have run too).
+void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work);
+
+}  // namespace trainsim
