@@ -64,8 +64,9 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64
 /// Interleaved, breadth-first and layered: every transfer in the order in which a unit-time run
 /// (forward 1, backward 2) produces its tensor, gradients first at a tie, issued as soon as the
 /// tensor exists and before the pass that needs it (one stage: no transfers). Either way transfers
-/// matched in issue order per channel (NCCL send/recv on one p2p stream) cannot deadlock (tested
-/// for every shape up to p = 8, m = 12).
+/// matched in issue order per channel cannot deadlock, whether a GPU runs all its steps in this
+/// order on one stream or, as the Program does, its sends and its receives each in this order
+/// on a stream of their own (tested for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Inference (forward passes only): every schedule degenerates to "receive, forward, send"

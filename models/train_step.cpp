@@ -475,7 +475,9 @@ Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t key) {
 }
 
 // The passes of one pipeline stage in its schedule's order (pipeline_steps), with the
-// stage-boundary transfers on the pp stream. Accumulates the last stage's loss into `loss`.
+// stage-boundary sends on the pp_send stream and receives on the pp_recv stream (the compute
+// stream waits only for the receive a pass needs). Accumulates the last stage's loss into
+// `loss`.
 void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
                   const IterationConfig& config, bool hooked, Tensor& loss) {
   using Kind = PipelineStep::Kind;
@@ -510,7 +512,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   std::map<std::int64_t, Tensor> labels;        // one stage: by micro batch, until the head
   // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
   const auto receive = [&](std::int64_t peer, const std::string& name) {
-    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp, name);
+    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
     if (parts > 1)
       t = backend.all_gather(t, CommGroup::tensor, stream_of(CommGroup::tensor),
                              name + ".all_gather");
@@ -537,11 +539,11 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         break;
       case Kind::send_forward:
         // Dropping the last handle frees the output once sent (deallocate_output_tensor).
-        backend.send(take(outputs, key), pp.scatter_part, parts, pp.next, Stream::pp,
+        backend.send(take(outputs, key), pp.scatter_part, parts, pp.next, Stream::pp_send,
                      "pp.send_forward");
         break;
       case Kind::send_backward:
-        backend.send(take(input_grads, key), pp.scatter_part, parts, pp.previous, Stream::pp,
+        backend.send(take(input_grads, key), pp.scatter_part, parts, pp.previous, Stream::pp_send,
                      "pp.send_backward");
         break;
       case Kind::forward: {

@@ -293,16 +293,16 @@ program::Program pipeline_program() {
   const program::Kernel adam{Bytes::of(3'000'000), Bytes::of(3'000'000), Flops::of(1e6)};
   // stage 0
   const auto f0 = b.add(0, fwd);
-  b.add(0, program::Send{1, act}, Stream::pp, {f0});
-  const auto r0 = b.add(0, program::Recv{1, act}, Stream::pp);
+  b.add(0, program::Send{1, act}, Stream::pp_send, {f0});
+  const auto r0 = b.add(0, program::Recv{1, act}, Stream::pp_recv);
   b.add(0, bwd, Stream::compute, {r0}, Phase::backward);
   b.add(0, adam, Stream::compute, {}, Phase::optimizer);
   // stage 1
-  const auto r1 = b.add(1, program::Recv{0, act}, Stream::pp);
+  const auto r1 = b.add(1, program::Recv{0, act}, Stream::pp_recv);
   b.add(1, fwd, Stream::compute, {r1});
   b.add(1, fwd, Stream::compute, {}, Phase::recompute);
   const auto b1 = b.add(1, bwd, Stream::compute, {}, Phase::backward);
-  b.add(1, program::Send{0, act}, Stream::pp, {b1});
+  b.add(1, program::Send{0, act}, Stream::pp_send, {b1});
   b.add(1, adam, Stream::compute, {}, Phase::optimizer);
   return b.program();
 }
@@ -343,7 +343,7 @@ TEST_CASE("deadlocks are reported, not hung on") {
   SUBCASE("a receive with no send") {
     ProgramBuilder b(2);
     b.group(GroupKind::pp, {0, 1}, 0);
-    b.add(1, program::Recv{0, Bytes::of(1000)}, Stream::pp);
+    b.add(1, program::Recv{0, Bytes::of(1000)}, Stream::pp_recv);
     const auto g = b.add(1, gemm(128, 128, 128), Stream::compute, {0});
     (void)g;
     const SimulationResult r = replay(b.program(), hw);
@@ -437,9 +437,9 @@ TEST_CASE("representative replay: the represented ranks' pipeline sends share th
       const program::Rank rank = ranks[r];
       if (rank < 2) {
         const auto g = b.add(r, gemm(512, 512, 4096));
-        b.add(r, program::Send{rank + 2, act}, Stream::pp, {g});
+        b.add(r, program::Send{rank + 2, act}, Stream::pp_send, {g});
       } else {
-        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp);
+        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp_recv);
         b.add(r, gemm(512, 512, 4096), Stream::compute, {rv});
       }
     }
