@@ -107,10 +107,13 @@ std::optional<double> replay(const PipelineShape& shape, bool inference = false)
 // order on compute, the sends in order on a send stream and the receives in order on a
 // receive stream. A receive is posted once the passes listed before it are done (its buffer
 // is allocated on the compute stream), a send once the pass that produced its tensor is
-// done, a pass once the receive of its input is done. The k-th send from one stage to
+// done, a pass once the receive of its input is done; `order` (the schedule's TransferOrder)
+// adds: batched, a pass waits for every send before it; in order, every transfer for the one
+// before it on either stream. The k-th send from one stage to
 // another meets the k-th receive of that stage from it (a rendezvous, free); both end when
 // the later is posted. Returns the makespan, or nullopt on a deadlock.
-std::optional<double> replay_streams(const PipelineShape& shape, bool inference = false) {
+std::optional<double> replay_streams(const PipelineShape& shape, bool inference,
+                                     TransferOrder order) {
   const std::int64_t p = shape.stages;
   const double unit = 1.0 / static_cast<double>(shape.chunks);
   constexpr std::size_t kNone = static_cast<std::size_t>(-1);
@@ -146,6 +149,7 @@ std::optional<double> replay_streams(const PipelineShape& shape, bool inference 
       };
       if (is_pass(s.kind)) {
         after(last_pass);
+        if (order == TransferOrder::batched) after(last_send);
         const Kind input = s.kind == Kind::forward ? Kind::recv_forward : Kind::recv_backward;
         const auto it = by_key.find({input, key});
         if (it != by_key.end()) after(it->second);
@@ -154,11 +158,13 @@ std::optional<double> replay_streams(const PipelineShape& shape, bool inference 
         op.peer = peer_of(r, s);
         after(last_recv);
         after(last_pass);
+        if (order == TransferOrder::in_order) after(last_send);
         last_recv = i;
         recvs[{op.peer, r}].push_back(i);
       } else {
         op.peer = peer_of(r, s);
         after(last_send);
+        if (order == TransferOrder::in_order) after(last_recv);
         const Kind producer = s.kind == Kind::send_forward ? Kind::forward : Kind::backward;
         after(by_key.at({producer, key}));
         last_send = i;
@@ -405,14 +411,20 @@ TEST_CASE("pipeline steps: with sends and receives on streams of their own, no d
           CAPTURE(v);
           CAPTURE(to_string(schedule));
           const std::optional<double> one = replay(shape, inference);
-          const std::optional<double> split = replay_streams(shape, inference);
           REQUIRE(one.has_value());
-          REQUIRE(split.has_value());
-          CHECK(*split <= *one + 1e-9);
-          if (!inference && (v == 1 || m >= p)) {
-            const double bubble = (*split - 3.0 * static_cast<double>(m)) / (3.0 * m);
-            CHECK(bubble ==
-                  doctest::Approx(static_cast<double>(p - 1) / static_cast<double>(v * m)));
+          // The schedule's runtime (transfer_order) and, a stricter test of the step orders,
+          // every schedule run asynchronously (passes waiting only for their receives).
+          for (const TransferOrder order :
+               {transfer_order(schedule), TransferOrder::asynchronous}) {
+            CAPTURE(to_string(order));
+            const std::optional<double> split = replay_streams(shape, inference, order);
+            REQUIRE(split.has_value());
+            CHECK(*split <= *one + 1e-9);
+            if (!inference && (v == 1 || m >= p)) {
+              const double bubble = (*split - 3.0 * static_cast<double>(m)) / (3.0 * m);
+              CHECK(bubble ==
+                    doctest::Approx(static_cast<double>(p - 1) / static_cast<double>(v * m)));
+            }
           }
         }
       }

@@ -316,12 +316,20 @@ TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteratio
   const Time bw = gemm_time(gemm(512, 1024, 4096), hw);
   const Time p2p = Bytes::of(2'000'000) / Bandwidth::gb_per_s(80) + p2p_latency(false, hw);
   const Time adam = Bytes::of(6'000'000) / Bandwidth::gb_per_s(1500);
-  // Stage 1 waits for the activations: a bubble of f + p2p.
-  check_close(r.breakdown[1].bubble, f + p2p);
+  const auto exposed_pp = [&](std::size_t rank) {
+    return r.breakdown[rank].exposed_comm[static_cast<std::size_t>(GroupKind::pp)];
+  };
+  // Stage 1 waits for the activations: a bubble of f while stage 0 computes them, then the
+  // transfer itself, exposed pipeline communication; and its iteration ends with the
+  // gradients' transfer, p2p - adam after the optimizer step.
+  check_close(r.breakdown[1].bubble, f);
+  check_close(exposed_pp(1), p2p + p2p - adam);
   CHECK(r.breakdown[1].recompute == f);
   CHECK(r.breakdown[1].optimizer == adam);
-  // Stage 0 idles from f until the gradients arrive.
-  check_close(r.breakdown[0].bubble, p2p + f + f + bw + p2p);
+  // Stage 0 idles from f until the gradients arrive: bubble while stage 1 works (its
+  // activations' transfer included), then the gradients' transfer.
+  check_close(r.breakdown[0].bubble, p2p + f + f + bw);
+  check_close(exposed_pp(0), p2p);
   check_close(r.iteration_time, f + p2p + f + f + bw + p2p + bw + adam);
   check_breakdowns_add_up(r);
 }
