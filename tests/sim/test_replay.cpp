@@ -334,6 +334,32 @@ TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteratio
   check_breakdowns_add_up(r);
 }
 
+TEST_CASE("pipeline: sends and receives on their own streams progress concurrently") {
+  // Two stages exchanging tensors, each sending before it receives. On one in-order stream
+  // both sends wait for receives that are queued behind them: a deadlock. On pp_send and
+  // pp_recv both transfers run at once, in opposite directions: one transfer's time.
+  const auto hw = test::small_profile();
+  const Bytes act = Bytes::of(2'000'000);
+  const auto exchange = [&](Stream send_stream, Stream recv_stream) {
+    ProgramBuilder b(2);
+    b.group(GroupKind::pp, {0, 1}, 0);
+    for (std::size_t r = 0; r < 2; ++r) {
+      const program::Rank peer = r == 0 ? 1 : 0;
+      b.add(r, program::Send{peer, act}, send_stream);
+      b.add(r, program::Recv{peer, act}, recv_stream);
+    }
+    return b.program();
+  };
+  const SimulationResult split = replay(exchange(Stream::pp_send, Stream::pp_recv), hw);
+  REQUIRE(split.stuck.empty());
+  check_close(split.iteration_time, act / Bandwidth::gb_per_s(80) + p2p_latency(false, hw));
+  // A transfer's timing starts when it begins: both sides' ops cover the same interval.
+  CHECK(split.timelines[0].ops[0].start == split.timelines[1].ops[1].start);
+  CHECK(split.timelines[0].ops[0].end == split.timelines[1].ops[1].end);
+  const SimulationResult one = replay(exchange(Stream::pp_send, Stream::pp_send), hw);
+  CHECK(one.stuck.size() == 2);
+}
+
 TEST_CASE("deadlocks are reported, not hung on") {
   const auto hw = test::small_profile();
   SUBCASE("a collective whose other member never issues it") {
