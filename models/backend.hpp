@@ -37,7 +37,8 @@ inline constexpr int kCommGroupCount = 10;
 
 /// The stream of a communicator: each process group has its own NCCL stream. 1D tensor
 /// parallelism, a grid's row and a cube's input group use `tp`; the grid's column and the
-/// cube's other four groups have one each (program.hpp).
+/// cube's other four groups have one each (program.hpp). Pipeline transfers belong to no
+/// communicator here: run_pipeline sends on `pp_send` and receives on `pp_recv`.
 constexpr program::Stream stream_of(CommGroup group) {
   switch (group) {
     case CommGroup::data:

@@ -87,6 +87,32 @@ std::string to_string(const PipelineStep& step) {
   return out;
 }
 
+TransferOrder transfer_order(PipelineSchedule schedule) {
+  switch (schedule) {
+    case PipelineSchedule::gpipe:
+    case PipelineSchedule::one_f_one_b:
+      return TransferOrder::batched;
+    case PipelineSchedule::interleaved:
+      return TransferOrder::in_order;
+    case PipelineSchedule::breadth_first:
+    case PipelineSchedule::layered:
+      return TransferOrder::asynchronous;
+  }
+  return TransferOrder::in_order;
+}
+
+std::string_view to_string(TransferOrder order) {
+  switch (order) {
+    case TransferOrder::asynchronous:
+      return "asynchronous";
+    case TransferOrder::batched:
+      return "batched";
+    case TransferOrder::in_order:
+      return "in order";
+  }
+  return "?";
+}
+
 std::optional<std::string> pipeline_problem(const PipelineShape& s) {
   if (s.stages < 1 || s.micro_batches < 1 || s.chunks < 1) {
     return fmt::format("stages {}, micro batches {} and chunks {} must be >= 1", s.stages,

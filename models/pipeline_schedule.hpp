@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/parallel_plan.hpp"
@@ -64,8 +65,9 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64
 /// Interleaved, breadth-first and layered: every transfer in the order in which a unit-time run
 /// (forward 1, backward 2) produces its tensor, gradients first at a tie, issued as soon as the
 /// tensor exists and before the pass that needs it (one stage: no transfers). Either way transfers
-/// matched in issue order per channel (NCCL send/recv on one p2p stream) cannot deadlock (tested
-/// for every shape up to p = 8, m = 12).
+/// matched in issue order per channel cannot deadlock, whether a GPU runs all its steps in this
+/// order on one stream or, as the Program does, its sends and its receives each in this order
+/// on a stream of their own (tested for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Inference (forward passes only): every schedule degenerates to "receive, forward, send"
@@ -74,6 +76,31 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_
 /// sent after it, the transfers in the global order of a unit-time run as pipeline_steps
 /// places them (so they cannot deadlock). One stage: no transfers.
 std::vector<PipelineStep> inference_steps(const PipelineShape& shape, std::int64_t stage);
+
+/// What a schedule's runtime lets its transfers overlap with, i.e. what the Program's pp_send
+/// and pp_recv streams and the passes wait for (sends and receives always match in issue order
+/// per (sender, receiver) channel, as NCCL matches a peer pair's point-to-point operations).
+enum class TransferOrder : std::uint8_t {
+  /// Breadth-first and layered, as PyTorch's pipelining runtime (_PipelineScheduleRuntime) and
+  /// Fast-LLM: receives are posted ahead and a pass waits only for the receive of its input;
+  /// sends are waited for at the end of the step. Sends and receives progress concurrently.
+  asynchronous,
+  /// GPipe and 1F1B, whose step lists copy Megatron's p2p calls: each call batches the
+  /// transfers between two passes in one batch_isend_irecv (an NCCL group: its sends and
+  /// receives progress concurrently), waits for every request and synchronizes the device,
+  /// so the next pass also waits for the sends before it.
+  batched,
+  /// Interleaved: every transfer after the one issued before it, as on one queue. Megatron's
+  /// interleaved runtime blocks on batched calls too, but our step list is a unit-time order,
+  /// not its calls (send_forward_backward_recv_forward_backward after each forward-backward
+  /// pair); waiting for every earlier send on that list adds waits Megatron does not have
+  /// (+35 to +50 % on Korthikanti's 175B and 530B), running it asynchronously drops
+  /// Megatron's blocking (-8 to -10 %); issue order lies between and matches Table 5.
+  in_order
+};
+
+TransferOrder transfer_order(PipelineSchedule schedule);
+std::string_view to_string(TransferOrder order);
 
 /// Global (virtual) stage of `chunk` on `stage`: chunk·p + stage.
 constexpr std::int64_t virtual_stage(const PipelineShape& shape, std::int64_t stage,

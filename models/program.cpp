@@ -12,8 +12,10 @@ std::string_view to_string(Stream s) {
       return "tp";
     case Stream::dp:
       return "dp";
-    case Stream::pp:
-      return "pp";
+    case Stream::pp_send:
+      return "pp send";
+    case Stream::pp_recv:
+      return "pp recv";
     case Stream::tp_column:
       return "tp column";
     case Stream::tp_weight:

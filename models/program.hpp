@@ -34,18 +34,25 @@ using NameId = std::int32_t;
 /// uses `tp`, the weight, output, input×weight and output×weight groups the last four, so a
 /// Linear3D's input and weight all-gathers run concurrently and its backward reduce-scatters
 /// do not hold up the next all-gather of another group (stream_of in models/backend.hpp).
+/// Pipeline transfers use two: sends on `pp_send`, receives on `pp_recv`, so a receive the
+/// next pass needs never queues behind a send waiting for a busy peer (Megatron issues the
+/// transfers around a pass as one batch_isend_irecv, an NCCL group whose sends and receives
+/// progress concurrently; PyTorch's pipelining runtime posts receives asynchronously). Each
+/// side still runs in issue order, and sends match receives per (sender, receiver) channel in
+/// issue order, as NCCL matches a peer pair's point-to-point operations.
 enum class Stream : std::uint8_t {
   compute,
   tp,
   dp,
-  pp,
+  pp_send,
+  pp_recv,
   tp_column,
   tp_weight,
   tp_output,
   tp_input_weight,
   tp_output_weight
 };
-inline constexpr int kStreamCount = 9;
+inline constexpr int kStreamCount = 10;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 

@@ -160,11 +160,11 @@ struct IterationConfig {
 /// Runs one iteration; returns a [1, 1] tensor holding this rank's share of the mean loss
 /// (Σ over micro batches of its tokens' losses / global_tokens); undefined on a pipeline
 /// stage before the last. With a pipeline the passes run in the schedule's order
-/// (pipeline_steps) with the stage-boundary sends and receives on the pp stream; sent
-/// tensors are freed once sent (Megatron's deallocate_output_tensor); DP buckets fire in the
-/// last backward pass (ZeRO 0 and 1); the first and last stage then sum the word embedding's
-/// gradient over the embedding group before the optimizer step (Megatron's
-/// finalize_model_grads).
+/// (pipeline_steps) with the stage-boundary sends on the pp_send stream and receives on the
+/// pp_recv stream, so they progress concurrently; sent tensors are freed once sent (Megatron's
+/// deallocate_output_tensor); DP buckets fire in the last backward pass (ZeRO 0 and 1); the first
+/// and last stage then sum the word embedding's gradient over the embedding group before the
+/// optimizer step (Megatron's finalize_model_grads).
 Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
 

@@ -71,11 +71,17 @@ void charge(const RankView& rank, const std::vector<program::Group>& groups, OpI
               .kind)] += gap;
       return;
     case OpKind::recv:
-      b.bubble += gap;
+    case OpKind::send: {
+      // The transfer's running time (its start is when both sides were posted) is exposed
+      // pipeline communication; the wait for the peer to post its side before that is bubble
+      // (the peer was busy with its own passes).
+      const OpTiming& t = rank.timing[static_cast<std::size_t>(cause)];
+      Time own = gap;
+      if (t.start != kNotRun && t.end != kNotRun && t.end - t.start < gap) own = t.end - t.start;
+      b.exposed_comm[static_cast<std::size_t>(program::GroupKind::pp)] += own;
+      b.bubble += gap - own;
       return;
-    case OpKind::send:
-      b.exposed_comm[static_cast<std::size_t>(program::GroupKind::pp)] += gap;
-      return;
+    }
     default:
       b.other += gap;
       return;

@@ -3,8 +3,9 @@
 // stream by phase, and each idle stretch of the compute stream charged to the op whose end
 // released the next kernel (exposed communication by group kind, pipeline bubble, other);
 // when that op is a collective that started inside the stretch, the part before its start is
-// charged, in turn, to what released it (a receive: bubble; a collective queued ahead on its
-// stream: that collective's kind).
+// charged, in turn, to what released it (a receive: see below; a collective queued ahead on
+// its stream: that collective's kind). A pipeline send or receive: its transfer's running time
+// is exposed PP communication, the wait before it (for the peer stage to post its side) bubble.
 
 #include <span>
 #include <vector>

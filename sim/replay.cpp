@@ -307,8 +307,18 @@ struct Simulation::State {
   /// GPUs are communicating until it ends.
   void launch(std::int32_t id) {
     if (id < 0) return;
-    for (const Participant& p : comm.participants(id))
+    for (const Participant& p : comm.participants(id)) {
       change_comm_active(p.first, +1);
+      // A send's or receive's start is when the transfer began, both sides being posted: the
+      // breakdown tells the transfer's running time from the wait for the peer by it, and the
+      // trace shows the transfer (the pp_send and pp_recv streams post ahead of it).
+      RankState& rs = ranks[static_cast<std::size_t>(p.first)];
+      const OpKind kind = index.ranks[static_cast<std::size_t>(p.first)]
+                              .ops[static_cast<std::size_t>(p.second)]
+                              .kind;
+      if (kind == OpKind::send || kind == OpKind::recv)
+        rs.timing[static_cast<std::size_t>(p.second)].start = engine.now();
+    }
     const Activity& a = comm.activity(id);
     if (a.flows_left == 0) {
       engine.schedule(engine.now() + a.latency, Priority::completion, kActivityDone, id);

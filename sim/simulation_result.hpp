@@ -13,7 +13,9 @@
 
 namespace trainsim::sim {
 
-/// Start and end of one op; both are Time::max() for an op that never ran (see `stuck`).
+/// Start and end of one op; both are Time::max() for an op that never ran (see `stuck`). A
+/// send or receive starts when its transfer begins (both sides posted), not when its stream
+/// reached it.
 struct OpTiming {
   Time start;
   Time end;
@@ -48,8 +50,10 @@ struct TimeBreakdown {
   Time recompute;  ///< forward kernels re-run during backward
   Time optimizer;  ///< optimizer-step kernels
   std::array<Time, program::kGroupKindCount>
-      exposed_comm{};  ///< idle waiting on TP, DP, PP, embedding collectives
-  Time bubble;         ///< idle waiting on another pipeline stage (receive not yet satisfiable)
+      exposed_comm{};  ///< idle waiting on TP, DP, embedding collectives; PP: on a running
+                       ///< pipeline transfer
+  Time bubble;         ///< idle waiting on another pipeline stage (to post its side of a
+                       ///< transfer)
   Time other;          ///< idle for any other reason (launch gaps, end of iteration skew)
 };
 

@@ -228,8 +228,10 @@ TEST_CASE("meta: pipeline transfers, scatter/gather, deallocated outputs, embedd
       const auto recvs = test::ops_of<program::Recv>(r);
       CHECK(sends.size() == static_cast<std::size_t>(micro_batches));
       CHECK(recvs.size() == static_cast<std::size_t>(micro_batches));
+      for (const program::Op* op : recvs)
+        CHECK(op->stream == program::Stream::pp_recv);
       for (const program::Op* op : sends) {
-        CHECK(op->stream == program::Stream::pp);
+        CHECK(op->stream == program::Stream::pp_send);
         const auto& s = std::get<program::Send>(op->payload);
         CHECK(s.size.count() == boundary);
         CHECK(s.peer == (first ? r.rank + 4 : r.rank - 4));
@@ -254,11 +256,12 @@ TEST_CASE("meta: pipeline transfers, scatter/gather, deallocated outputs, embedd
       }
       CHECK(gathers == (sp ? 0 : micro_batches));
       CHECK(embedding == 1);
-      // Every sent tensor is freed right after its send, on the p2p stream.
+      // Every sent tensor is freed right after its send, on the stream that sent it (the
+      // compute stream does not wait for sends).
       for (std::size_t i = 0; i + 1 < r.ops.size(); ++i) {
         if (!std::holds_alternative<program::Send>(r.ops[i].payload)) continue;
         CHECK(std::holds_alternative<program::Free>(r.ops[i + 1].payload));
-        CHECK(r.ops[i + 1].stream == program::Stream::pp);
+        CHECK(r.ops[i + 1].stream == program::Stream::pp_send);
       }
     }
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "reports/atomic_file.hpp"
@@ -164,11 +165,19 @@ TEST_CASE("chrome trace of a pipeline: a schedule track with one F<mb>/B<mb> blo
   std::ostringstream out;
   reports::write_chrome_trace(out, run.program, run.result);
   const auto trace = nlohmann::json::parse(out.str());
-  // Per GPU, the blocks of the schedule track in time order.
+  // Per GPU, the blocks of the schedule track in time order; sends and receives on tracks of
+  // their own (they progress concurrently).
   std::map<int, std::vector<std::pair<double, std::string>>> blocks;
+  std::map<int, std::set<std::string>> tracks;
   for (const auto& e : trace["traceEvents"]) {
     if (e["ph"] == "X" && e["tid"] == kStreamCount)
       blocks[e["pid"].get<int>()].emplace_back(e["ts"].get<double>(), e["name"]);
+    if (e["ph"] == "M" && e["name"] == "thread_name")
+      tracks[e["pid"].get<int>()].insert(e["args"]["name"].get<std::string>());
+  }
+  for (const int gpu : {0, 4}) {
+    CHECK(tracks[gpu].contains("pp send stream"));
+    CHECK(tracks[gpu].contains("pp recv stream"));
   }
   const auto order = [&](int gpu) {
     auto list = blocks[gpu];

@@ -293,16 +293,16 @@ program::Program pipeline_program() {
   const program::Kernel adam{Bytes::of(3'000'000), Bytes::of(3'000'000), Flops::of(1e6)};
   // stage 0
   const auto f0 = b.add(0, fwd);
-  b.add(0, program::Send{1, act}, Stream::pp, {f0});
-  const auto r0 = b.add(0, program::Recv{1, act}, Stream::pp);
+  b.add(0, program::Send{1, act}, Stream::pp_send, {f0});
+  const auto r0 = b.add(0, program::Recv{1, act}, Stream::pp_recv);
   b.add(0, bwd, Stream::compute, {r0}, Phase::backward);
   b.add(0, adam, Stream::compute, {}, Phase::optimizer);
   // stage 1
-  const auto r1 = b.add(1, program::Recv{0, act}, Stream::pp);
+  const auto r1 = b.add(1, program::Recv{0, act}, Stream::pp_recv);
   b.add(1, fwd, Stream::compute, {r1});
   b.add(1, fwd, Stream::compute, {}, Phase::recompute);
   const auto b1 = b.add(1, bwd, Stream::compute, {}, Phase::backward);
-  b.add(1, program::Send{0, act}, Stream::pp, {b1});
+  b.add(1, program::Send{0, act}, Stream::pp_send, {b1});
   b.add(1, adam, Stream::compute, {}, Phase::optimizer);
   return b.program();
 }
@@ -316,14 +316,48 @@ TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteratio
   const Time bw = gemm_time(gemm(512, 1024, 4096), hw);
   const Time p2p = Bytes::of(2'000'000) / Bandwidth::gb_per_s(80) + p2p_latency(false, hw);
   const Time adam = Bytes::of(6'000'000) / Bandwidth::gb_per_s(1500);
-  // Stage 1 waits for the activations: a bubble of f + p2p.
-  check_close(r.breakdown[1].bubble, f + p2p);
+  const auto exposed_pp = [&](std::size_t rank) {
+    return r.breakdown[rank].exposed_comm[static_cast<std::size_t>(GroupKind::pp)];
+  };
+  // Stage 1 waits for the activations: a bubble of f while stage 0 computes them, then the
+  // transfer itself, exposed pipeline communication; and its iteration ends with the
+  // gradients' transfer, p2p - adam after the optimizer step.
+  check_close(r.breakdown[1].bubble, f);
+  check_close(exposed_pp(1), p2p + p2p - adam);
   CHECK(r.breakdown[1].recompute == f);
   CHECK(r.breakdown[1].optimizer == adam);
-  // Stage 0 idles from f until the gradients arrive.
-  check_close(r.breakdown[0].bubble, p2p + f + f + bw + p2p);
+  // Stage 0 idles from f until the gradients arrive: bubble while stage 1 works (its
+  // activations' transfer included), then the gradients' transfer.
+  check_close(r.breakdown[0].bubble, p2p + f + f + bw);
+  check_close(exposed_pp(0), p2p);
   check_close(r.iteration_time, f + p2p + f + f + bw + p2p + bw + adam);
   check_breakdowns_add_up(r);
+}
+
+TEST_CASE("pipeline: sends and receives on their own streams progress concurrently") {
+  // Two stages exchanging tensors, each sending before it receives. On one in-order stream
+  // both sends wait for receives that are queued behind them: a deadlock. On pp_send and
+  // pp_recv both transfers run at once, in opposite directions: one transfer's time.
+  const auto hw = test::small_profile();
+  const Bytes act = Bytes::of(2'000'000);
+  const auto exchange = [&](Stream send_stream, Stream recv_stream) {
+    ProgramBuilder b(2);
+    b.group(GroupKind::pp, {0, 1}, 0);
+    for (std::size_t r = 0; r < 2; ++r) {
+      const program::Rank peer = r == 0 ? 1 : 0;
+      b.add(r, program::Send{peer, act}, send_stream);
+      b.add(r, program::Recv{peer, act}, recv_stream);
+    }
+    return b.program();
+  };
+  const SimulationResult split = replay(exchange(Stream::pp_send, Stream::pp_recv), hw);
+  REQUIRE(split.stuck.empty());
+  check_close(split.iteration_time, act / Bandwidth::gb_per_s(80) + p2p_latency(false, hw));
+  // A transfer's timing starts when it begins: both sides' ops cover the same interval.
+  CHECK(split.timelines[0].ops[0].start == split.timelines[1].ops[1].start);
+  CHECK(split.timelines[0].ops[0].end == split.timelines[1].ops[1].end);
+  const SimulationResult one = replay(exchange(Stream::pp_send, Stream::pp_send), hw);
+  CHECK(one.stuck.size() == 2);
 }
 
 TEST_CASE("deadlocks are reported, not hung on") {
@@ -343,7 +377,7 @@ TEST_CASE("deadlocks are reported, not hung on") {
   SUBCASE("a receive with no send") {
     ProgramBuilder b(2);
     b.group(GroupKind::pp, {0, 1}, 0);
-    b.add(1, program::Recv{0, Bytes::of(1000)}, Stream::pp);
+    b.add(1, program::Recv{0, Bytes::of(1000)}, Stream::pp_recv);
     const auto g = b.add(1, gemm(128, 128, 128), Stream::compute, {0});
     (void)g;
     const SimulationResult r = replay(b.program(), hw);
@@ -437,9 +471,9 @@ TEST_CASE("representative replay: the represented ranks' pipeline sends share th
       const program::Rank rank = ranks[r];
       if (rank < 2) {
         const auto g = b.add(r, gemm(512, 512, 4096));
-        b.add(r, program::Send{rank + 2, act}, Stream::pp, {g});
+        b.add(r, program::Send{rank + 2, act}, Stream::pp_send, {g});
       } else {
-        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp);
+        const auto rv = b.add(r, program::Recv{rank - 2, act}, Stream::pp_recv);
         b.add(r, gemm(512, 512, 4096), Stream::compute, {rv});
       }
     }
