@@ -249,7 +249,9 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   b.add(0, Free{3});
   b.add(0, g);
   b.add(0, Free{2});
-  const SimulationResult r = replay(b.program(), hw);
+  ReplayOptions with_timeline;
+  with_timeline.record_memory_timeline = true;
+  const SimulationResult r = replay(b.program(), hw, with_timeline);
   const RankMemory& m = r.memory[0];
   const Time t = gemm_time(g, hw);
   CHECK(m.peak == Bytes::of(180));
@@ -262,6 +264,15 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   CHECK(m.timeline[3].at == t * 3);
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::parameters)] == Bytes::of(100));
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::zero());
+
+  // By default the timeline is not recorded; the peak, its time and breakdown are the same.
+  const SimulationResult plain = replay(b.program(), hw);
+  const RankMemory& p = plain.memory[0];
+  CHECK(p.timeline.empty());
+  CHECK(p.peak == m.peak);
+  CHECK(p.peak_at == m.peak_at);
+  CHECK(p.at_peak == m.at_peak);
+  CHECK(p.peak_op == m.peak_op);
 }
 
 TEST_CASE("memory: a free and an allocation at the same instant do not count twice") {
