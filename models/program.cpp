@@ -3,7 +3,8 @@
 #include <fmt/format.h>
 
 #include <limits>
-#include <stdexcept>
+
+#include "models/errors.hpp"
 
 namespace trainsim::program {
 
@@ -104,8 +105,8 @@ Gemm Gemm::of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch
               bool transpose_a, bool transpose_b) {
   const auto dim = [](std::int64_t v, const char* field) {
     if (v < 0 || v > std::numeric_limits<Dim>::max()) {
-      throw std::out_of_range(fmt::format("GEMM dimension {} = {} is outside 0 to {}", field, v,
-                                          std::numeric_limits<Dim>::max()));
+      throw Infeasible(fmt::format("GEMM dimension {} = {} is outside 0 to {}", field, v,
+                                   std::numeric_limits<Dim>::max()));
     }
     return static_cast<Dim>(v);
   };

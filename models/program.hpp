@@ -91,8 +91,8 @@ struct Gemm {
   bool transpose_a = false;
   bool transpose_b = false;
 
-  /// The GEMM of these dimensions; throws std::out_of_range naming the dimension and its
-  /// value when one is negative or exceeds Dim's range.
+  /// The GEMM of these dimensions; throws Infeasible naming the dimension and its value when
+  /// one is negative or exceeds Dim's range (sweeps skip such plans, as other size limits).
   static Gemm of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
                  DType dtype = DType::bf16, bool transpose_a = false, bool transpose_b = false);
   /// 2·m·n·k·batch.
