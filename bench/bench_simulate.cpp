@@ -48,7 +48,6 @@ int main(int argc, char** argv) {
 
   std::vector<double> load, build, replay, total;
   std::size_t ops = 0;
-  std::size_t memory_points = 0;
   double iteration = 0.0;
   for (int i = 0; i < repetitions; ++i) {
     const auto t0 = Clock::now();
@@ -64,9 +63,6 @@ int main(int argc, char** argv) {
     const reports::Summary summary = reports::summarize(scenario, hardware, program, result);
     total.push_back(seconds_since(t0));
     ops = program.op_count();
-    memory_points = 0;
-    for (const sim::RankMemory& m : result.memory)
-      memory_points += m.timeline.size();
     iteration = summary.iteration_time.seconds();
   }
   const Stats l = stats(load), b = stats(build), r = stats(replay), t = stats(total);
@@ -74,7 +70,6 @@ int main(int argc, char** argv) {
   fmt::print("repetitions         {}\n", repetitions);
   fmt::print("ops in the Program  {}\n", ops);
   fmt::print("predicted iteration {:.4f} s\n", iteration);
-  fmt::print("memory timeline     {} points\n", memory_points);
   fmt::print("{:<20}{:>12}{:>12}\n", "stage", "median ms", "min ms");
   fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "load inputs", l.median * 1e3, l.minimum * 1e3);
   fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "build Program", b.median * 1e3, b.minimum * 1e3);

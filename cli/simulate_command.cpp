@@ -39,9 +39,11 @@ void check_outputs(const SimulateOptions& options) {
 
 void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
+  sim::ReplayOptions replay;
+  replay.record_memory_timeline = !options.trace.empty();  // the trace's memory counters
   const reports::ScenarioRun run = reports::run_scenario_file(
       options.scenario,
-      options.every_rank ? ProgramScope::every_rank : ProgramScope::representative);
+      options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 
   if (!options.json.empty()) {

@@ -281,6 +281,13 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));
   prog.ranks.resize(recorded.size());
+  // Each rank's op list is reserved once, at the size limits' upper estimate of one stage's
+  // ops: grown by doubling, the list and the copies it leaves behind would be first touched
+  // (page faults) at about twice its final size. Pages reserved but never written cost no
+  // memory.
+  const auto ops_per_rank =
+      static_cast<std::size_t>(estimated_ops_per_gpu(model, plan, training) /
+                               static_cast<double>(std::max<std::int64_t>(layout.pp_size(), 1)));
   // Each recorded rank is built on its own (in parallel), interning its op names in a table
   // of its own; merge_names then gives the ids one sequential build would have.
   std::vector<program::NameTable> names(recorded.size());
@@ -291,6 +298,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     const RankGroups& g = groups[static_cast<std::size_t>(rank)];
     program::RankProgram& out = prog.ranks[slot];
     out.rank = static_cast<program::Rank>(rank);
+    out.ops.reserve(ops_per_rank);
     MetaBackend meta(out, names[slot], g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
     TensorParallelPosition position{c.tp, t, std::nullopt};
     if (const auto& grid = layout.grid()) {

@@ -242,14 +242,8 @@ OpIndex MetaBackend::gemm(std::string_view name, Gemm g, std::initializer_list<A
 namespace {
 // Shape of op(a) · op(b) for 2-D operands.
 Gemm gemm_shape(const Tensor& a, const Tensor& b, bool ta, bool tb) {
-  Gemm g;
-  g.m = ta ? a.shape().cols : a.shape().rows;
-  g.k = ta ? a.shape().rows : a.shape().cols;
-  g.n = tb ? b.shape().rows : b.shape().cols;
-  g.dtype = a.dtype();
-  g.transpose_a = ta;
-  g.transpose_b = tb;
-  return g;
+  return Gemm::of(ta ? a.shape().cols : a.shape().rows, tb ? b.shape().rows : b.shape().cols,
+                  ta ? a.shape().rows : a.shape().cols, 1, a.dtype(), ta, tb);
 }
 }  // namespace
 
@@ -269,15 +263,7 @@ void MetaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, b
 namespace {
 Gemm attention_gemm(const AttentionShape& s, std::int64_t m, std::int64_t n, std::int64_t k,
                     DType dtype, bool ta, bool tb) {
-  Gemm g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.batch = s.micro_batch * s.heads;
-  g.dtype = dtype;
-  g.transpose_a = ta;
-  g.transpose_b = tb;
-  return g;
+  return Gemm::of(m, n, k, s.micro_batch * s.heads, dtype, ta, tb);
 }
 }  // namespace
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
+#include "models/errors.hpp"
+
 namespace trainsim::program {
 
 std::string_view to_string(Stream s) {
@@ -99,9 +103,23 @@ Flops Gemm::flops() const {
                    static_cast<double>(batch));
 }
 
+Gemm Gemm::of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch, DType dtype,
+              bool transpose_a, bool transpose_b) {
+  const auto dim = [](std::int64_t v, const char* field) {
+    if (v < 0 || v > std::numeric_limits<Dim>::max()) {
+      throw Infeasible(fmt::format("GEMM dimension {} = {} is outside 0 to {}", field, v,
+                                   std::numeric_limits<Dim>::max()));
+    }
+    return static_cast<Dim>(v);
+  };
+  return Gemm{dim(m, "m"), dim(n, "n"), dim(k, "k"), dim(batch, "batch"),
+              dtype,       transpose_a, transpose_b};
+}
+
 Bytes Gemm::min_bytes() const {
   const std::int64_t e = bytes_per_element(dtype);
-  return Bytes::of(batch * e * (m * k + k * n + m * n));
+  const std::int64_t m64 = m, n64 = n, k64 = k;
+  return Bytes::of(batch * e * (m64 * k64 + k64 * n64 + m64 * n64));
 }
 
 Flops Op::flops() const {

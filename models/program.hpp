@@ -85,15 +85,23 @@ std::string_view to_string(CollectiveKind k);
 std::string_view to_string(MemoryCategory c);
 
 /// C[m,n] = op(A)[m,k] · op(B)[k,n], `batch` independent products (batched GEMM).
+/// The dimensions are 32-bit: every op is sized by the largest payload, which 64-bit GEMM
+/// dimensions made 16 bytes larger (Op 80 instead of 64 bytes; a 3072-GPU Program holds
+/// 10 M ops). Gemm::of checks that they fit.
 struct Gemm {
-  std::int64_t m = 0;
-  std::int64_t n = 0;
-  std::int64_t k = 0;
-  std::int64_t batch = 1;
+  using Dim = std::int32_t;
+  Dim m = 0;
+  Dim n = 0;
+  Dim k = 0;
+  Dim batch = 1;
   DType dtype = DType::bf16;
   bool transpose_a = false;
   bool transpose_b = false;
 
+  /// The GEMM of these dimensions; throws Infeasible naming the dimension and its value when
+  /// one is negative or exceeds Dim's range (sweeps skip such plans, as other size limits).
+  static Gemm of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
+                 DType dtype = DType::bf16, bool transpose_a = false, bool transpose_b = false);
   /// 2·m·n·k·batch.
   Flops flops() const;
   /// Minimum HBM traffic: read A and B once, write C once.
@@ -166,6 +174,8 @@ struct Op {
   /// FLOPs of a GEMM or kernel, zero otherwise.
   Flops flops() const;
 };
+static_assert(sizeof(Payload) == 32 && sizeof(Op) == 64,
+              "an op is recorded 10 M times for a 3072-GPU run: keep it at 64 bytes");
 
 struct Group {
   GroupId id = 0;

@@ -13,9 +13,9 @@
 namespace trainsim::reports {
 
 ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& hardware,
-                         ProgramScope scope) {
+                         ProgramScope scope, const sim::ReplayOptions& replay) {
   ScenarioRun run{scenario, hardware, build_program(scenario, scope), {}, {}};
-  run.result = sim::replay(run.program, run.hardware);
+  run.result = sim::replay(run.program, run.hardware, replay);
   if (!run.result.stuck.empty()) {
     throw std::runtime_error(sim::describe_deadlock(run.program, run.result));
   }
@@ -23,9 +23,11 @@ ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& ha
   return run;
 }
 
-ScenarioRun run_scenario_file(const std::filesystem::path& file, ProgramScope scope) {
+ScenarioRun run_scenario_file(const std::filesystem::path& file, ProgramScope scope,
+                              const sim::ReplayOptions& replay) {
   const Scenario scenario = inputs::load_scenario(file);
-  return run_scenario(scenario, inputs::load_hardware_profile(scenario.hardware_file), scope);
+  return run_scenario(scenario, inputs::load_hardware_profile(scenario.hardware_file), scope,
+                      replay);
 }
 
 }  // namespace trainsim::reports

@@ -9,6 +9,7 @@
 #include "models/scenario.hpp"
 #include "reports/summary.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/replay.hpp"
 #include "sim/simulation_result.hpp"
 
 namespace trainsim::reports {
@@ -23,12 +24,15 @@ struct ScenarioRun {
 
 /// Builds the Program of `scenario`, replays it on `hardware` and summarises. Throws
 /// Infeasible for plans the executor cannot build and std::runtime_error (naming every stuck
-/// op) if the schedule deadlocks.
+/// op) if the schedule deadlocks. `replay` says what the result records beyond the summary
+/// (a trace needs the memory timeline).
 ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& hardware,
-                         ProgramScope scope = ProgramScope::representative);
+                         ProgramScope scope = ProgramScope::representative,
+                         const sim::ReplayOptions& replay = {});
 
 /// Loads the scenario and its hardware profile, then runs it.
 ScenarioRun run_scenario_file(const std::filesystem::path& file,
-                              ProgramScope scope = ProgramScope::representative);
+                              ProgramScope scope = ProgramScope::representative,
+                              const sim::ReplayOptions& replay = {});
 
 }  // namespace trainsim::reports

@@ -27,6 +27,8 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
   groups_.resize(index.groups.size());
   group_routes_.resize(index.groups.size() * kCollectiveKinds);
   channel_routes_.resize(index.channels.size());
+  group_plans_.resize(index.groups.size() * kCollectiveKinds);
+  channel_plans_.resize(index.channels.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
     const IndexedGroup& ig = index.groups[g];
     groups_[g].ready.assign(static_cast<std::size_t>(ig.instances), 0);
@@ -75,18 +77,26 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
   parts_.insert(parts_.end(), gp.participants.begin() + static_cast<std::ptrdiff_t>(k * needed),
                 gp.participants.begin() + static_cast<std::ptrdiff_t>((k + 1) * needed));
   a.part_end = static_cast<std::int32_t>(parts_.size());
-  for (const GroupId h : g.launches) {
-    const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
-    a.latency = std::max(
-        a.latency,
-        collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
-    flow_specs_.clear();
-    append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
-    a.flows_left += queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_),
-                                group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
-                                              static_cast<std::size_t>(c.kind)]);
+  LaunchPlan& plan = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
+                                  static_cast<std::size_t>(c.kind)];
+  if (plan.size != c.size) {
+    for (const GroupId h : g.launches) {
+      const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
+      a.latency = std::max(
+          a.latency,
+          collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
+      flow_specs_.clear();
+      append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
+      queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_),
+                  group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
+                                static_cast<std::size_t>(c.kind)]);
+    }
+    keep_plan(plan, c.size, a.latency);
+    queued_.clear();
+    queued_links_.clear();
   }
-  start_queued(id);
+  a.latency = plan.latency;
+  a.flows_left = start_plan(plan, id);
   return add(a);
 }
 
@@ -114,14 +124,20 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
   parts_.emplace_back(c.sender, send_op);
   parts_.emplace_back(c.receiver, c.recv_ops[k]);
   a.part_end = static_cast<std::int32_t>(parts_.size());
-  flow_specs_.clear();
-  if (send.size.count() > 0) {
-    flow_specs_.push_back({src, send.peer, send.size.as_double()});
-    append_p2p_images(c, src, send.peer, send.size.as_double());
+  LaunchPlan& plan = channel_plans_[static_cast<std::size_t>(info.ref)];
+  if (plan.size != send.size) {
+    flow_specs_.clear();
+    if (send.size.count() > 0) {
+      flow_specs_.push_back({src, send.peer, send.size.as_double()});
+      append_p2p_images(c, src, send.peer, send.size.as_double());
+    }
+    queue_flows(comm_efficiency(send.size, inter, hw_),
+                channel_routes_[static_cast<std::size_t>(info.ref)]);
+    keep_plan(plan, send.size, a.latency);
+    queued_.clear();
+    queued_links_.clear();
   }
-  a.flows_left = queue_flows(comm_efficiency(send.size, inter, hw_),
-                             channel_routes_[static_cast<std::size_t>(info.ref)]);
-  start_queued(id);
+  a.flows_left = start_plan(plan, id);
   return add(a);
 }
 
@@ -140,7 +156,7 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
+void CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
   // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
   // every time: their routes are looked up once.
   const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
@@ -159,7 +175,6 @@ std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
   // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
   // wire at link speed, so flows sharing a link split its raw capacity and together never
   // move more useful bytes than the efficiency allows.
-  std::int32_t queued = 0;
   for (std::size_t k = 0; k < flow_specs_.size(); ++k) {
     const FlowSpec& f = flow_specs_[k];
     const std::span<const LinkId> route = cache.routes[k];
@@ -174,9 +189,32 @@ std::int32_t CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
     }
     q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
     queued_.push_back(q);
-    ++queued;
   }
-  return queued;
+}
+
+void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency) const {
+  plan.size = size;
+  plan.latency = latency;
+  plan.queued.assign(queued_.begin(), queued_.end());
+  plan.links.assign(queued_links_.begin(), queued_links_.end());
+  plan.one_shape = std::all_of(queued_.begin(), queued_.end(), [&](const QueuedFlow& q) {
+    return q.bytes == queued_.front().bytes && q.links == queued_.front().links;
+  });
+}
+
+std::int32_t CommLauncher::start_plan(const LaunchPlan& plan, std::int32_t owner) {
+  if (plan.queued.empty()) return 0;
+  if (plan.one_shape) {
+    // The usual case, started straight from the plan (see start_queued).
+    const QueuedFlow& front = plan.queued.front();
+    flows_.start_images(plan.links, static_cast<std::size_t>(front.links), front.bytes,
+                        std::numeric_limits<double>::infinity(), owner);
+  } else {
+    queued_.assign(plan.queued.begin(), plan.queued.end());
+    queued_links_.assign(plan.links.begin(), plan.links.end());
+    start_queued(owner);
+  }
+  return static_cast<std::int32_t>(plan.queued.size());
 }
 
 void CommLauncher::start_queued(std::int32_t owner) {

@@ -86,10 +86,31 @@ class CommLauncher {
     std::vector<std::span<const LinkId>> routes;
   };
 
+  /// A flow waiting for start_queued: its wire bytes and route (links_ from `first`).
+  struct QueuedFlow {
+    double bytes = 0.0;
+    std::int32_t first = 0;
+    std::int32_t links = 0;
+  };
+  /// What a launch of one group's collective of one kind, or of one channel's send, queues
+  /// for a given size: a group's collectives of one kind and size (every layer's TP
+  /// all-reduce) and a channel's sends of one size start the same flows every time, so they
+  /// are worked out once and replayed from here. `size` < 0: nothing cached yet.
+  struct LaunchPlan {
+    Bytes size = Bytes::of(-1);
+    Time latency;
+    std::vector<QueuedFlow> queued;
+    std::vector<LinkId> links;
+    bool one_shape = false;  ///< every flow of equal bytes and route length: images of one
+  };
+
   /// Queues the flows of flow_specs_ at `efficiency` (their routes, wire bytes), with their
-  /// routes from `cache` when its pairs are theirs (else looked up and kept there); returns
-  /// how many there are.
-  std::int32_t queue_flows(double efficiency, CachedRoutes& cache);
+  /// routes from `cache` when its pairs are theirs (else looked up and kept there).
+  void queue_flows(double efficiency, CachedRoutes& cache);
+  /// Keeps the queued flows and `latency` as `plan` for `size`.
+  void keep_plan(LaunchPlan& plan, Bytes size, Time latency) const;
+  /// Starts `plan`'s flows for activity `owner` (as start_queued would) and returns how many.
+  std::int32_t start_plan(const LaunchPlan& plan, std::int32_t owner);
   /// Starts the queued flows for activity `owner`: those with equal bytes and route lengths
   /// as the images of one transfer (FlowNetwork::start_images bundles them when it can).
   void start_queued(std::int32_t owner);
@@ -105,15 +126,11 @@ class CommLauncher {
   std::vector<Activity> activities_;
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
-  /// A flow waiting for start_queued: its wire bytes and route (links_ from `first`).
-  struct QueuedFlow {
-    double bytes = 0.0;
-    std::int32_t first = 0;
-    std::int32_t links = 0;
-  };
   std::vector<QueuedFlow> queued_;
   std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
   std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel
+  std::vector<LaunchPlan> group_plans_;       ///< per launching group and collective kind
+  std::vector<LaunchPlan> channel_plans_;     ///< per p2p channel
   std::vector<LinkId> queued_links_;
   std::vector<LinkId> image_links_;
   LinkId engine_base_ = -1;

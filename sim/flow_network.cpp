@@ -22,8 +22,9 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   unfrozen_on_link_.assign(capacity_.size(), 0);
   link_used_.assign(capacity_.size(), 0);
   link_flows_.resize(capacity_.size());
+  link_plain_flows_.assign(capacity_.size(), 0);
   link_visited_.assign(capacity_.size(), 0);
-  link_bundle_.assign(capacity_.size(), -1);
+  link_bundle_.assign(capacity_.size(), kNoBundle);
   link_image_.assign(capacity_.size(), 0);
 }
 
@@ -57,6 +58,7 @@ void FlowNetwork::attach(FlowId id) {
     std::vector<FlowId>& on = link_flows_.at(static_cast<std::size_t>(f.links[i]));
     f.slot_on_link[i] = static_cast<std::int32_t>(on.size());
     on.push_back(id);
+    ++link_plain_flows_[static_cast<std::size_t>(f.links[i])];
   }
 }
 
@@ -85,17 +87,22 @@ void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_
     throw std::invalid_argument("flow network: image routes must have 1 to 8 links each");
   }
   const std::size_t images = links.size() / route_links;
-  // Bundled only when every image is alone on its links (see the header).
+  // Bundled only when every image is alone on its links (see the header). A link checked
+  // here is marked as taken (kChecking) so that one used twice among the images is caught;
+  // a bundle overwrites the marks, a failed check restores them. Flat per-link counts, not
+  // the links' flow lists: this runs for every transfer a representative replay starts.
   bool alone = images > 1;
   std::size_t marked = 0;
   for (; marked < links.size() && alone; ++marked) {
     const auto l = static_cast<std::size_t>(links[marked]);
-    alone = link_flows_.at(l).empty() && link_bundle_[l] < 0 && !link_used_[l];
-    link_used_[l] = 1;
+    alone = link_plain_flows_.at(l) == 0 && link_bundle_[l] == kNoBundle;
+    if (alone) link_bundle_[l] = kChecking;
   }
-  for (std::size_t i = 0; i < marked; ++i)
-    link_used_[static_cast<std::size_t>(links[i])] = 0;
   if (!alone) {
+    for (std::size_t i = 0; i < marked; ++i) {
+      FlowId& mark = link_bundle_[static_cast<std::size_t>(links[i])];
+      if (mark == kChecking) mark = kNoBundle;
+    }
     for (std::size_t i = 0; i < images; ++i)
       start(links.subspan(i * route_links, route_links), bytes, cap, owner);
     return;
@@ -117,10 +124,12 @@ void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.bundle = b;
   f.images = static_cast<std::int32_t>(images);
-  for (std::size_t i = 0; i < links.size(); ++i) {
-    const auto l = static_cast<std::size_t>(links[i]);
-    link_bundle_[l] = id;
-    link_image_[l] = static_cast<std::int32_t>(i / route_links);
+  for (std::size_t i = 0, at = 0; i < images; ++i) {
+    for (std::size_t k = 0; k < route_links; ++k, ++at) {
+      const auto l = static_cast<std::size_t>(links[at]);
+      link_bundle_[l] = id;
+      link_image_[l] = static_cast<std::int32_t>(i);
+    }
   }
 }
 
@@ -161,7 +170,7 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
     f.link_count = static_cast<std::uint8_t>(n);
     for (std::size_t k = 0; k < n; ++k) {
       const LinkId l = bd.links[i * n + k];
-      link_bundle_[static_cast<std::size_t>(l)] = -1;
+      link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
       f.links[k] = l;
     }
     attach(image);
@@ -450,7 +459,7 @@ void FlowNetwork::remove(FlowId id) {
   if (f.bundle >= 0) {
     // Alone on its links: they are free again, with no component left to refill.
     for (const LinkId l : bundles_[static_cast<std::size_t>(f.bundle)].links)
-      link_bundle_[static_cast<std::size_t>(l)] = -1;
+      link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
     free_bundles_.push_back(f.bundle);
     f.bundle = -1;
   }
@@ -461,6 +470,7 @@ void FlowNetwork::remove(FlowId id) {
     const FlowId moved = on.back();
     on[static_cast<std::size_t>(slot)] = moved;
     on.pop_back();
+    --link_plain_flows_[static_cast<std::size_t>(l)];
     // The link's component lost a flow and may split; each part holds a flow still on this
     // link. A link left empty has no component to refill.
     if (on.empty()) continue;

@@ -130,9 +130,12 @@ class FlowNetwork final : public Resource {
   std::vector<std::uint8_t> link_used_;
   std::vector<std::vector<FlowId>> link_flows_;  ///< active flows on each link
   std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
-  std::vector<FlowId> link_bundle_;              ///< the bundle alone on each link, or -1
-  std::vector<std::int32_t> link_image_;         ///< its image there
-  std::vector<FlowId> touched_bundles_;  ///< bundles a capacity change reached since the refill
+  std::vector<std::int32_t> link_plain_flows_;   ///< link_flows_[l].size(), kept flat
+  static constexpr FlowId kNoBundle = -1;
+  static constexpr FlowId kChecking = -2;  ///< start_images is checking this link
+  std::vector<FlowId> link_bundle_;        ///< the bundle alone on each link, or kNoBundle
+  std::vector<std::int32_t> link_image_;   ///< its image there
+  std::vector<FlowId> touched_bundles_;    ///< bundles a capacity change reached since the refill
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;
   std::vector<FlowId> images_;  ///< split's output

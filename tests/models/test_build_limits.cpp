@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
@@ -73,4 +74,18 @@ TEST_CASE("the op estimate bounds what a GPU records, for 1D and for 2D/2.5D gri
       CHECK(estimate <= 4.0 * static_cast<double>(most));
     }
   }
+}
+
+TEST_CASE("GEMM dimensions are 32-bit: Gemm::of checks the range, products stay 64-bit") {
+  const std::int64_t max = std::numeric_limits<program::Gemm::Dim>::max();
+  const program::Gemm g = program::Gemm::of(max, 2, 3, 1);
+  CHECK(g.m == max);
+  CHECK(g.n == 2);
+  CHECK(g.k == 3);
+  // m·k + k·n + m·n in 64 bits: 2 bytes per element x (3 max + 6 + 2 max).
+  CHECK(g.min_bytes() == Bytes::of(2 * (5 * max + 6)));
+  CHECK(g.flops() == Flops::of(2.0 * static_cast<double>(max) * 6.0));
+  CHECK_THROWS_WITH_AS(program::Gemm::of(1, max + 1, 1, 1),
+                       "GEMM dimension n = 2147483648 is outside 0 to 2147483647", Infeasible);
+  CHECK_THROWS_AS(program::Gemm::of(1, 1, 1, -1), Infeasible);
 }

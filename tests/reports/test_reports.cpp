@@ -160,8 +160,11 @@ TEST_CASE(
 }
 
 TEST_CASE("chrome trace of a pipeline: a schedule track with one F<mb>/B<mb> block per pass") {
+  sim::ReplayOptions traced;  // as `simulate --trace` runs it: with the memory counters
+  traced.record_memory_timeline = true;
   const reports::ScenarioRun run = reports::run_scenario_file(
-      std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/tests/tiny-pp2-interleaved.yaml");
+      std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/tests/tiny-pp2-interleaved.yaml",
+      ProgramScope::representative, traced);
   std::ostringstream out;
   reports::write_chrome_trace(out, run.program, run.result);
   const auto trace = nlohmann::json::parse(out.str());

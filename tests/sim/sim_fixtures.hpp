@@ -109,12 +109,7 @@ inline hw::HardwareProfile rail_profile() {
 }
 
 inline program::Gemm gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch = 1) {
-  program::Gemm g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.batch = batch;
-  return g;
+  return program::Gemm::of(m, n, k, batch);
 }
 
 inline program::Collective all_reduce(program::GroupId g, Bytes size) {

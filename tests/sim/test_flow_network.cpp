@@ -185,3 +185,25 @@ TEST_CASE("images sharing a link, or a link in use, are started as separate flow
   CHECK_THROWS_AS(net.start_images(std::vector<LinkId>{0, 1, 0}, 2, 1e6, inf, 1),
                   std::invalid_argument);
 }
+
+TEST_CASE("links checked for a bundle that could not form are free again afterwards") {
+  FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB});
+  const double inf = std::numeric_limits<double>::infinity();
+  // Link 2 busy: the check fails at the last image, after marking links 0 and 1.
+  net.start(std::vector<LinkId>{2}, 1e6, inf, 1);
+  net.start_images(std::vector<LinkId>{0, 1, 2}, 1, 1e6, inf, 2);
+  CHECK(net.active_count() == 4);
+  // A link repeated among the images: separate flows again.
+  net.start_images(std::vector<LinkId>{0, 0}, 1, 1e6, inf, 3);
+  CHECK(net.active_count() == 6);
+  CHECK(drain(net).size() == 6);
+  // Every flow has left its links: the same links now carry one bundle.
+  net.start_images(std::vector<LinkId>{0, 1, 2}, 1, 1e6, inf, 4);
+  CHECK(net.active_count() == 1);
+  // A plain flow joining splits it; once all have left, a bundle forms again.
+  net.start(std::vector<LinkId>{1}, 1e6, inf, 5);
+  CHECK(net.active_count() == 4);
+  CHECK(drain(net).size() == 4);
+  net.start_images(std::vector<LinkId>{2, 1}, 1, 1e6, inf, 6);
+  CHECK(net.active_count() == 1);
+}

@@ -122,6 +122,28 @@ TEST_CASE("compute overlaps a collective on another stream — deps order them")
   check_breakdowns_add_up(r);
 }
 
+TEST_CASE("a group's collectives of one size reuse their flows, another size gets its own") {
+  const auto hw = test::small_profile();
+  const std::vector<Bytes> sizes{Bytes::of(8'000'000), Bytes::of(2'000'000), Bytes::of(8'000'000),
+                                 Bytes::of(8'000'000), Bytes::of(0),         Bytes::of(2'000'000)};
+  ProgramBuilder b(2);
+  const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
+  for (std::size_t r = 0; r < 2; ++r) {
+    for (const Bytes size : sizes)
+      b.add(r, all_reduce(tp, size), Stream::tp);
+  }
+  const SimulationResult r = replay(b.program(), hw);
+  for (const RankTimeline& t : r.timelines) {
+    REQUIRE(t.ops.size() == sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      INFO("all-reduce " << i);
+      // n = 2: per-link volume S at 80 GB/s, then base + 2 intra steps of latency.
+      check_close(t.ops[i].end - t.ops[i].start,
+                  sizes[i] / Bandwidth::gb_per_s(80) + Time::from_us(2 + 2));
+    }
+  }
+}
+
 TEST_CASE("compute slows down exactly while a collective shares the GPU") {
   auto hw = test::small_profile();
   hw.compute_slowdown_during_comm = 1.0;  // half speed
@@ -249,7 +271,9 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   b.add(0, Free{3});
   b.add(0, g);
   b.add(0, Free{2});
-  const SimulationResult r = replay(b.program(), hw);
+  ReplayOptions with_timeline;
+  with_timeline.record_memory_timeline = true;
+  const SimulationResult r = replay(b.program(), hw, with_timeline);
   const RankMemory& m = r.memory[0];
   const Time t = gemm_time(g, hw);
   CHECK(m.peak == Bytes::of(180));
@@ -262,6 +286,15 @@ TEST_CASE("memory: peak, time of peak and breakdown at the peak") {
   CHECK(m.timeline[3].at == t * 3);
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::parameters)] == Bytes::of(100));
   CHECK(m.timeline[3].live[static_cast<std::size_t>(MemoryCategory::activations)] == Bytes::zero());
+
+  // By default the timeline is not recorded; the peak, its time and breakdown are the same.
+  const SimulationResult plain = replay(b.program(), hw);
+  const RankMemory& p = plain.memory[0];
+  CHECK(p.timeline.empty());
+  CHECK(p.peak == m.peak);
+  CHECK(p.peak_at == m.peak_at);
+  CHECK(p.at_peak == m.at_peak);
+  CHECK(p.peak_op == m.peak_op);
 }
 
 TEST_CASE("memory: a free and an allocation at the same instant do not count twice") {
