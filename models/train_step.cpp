@@ -212,12 +212,15 @@ class StepHooks final : public ParameterHooks {
     begin_micro_batch(last);
   }
 
-  /// Before every compute pass of a pipeline schedule: the pass and the rank's next compute
-  /// pass (none after the last). ZeRO 2 and 3 reduce a chunk's buckets in the last backward
-  /// pass of a run of its backward passes (begin_chunk_backward must come first).
-  void begin_pass(const PipelineStep& pass, std::optional<PipelineStep> next) {
+  /// Before every compute pass of a pipeline schedule: the pass, the rank's next compute pass
+  /// and the first pass of its next run (none after the last). ZeRO 2 and 3 reduce a chunk's
+  /// buckets in the last backward pass of a run of its backward passes (begin_chunk_backward
+  /// must come first); ZeRO 3 prefetches the next run's first units from the run's first pass.
+  void begin_pass(const PipelineStep& pass, std::optional<PipelineStep> next,
+                  std::optional<PipelineStep> next_run) {
     pass_ = pass;
     next_ = next;
+    next_run_ = next_run;
     if (zero_ >= 2 && pass.kind == PipelineStep::Kind::backward) launch_ = !run_continues();
   }
 
@@ -360,7 +363,8 @@ class StepHooks final : public ParameterHooks {
 
   // ZeRO 3 with a pipeline schedule: a pass gathers what it uses, one unit ahead (its first
   // layer with the non-layer units; each layer the one after it; its last layer the first
-  // units of the next compute pass, which may run another chunk).
+  // units of the next run, so that their gather overlaps every pass of this run, as FSDP's
+  // prefetch overlaps a layer: with layered's single-layer chunks, a run's m passes).
   void before_pipelined_pass(std::int32_t layer) {
     const bool forward = pass_.kind == Kind::forward;
     const std::vector<std::int32_t>& layers = chunk_layers_.at(pass_.chunk);
@@ -375,10 +379,10 @@ class StepHooks final : public ParameterHooks {
       gather(*(at + 1));
     } else if (!forward && at != layers.begin()) {
       gather(*(at - 1));
-    } else if (next_) {
-      const std::vector<std::int32_t>& after = chunk_layers_.at(next_->chunk);
-      if (uses_rest(next_->chunk)) gather(program::Tag::kNoLayer);
-      gather(next_->kind == Kind::forward ? after.front() : after.back());
+    } else if (next_run_) {
+      const std::vector<std::int32_t>& after = chunk_layers_.at(next_run_->chunk);
+      if (uses_rest(next_run_->chunk)) gather(program::Tag::kNoLayer);
+      gather(next_run_->kind == Kind::forward ? after.front() : after.back());
     }
   }
 
@@ -450,9 +454,10 @@ class StepHooks final : public ParameterHooks {
   int zero_;
   bool pipelined_;
   bool launch_ = false;
-  std::int64_t chunk_ = 0;            // model chunk of the backward pass in progress
-  PipelineStep pass_{};               // pipeline: the compute pass in progress
-  std::optional<PipelineStep> next_;  // pipeline: the rank's next compute pass
+  std::int64_t chunk_ = 0;                // model chunk of the backward pass in progress
+  PipelineStep pass_{};                   // pipeline: the compute pass in progress
+  std::optional<PipelineStep> next_;      // pipeline: the rank's next compute pass
+  std::optional<PipelineStep> next_run_;  // pipeline: the first pass of the rank's next run
   std::vector<std::size_t> bucket_of_;
   std::vector<std::size_t> remaining_;  // gradients of each bucket not final yet
   std::vector<bool> gathered_;          // ZeRO 3: per unit
@@ -502,6 +507,23 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   for (std::size_t i = steps.size(); i-- > 1;) {
     const bool compute = steps[i].kind == Kind::forward || steps[i].kind == Kind::backward;
     next_pass[i - 1] = compute ? std::optional(steps[i]) : next_pass[i];
+  }
+  // The first pass of the rank's next run (another chunk or direction) after each pass.
+  const auto same_run = [](const PipelineStep& a, const PipelineStep& b) {
+    return a.kind == b.kind && a.chunk == b.chunk;
+  };
+  std::vector<std::optional<PipelineStep>> next_run(steps.size());
+  for (std::size_t i = steps.size(); i-- > 0;) {
+    const std::optional<PipelineStep>& next = next_pass[i];
+    if (!next || !same_run(*next, steps[i])) {
+      next_run[i] = next;
+      continue;
+    }
+    // The next pass continues this run: its next run is ours (found at its index, later).
+    std::size_t j = i + 1;
+    while (!(steps[j] == *next))
+      ++j;
+    next_run[i] = next_run[j];
   }
   // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
   std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch
@@ -571,7 +593,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
           batch =
               backend.load_micro_batch(mb, embedding ? tokens : 0, head ? model.label_tokens() : 0);
         }
-        hooks.begin_pass(step, next_pass[i]);
+        hooks.begin_pass(step, next_pass[i], next_run[i]);
         ForwardState state =
             model.forward(std::move(batch), loss_scale, mb, &hooks, take(inputs, key), step.chunk);
         if (head) {
@@ -592,7 +614,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         if (wait_for_sends) backend.stream_wait(Stream::compute, Stream::pp_send);
         // ZeRO 0 and 1 reduce in the chunk's last backward pass (no_sync before it).
         hooks.begin_chunk_backward(step.chunk, mb == last_backward[step.chunk]);
-        hooks.begin_pass(step, next_pass[i]);
+        hooks.begin_pass(step, next_pass[i], next_run[i]);
         const auto it = states.find(key);
         ForwardState state = std::move(it->second);
         states.erase(it);
