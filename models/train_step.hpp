@@ -34,8 +34,9 @@
 // sequence of the rank's consecutive compute passes of one model chunk in one direction.
 //   ZeRO 3: a unit's parameters are all-gathered before the first pass of a run that uses
 //      them and kept to the end of the run's last pass (the units outside the layers serve the
-//      chunk with the embedding and the chunk with the head); the next pass's first unit is
-//      prefetched on the dp stream during the current pass's last layer.
+//      chunk with the embedding and the chunk with the head); the next run's first unit is
+//      prefetched on the dp stream from the last layer of the run's first pass, so that its
+//      gather overlaps the whole run.
 //   ZeRO 2, 3: a chunk's gradients accumulate in full-size bucket buffers over a run of its
 //      backward passes and are reduce-scattered into the shard once, in the run's last pass,
 //      as soon as each bucket is final. The passes do not wait for the reductions (the
