@@ -567,19 +567,23 @@ std::vector<Claim> claims(const std::vector<RowFigures>& rows, double nic_gb_per
        false});
   // Found after the run: with ZeRO 3 the first layer's gather before the first pass and the
   // last layer's reduce-scatter after the last cannot overlap anything, and at m = p neither
-  // can the transfers at the loop turns; all three grow as 1/bandwidth. The check (chosen
-  // after the runs, as claim 4's): the first stage's waits on them account for at least half
-  // of the growth; the rest is not attributed yet (another stage may set the time).
+  // can the transfers at the loop turns; all three grow as 1/bandwidth. The first stage sets
+  // the time, and the rest of its growth is its compute: slowed while collectives hold SMs
+  // (the profile's compute_slowdown_during_comm), and the longer ZeRO 3 collectives overlap more
+  // of it. The check (chosen after the runs, as claim 4's): the waits on transfers and DP
+  // account for at least half of the growth.
   const Threshold& it = zero3.iteration_threshold;
   const TransferShare it_share = transfer_share(zero3.base, it, &Timing::iteration_s);
   const double dp_growth = it.at_beyond.first_dp_s - zero3.base.first_dp_s;
+  const double compute_growth = it.at_beyond.compute_s - zero3.base.compute_s;
   out.back().explanation = fmt::format(
       "{}; with ZeRO 3 also the first layer's parameter gather before the first pass and the "
       "last layer's gradient reduce-scatter after the last; check: at {:.2f} GB/s, where its "
       "iteration first slows by more than 5 % ({:+.3f} s), its first stage's waits on "
       "transfers grew by {:.3f} s and on DP communication by {:.3f} s (together at least half "
-      "needed; the rest is not attributed yet)",
-      kLoopTurns, it.beyond * nic_gb_per_s, it_share.time_s, it_share.transfers_s, dp_growth);
+      "needed), its compute by {:.3f} s (slowed while the longer collectives hold SMs)",
+      kLoopTurns, it.beyond * nic_gb_per_s, it_share.time_s, it_share.transfers_s, dp_growth,
+      compute_growth);
   out.back().explanation_holds = it.beyond > 0.0 && it_share.time_s > 0.0 &&
                                  it_share.transfers_s + dp_growth >= 0.5 * it_share.time_s;
   return out;
