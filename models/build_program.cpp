@@ -286,8 +286,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   // (page faults) at about twice its final size. Pages reserved but never written cost no
   // memory.
   const auto ops_per_rank =
-      static_cast<std::size_t>(estimated_ops_per_gpu(model, plan, training) /
-                               static_cast<double>(std::max<std::int64_t>(layout.pp_size(), 1)));
+      static_cast<std::size_t>(estimated_ops_per_stage(model, plan, training));
   // Each recorded rank is built on its own (in parallel), interning its op names in a table
   // of its own; merge_names then gives the ids one sequential build would have.
   std::vector<program::NameTable> names(recorded.size());

@@ -50,6 +50,12 @@ double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
   return static_cast<double>(model.layers) * micro_batches * per_layer;
 }
 
+double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
+                               const TrainingSpec& training) {
+  return estimated_ops_per_gpu(model, plan, training) /
+         static_cast<double>(std::max<std::int64_t>(plan.pipeline.size, 1));
+}
+
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training) {
   const double t = static_cast<double>(plan.tensor.size);
@@ -83,10 +89,8 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
 
 void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
                          const TrainingSpec& training, std::int64_t recorded_gpus) {
-  // A stage holds layers / pipeline.size layers; the per-GPU estimate counts all of them.
-  const double per_gpu = estimated_ops_per_gpu(model, plan, training) /
-                         static_cast<double>(std::max<std::int64_t>(plan.pipeline.size, 1));
-  const double ops = per_gpu * static_cast<double>(recorded_gpus);
+  const double ops =
+      estimated_ops_per_stage(model, plan, training) * static_cast<double>(recorded_gpus);
   if (ops > kMaxProgramOps) {
     throw Infeasible(fmt::format(
         "recording the Programs of {} GPUs would hold about {:.3g} ops (~{:.0f} GB); the limit "

@@ -15,6 +15,10 @@ namespace trainsim {
 double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
                              const TrainingSpec& training);
 
+/// The same for one pipeline stage's GPU, which holds layers / pipeline.size of the layers.
+double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
+                               const TrainingSpec& training);
+
 /// Throws Infeasible when a buffer would exceed 2^62 bytes or the Program 5e7 ops per GPU.
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);

@@ -501,29 +501,20 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   const TransferOrder order = transfer_order(pp.shape.schedule);
   const bool wait_for_sends = order == TransferOrder::batched;
   const bool in_order = order == TransferOrder::in_order;
-  // The rank's next compute pass after each step (ZeRO 2 and 3 keep what a run of passes of
-  // one chunk in one direction shares).
+  // After each step, the rank's next compute pass and the first pass of its next run (another
+  // chunk or direction): ZeRO 2 and 3 keep what a run of passes shares and prefetch for the
+  // next run. One scan from the end, keeping the index of the next compute pass.
   std::vector<std::optional<PipelineStep>> next_pass(steps.size());
-  for (std::size_t i = steps.size(); i-- > 1;) {
-    const bool compute = steps[i].kind == Kind::forward || steps[i].kind == Kind::backward;
-    next_pass[i - 1] = compute ? std::optional(steps[i]) : next_pass[i];
-  }
-  // The first pass of the rank's next run (another chunk or direction) after each pass.
-  const auto same_run = [](const PipelineStep& a, const PipelineStep& b) {
-    return a.kind == b.kind && a.chunk == b.chunk;
-  };
   std::vector<std::optional<PipelineStep>> next_run(steps.size());
+  std::optional<std::size_t> following;
   for (std::size_t i = steps.size(); i-- > 0;) {
-    const std::optional<PipelineStep>& next = next_pass[i];
-    if (!next || !same_run(*next, steps[i])) {
-      next_run[i] = next;
-      continue;
+    if (following) {
+      const PipelineStep& next = steps[*following];
+      next_pass[i] = next;
+      const bool same_run = next.kind == steps[i].kind && next.chunk == steps[i].chunk;
+      next_run[i] = same_run ? next_run[*following] : next;
     }
-    // The next pass continues this run: its next run is ours (found at its index, later).
-    std::size_t j = i + 1;
-    while (!(steps[j] == *next))
-      ++j;
-    next_run[i] = next_run[j];
+    if (steps[i].kind == Kind::forward || steps[i].kind == Kind::backward) following = i;
   }
   // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
   std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch

@@ -401,7 +401,8 @@ constexpr const char* kLoopTurns =
     "1/bandwidth like the gradient reduction";
 
 // At the bisection's first point beyond the threshold: the growth of the first stage's waits on
-// pipeline transfers (exposed PP + bubble) and of the measured time, and the explanation text.
+// pipeline transfers (exposed PP + bubble) and of the measured time, and whether the waits make
+// at least half of it.
 struct TransferShare {
   double transfers_s = 0.0;
   double time_s = 0.0;
