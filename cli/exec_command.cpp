@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -12,7 +13,14 @@
 #include "models/build_program.hpp"
 #include "models/equivalence_check.hpp"
 #include "models/errors.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/measured_run_json.hpp"
 #include "reports/program_table.hpp"
+
+#ifdef TRAINSIM_WITH_CUDA
+#include "models/cuda/cuda_backend.hpp"
+#include "models/cuda/timed_run.hpp"
+#endif
 
 namespace trainsim::cli {
 namespace {
@@ -25,6 +33,10 @@ struct ExecOptions {
   std::string backend = "cpu";
   bool check = false;
   std::uint64_t seed = 1;
+  bool time = false;
+  std::filesystem::path json;
+  std::int64_t warmup = 2;
+  std::int64_t repetitions = 5;
 };
 
 void run_meta(const Scenario& scenario) {
@@ -75,10 +87,76 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
   }
 }
 
+// Sums of a measured run's op times by class and by layer, and the skipped collectives.
+void print_measured(const MeasuredRun& run) {
+  std::map<std::string, double> by_class;
+  std::map<std::int32_t, double> by_layer;
+  for (const MeasuredOp& op : run.ops) {
+    by_class[std::string(to_string(op.op_class))] += op.seconds;
+    by_layer[op.tag.layer] += op.seconds;
+  }
+  fmt::print("cuda backend on {}: rank {} of {}, {} warm-up + {} timed iterations (medians)\n",
+             run.device, run.rank, run.scenario, run.warmup, run.repetitions);
+  fmt::print("  iteration {:>12.4f} ms (all streams)\n", run.iteration_seconds * 1e3);
+  for (const auto& [name, seconds] : by_class)
+    fmt::print("  {:<10}{:>12.4f} ms\n", name, seconds * 1e3);
+  for (const auto& [layer, seconds] : by_layer) {
+    fmt::print("  {:<22}{:>12.4f} ms\n",
+               layer == program::Tag::kNoLayer ? std::string("outside layers")
+                                               : fmt::format("layer {}", layer),
+               seconds * 1e3);
+  }
+  std::int64_t skipped = 0;
+  for (const SkippedCollective& c : run.skipped)
+    skipped += c.count;
+  if (skipped > 0) {
+    fmt::print(
+        "  skipped {} collectives and transfers per iteration: their group's other GPUs are "
+        "absent (one process drives one GPU), so the times above exclude communication\n",
+        skipped);
+    for (const SkippedCollective& c : run.skipped)
+      fmt::print("    {:<32} group {:<14} x{}\n", c.name, c.group, c.count);
+  }
+}
+
+void run_cuda(const Scenario& scenario, const ExecOptions& options) {
+#ifndef TRAINSIM_WITH_CUDA
+  (void)scenario;
+  (void)options;
+  (void)print_measured;
+  throw Infeasible(
+      "this trainsim was built without CUDA: no CUDA compiler was found when it was configured "
+      "(nvcc on PATH or /usr/local/cuda/bin/nvcc, with TRAINSIM_ENABLE_CUDA=ON); rebuild where "
+      "the CUDA toolkit is installed, or use --backend meta or cpu");
+#else
+  std::string why;
+  if (!cuda::gpu_available(why)) {
+    throw Infeasible(
+        fmt::format("--backend cuda needs a CUDA GPU and this machine has none "
+                    "usable ({}); use --backend meta or cpu here",
+                    why));
+  }
+  cuda::TimedRunOptions timed{options.time ? options.warmup : 0,
+                              options.time ? options.repetitions : 1, options.seed};
+  const MeasuredRun run = cuda::run_timed(scenario, timed);
+  print_measured(run);
+  if (!options.json.empty()) {
+    reports::write_atomically(options.json, reports::measured_run_to_json(run));
+    fmt::print("  wrote {}\n", options.json.string());
+  }
+#endif
+}
+
 void run_exec(const ExecOptions& options) {
+  if (!options.json.empty() && !(options.backend == "cuda" && options.time)) {
+    throw std::invalid_argument("--json writes measured times: it needs --backend cuda --time");
+  }
+  if (!options.json.empty()) reports::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
   if (options.backend == "meta") {
     run_meta(scenario);
+  } else if (options.backend == "cuda") {
+    run_cuda(scenario, options);
   } else {
     run_cpu(scenario, options);
   }
@@ -92,12 +170,23 @@ void add_exec_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
   cmd->add_option("--backend", options->backend,
                   "meta: record the Program of every GPU and count it; cpu: run it in fp64 "
-                  "(Eigen, ranks as threads) beside a single device")
-      ->check(CLI::IsMember({"meta", "cpu"}));
+                  "(Eigen, ranks as threads) beside a single device; cuda: run rank 0's "
+                  "iteration on this GPU (collectives whose other GPUs are absent are skipped "
+                  "and listed)")
+      ->check(CLI::IsMember({"meta", "cpu", "cuda"}));
   cmd->add_flag("--check", options->check,
                 "cpu: compare the loss, every gradient and the updated parameters of every rank "
                 "with the single-device fp64 run, print the errors, fail above 1e-9");
   cmd->add_option("--seed", options->seed, "Seed for the initial weights and the tokens");
+  cmd->add_flag("--time", options->time,
+                "cuda: warm-up iterations, then time every op and the iteration with cudaEvents "
+                "over the repetitions (medians)");
+  cmd->add_option("--warmup", options->warmup, "cuda --time: untimed iterations first")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--repetitions", options->repetitions, "cuda --time: timed iterations")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--json", options->json,
+                  "cuda --time: write the measured per-op times (MEASURED.json for validate-run)");
   cmd->callback([options] { run_exec(*options); });
 }
 

@@ -1,0 +1,183 @@
+#pragma once
+// The cuda backend: the executor's calls on one NVIDIA GPU. cuBLAS GEMMs (bf16/fp16 with fp32
+// accumulation, fp32, tf32; attention as strided-batched GEMMs over b·heads), our kernels for
+// the memory-bound calls (kernels.hpp), one CUDA stream per program::Stream with events for
+// stream_wait / wait_for, device memory from CUDA's stream-ordered pool (a caching allocator:
+// freed blocks stay in the pool). CUDA types stay behind a pimpl, so including this header
+// needs no CUDA headers.
+//
+// Collectives: a group of one is computed locally with the semantics of backend.hpp. Groups
+// with other members are not run (their GPUs are absent: one process drives one GPU; NCCL
+// communicators across threads or processes are not implemented yet): the call is counted in
+// skipped(), and its outputs hold this rank's own part only (an all-gather's other rows and a
+// received tensor are zero).
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/backend.hpp"
+#include "models/cpu_backend.hpp"  // MicroBatchTokens
+#include "models/measured_run.hpp"
+
+namespace trainsim::cuda {
+
+struct CudaBackendOptions {
+  /// This rank's micro batches; when empty, token ids and labels are drawn uniformly from
+  /// [0, vocab) per micro batch from `seed`.
+  std::vector<MicroBatchTokens> batches;
+  std::int64_t vocab = 0;
+  std::uint64_t seed = 1;  ///< dropout masks and drawn tokens
+  int device = 0;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  /// `tp_group` and `dp_group` list world ranks and contain `rank` (as CpuBackend's).
+  /// Throws CudaError when no GPU is usable.
+  CudaBackend(std::int64_t rank, std::vector<std::int64_t> tp_group,
+              std::vector<std::int64_t> dp_group, CudaBackendOptions options);
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  void bind(CommGroup group, std::vector<std::int64_t> ranks);
+
+  /// Copies host values into / out of a tensor made by this backend (converted to and from
+  /// its dtype; token tensors hold int64 ids). Both wait for the device.
+  void upload(const Tensor& t, std::span<const double> values);
+  std::vector<double> download(const Tensor& t);
+  /// to[i] = (concatenation of `from`)[offset + i] for the elements that exist (a master
+  /// weight shard initialised from the parameters it covers).
+  void copy_flat(std::span<const Tensor> from, std::int64_t offset, const Tensor& to);
+  /// Fills a tensor with Normal(mean, stddev) values (initial weights).
+  void fill_normal(const Tensor& t, double mean, double stddev, std::uint64_t seed);
+  void synchronize();
+  std::string device_name() const;
+
+  /// From now on every call is timed with cudaEvents on its stream. The device is first held
+  /// by a gate kernel until the host has issued the iteration (or `gate_timeout_s` passed),
+  /// so that launch gaps of the host do not count as op time.
+  void start_timing(double gate_timeout_s = 2.0);
+  /// Opens the gate, waits for the device, returns the calls in issue order and the time
+  /// from the gate to the end of the last op on any stream.
+  std::vector<MeasuredOp> stop_timing(double& elapsed_seconds);
+  /// Collectives skipped since construction (or the last clear), per name and group.
+  std::vector<SkippedCollective> skipped() const;
+  void clear_skipped();
+
+  void set_tag(const program::Tag& tag) override;
+  void stream_wait(program::Stream waiter, program::Stream waited) override;
+  void wait_for(program::Stream waiter, const Tensor& t) override;
+  Tensor allocate(Shape shape, DType dtype, program::MemoryCategory category,
+                  std::string_view name) override;
+  void mark_saved(const Tensor&) override {}
+  TokenBatch load_micro_batch(std::int64_t index, std::int64_t tokens,
+                              std::int64_t labels) override;
+
+  Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                std::string_view name) override;
+  void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
+                         Tensor& c, std::string_view name) override;
+  Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
+                          std::string_view name) override;
+  Tensor attention_context(const Tensor& probs, const Tensor& qkv, const AttentionShape& shape,
+                           std::string_view name) override;
+  Tensor attention_context_backward(const Tensor& dctx, const Tensor& probs, const Tensor& qkv,
+                                    Tensor& dqkv, const AttentionShape& shape,
+                                    std::string_view name) override;
+  void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
+                                 const AttentionShape& shape, std::string_view name) override;
+
+  LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                             std::string_view name) override;
+  Tensor layer_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                             const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                             std::string_view name) override;
+  Tensor layer_norm_partial_mean(const Tensor& x, std::int64_t hidden,
+                                 std::string_view name) override;
+  Tensor layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t hidden,
+                                     std::string_view name) override;
+  LayerNormResult layer_norm_apply(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                                   const Tensor& mean, const Tensor& var,
+                                   std::string_view name) override;
+  Tensor layer_norm_backward_partial(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                     const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
+                                     std::int64_t hidden, std::string_view name) override;
+  Tensor layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                   const Tensor& stats, const Tensor& sums,
+                                   std::string_view name) override;
+  void add_bias(Tensor& x, const Tensor& bias, std::string_view name) override;
+  void bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) override;
+  Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
+  Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
+                            std::string_view name) override;
+  DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                                 double p, std::string_view name) override;
+  Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,
+                          std::string_view name) override;
+  Tensor softmax(const Tensor& scores, std::string_view name) override;
+  Tensor softmax_backward(const Tensor& dprobs, const Tensor& probs,
+                          std::string_view name) override;
+  DropoutResult dropout(const Tensor& x, double p, std::string_view name) override;
+  void accumulate(Tensor& dst, const Tensor& src, std::string_view name) override;
+  Tensor embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t vocab_begin,
+                          std::string_view name) override;
+  void add_position_embedding(Tensor& x, const Tensor& table, std::int64_t micro_batch,
+                              std::int64_t first_position, std::string_view name) override;
+  void embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t vocab_begin,
+                          Tensor& dtable, std::string_view name) override;
+  void position_embedding_backward(const Tensor& dy, std::int64_t micro_batch,
+                                   std::int64_t first_position, Tensor& dtable,
+                                   std::string_view name) override;
+  Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
+
+  Tensor row_max(const Tensor& logits, std::string_view name) override;
+  CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max, const Tensor& labels,
+                                        std::int64_t vocab_begin, std::string_view name) override;
+  Tensor cross_entropy_loss(Tensor& exp_logits, const CrossEntropyStats& stats, double scale,
+                            std::string_view name) override;
+  void cross_entropy_backward(Tensor& softmax, const Tensor& labels, std::int64_t vocab_begin,
+                              double scale, std::string_view name) override;
+
+  void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
+                  program::Stream stream, std::string_view name) override;
+  Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,
+                    std::string_view name) override;
+  Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,
+                        std::string_view name) override;
+  Tensor broadcast(const Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+                   std::string_view name) override;
+  void reduce(Tensor& x, CommGroup group, std::int64_t root, program::Stream stream,
+              std::string_view name) override;
+  void reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                           std::string_view name) override;
+  void all_gather_flat(std::span<const Tensor> tensors, CommGroup group, program::Stream stream,
+                       std::string_view name) override;
+  void reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard, CommGroup group,
+                                 program::Stream stream, std::string_view name) override;
+  void all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors, CommGroup group,
+                         program::Stream stream, std::string_view name) override;
+  void send(const Tensor& x, std::int64_t part, std::int64_t parts, std::int64_t peer,
+            program::Stream stream, std::string_view name) override;
+  Tensor recv(Shape shape, DType dtype, std::int64_t peer, program::Stream stream,
+              std::string_view name) override;
+  void zero(std::span<const Tensor> tensors, std::string_view name) override;
+  void adam_step(std::span<const AdamTensors> tensors, const AdamHyper& hyper,
+                 std::string_view name) override;
+  void adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
+                      std::int64_t grad_offset, const Tensor& master, const Tensor& m,
+                      const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
+                      std::string_view name) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Whether a CUDA GPU is usable here; `why` says why not.
+bool gpu_available(std::string& why);
+
+}  // namespace trainsim::cuda
