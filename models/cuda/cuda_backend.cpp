@@ -210,6 +210,23 @@ struct CudaBackend::Impl {
     ++skipped[{std::string(name), std::string(kGroupNames[static_cast<std::size_t>(g)])}];
     return false;
   }
+  // Records the stream of the collective that last used the tensors (for wait_for).
+  static void mark(std::span<const Tensor> tensors, Stream s) {
+    for (const Tensor& t : tensors)
+      storage_of(t).last_collective_stream = s;
+  }
+  // The local part of a sharded collective: f(tensor, offset in it, offset in the shard, n)
+  // over this member's chunk of the concatenation of `tensors`, on the collective's stream,
+  // timed when the group is this rank alone.
+  template <typename F>
+  void member_chunk(std::span<const Tensor> tensors, const Tensor& shard, CommGroup group, Stream s,
+                    std::string_view name, F&& f) {
+    const bool here = local(group, name);
+    const SideStream side(*this, s);
+    const Scope scope(*this, name, OpClass::collective, s, here);
+    const std::int64_t begin = position_in(group) * shard.numel();
+    for_each_overlap(tensors, begin, begin + shard.numel(), f);
+  }
   void skip_p2p(std::string_view name) { ++skipped[{std::string(name), "pipeline"}]; }
 
   Tensor make(Shape shape, DType dtype) {
@@ -881,8 +898,7 @@ void CudaBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels,
 
 void CudaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp,
                              Stream stream, std::string_view name) {
-  for (const Tensor& t : tensors)
-    storage_of(t).last_collective_stream = stream;
+  Impl::mark(tensors, stream);
   impl_->local(group, name);  // a group of one: the sum is the tensor itself
 }
 
@@ -937,47 +953,36 @@ void CudaBackend::reduce(Tensor& x, CommGroup group, std::int64_t, Stream stream
 
 void CudaBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
                                       Stream stream, std::string_view name) {
-  for (const Tensor& t : tensors)
-    storage_of(t).last_collective_stream = stream;
+  Impl::mark(tensors, stream);
   impl_->local(group, name);  // this member's chunk keeps its local values
 }
 
 void CudaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup group, Stream stream,
                                   std::string_view name) {
-  for (const Tensor& t : tensors)
-    storage_of(t).last_collective_stream = stream;
-  impl_->local(group, name);
+  Impl::mark(tensors, stream);
+  impl_->local(group, name);  // this member's chunk is already in place
 }
 
 void CudaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
                                             CommGroup group, Stream stream, std::string_view name) {
   Impl& im = *impl_;
-  storage_of(shard).last_collective_stream = stream;
-  const bool here = im.local(group, name);
-  const Impl::SideStream side(im, stream);
-  const Impl::Scope scope(im, name, OpClass::collective, stream, here);
+  Impl::mark(std::span<const Tensor>(&shard, 1), stream);
   // shard += this member's chunk of the concatenation (the sum over a group of one; the
   // local part alone when the others are absent).
-  const std::int64_t begin = im.position_in(group) * shard.numel();
-  for_each_overlap(tensors, begin, begin + shard.numel(),
-                   [&](const Tensor& t, std::int64_t in_t, std::int64_t in_shard, std::int64_t n) {
-                     k::accumulate(arr_at(shard, in_shard), carr_at(t, in_t), n, im.stream(stream));
-                   });
+  im.member_chunk(tensors, shard, group, stream, name,
+                  [&](const Tensor& t, std::int64_t in_t, std::int64_t in_shard, std::int64_t n) {
+                    k::accumulate(arr_at(shard, in_shard), carr_at(t, in_t), n, im.stream(stream));
+                  });
 }
 
 void CudaBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor> tensors,
                                     CommGroup group, Stream stream, std::string_view name) {
   Impl& im = *impl_;
-  for (const Tensor& t : tensors)
-    storage_of(t).last_collective_stream = stream;
-  const bool here = im.local(group, name);
-  const Impl::SideStream side(im, stream);
-  const Impl::Scope scope(im, name, OpClass::collective, stream, here);
-  const std::int64_t begin = im.position_in(group) * shard.numel();
-  for_each_overlap(tensors, begin, begin + shard.numel(),
-                   [&](const Tensor& t, std::int64_t in_t, std::int64_t in_shard, std::int64_t n) {
-                     k::convert(carr_at(shard, in_shard), arr_at(t, in_t), n, im.stream(stream));
-                   });
+  Impl::mark(tensors, stream);
+  im.member_chunk(tensors, shard, group, stream, name,
+                  [&](const Tensor& t, std::int64_t in_t, std::int64_t in_shard, std::int64_t n) {
+                    k::convert(carr_at(shard, in_shard), arr_at(t, in_t), n, im.stream(stream));
+                  });
 }
 
 void CudaBackend::send(const Tensor&, std::int64_t, std::int64_t, std::int64_t, Stream,

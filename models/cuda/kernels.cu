@@ -83,27 +83,24 @@ __device__ __forceinline__ float warp_max(float v) {
   return v;
 }
 // Sum (or max) over the block, returned to every thread; `scratch` holds 32 floats.
-__device__ float block_sum(float v, float* scratch) {
+template <bool kMax>
+__device__ float block_reduce(float v, float* scratch) {
+  const auto warp_reduce = [](float x) { return kMax ? warp_max(x) : warp_sum(x); };
   const int lane = threadIdx.x % 32;
   const int warp = threadIdx.x / 32;
-  v = warp_sum(v);
+  v = warp_reduce(v);
   __syncthreads();
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
   const int warps = (blockDim.x + 31) / 32;
-  v = lane < warps ? scratch[lane] : 0.0f;
-  return warp_sum(v);
+  v = lane < warps ? scratch[lane] : (kMax ? -INFINITY : 0.0f);
+  return warp_reduce(v);
+}
+__device__ float block_sum(float v, float* scratch) {
+  return block_reduce<false>(v, scratch);
 }
 __device__ float block_max(float v, float* scratch) {
-  const int lane = threadIdx.x % 32;
-  const int warp = threadIdx.x / 32;
-  v = warp_max(v);
-  __syncthreads();
-  if (lane == 0) scratch[warp] = v;
-  __syncthreads();
-  const int warps = (blockDim.x + 31) / 32;
-  v = lane < warps ? scratch[lane] : -INFINITY;
-  return warp_max(v);
+  return block_reduce<true>(v, scratch);
 }
 
 #define TRAINSIM_GRID_STRIDE(i, n)                                                   \
