@@ -4,6 +4,7 @@
 
 #include <array>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -65,6 +66,14 @@ std::string measured_run_to_json(const MeasuredRun& run) {
     o["time_s"] = op.seconds;
     ops.push_back(std::move(o));
   }
+  // Per layer (sums of the ops above; kNoLayer = -1: embedding, loss, optimizer), for
+  // readers that want no aggregation of their own; the reader recomputes them from the ops.
+  std::map<std::int32_t, double> layer_seconds;
+  for (const MeasuredOp& op : run.ops)
+    layer_seconds[op.tag.layer] += op.seconds;
+  json layers = json::array();
+  for (const auto& [layer, seconds] : layer_seconds)
+    layers.push_back({{"layer", layer}, {"time_s", seconds}});
   json skipped = json::array();
   for (const SkippedCollective& s : run.skipped)
     skipped.push_back({{"name", s.name}, {"group", s.group}, {"count", s.count}});
@@ -76,6 +85,7 @@ std::string measured_run_to_json(const MeasuredRun& run) {
   out["warmup"] = run.warmup;
   out["repetitions"] = run.repetitions;
   out["iteration_s"] = run.iteration_seconds;
+  out["layers"] = std::move(layers);
   out["skipped_collectives"] = std::move(skipped);
   out["ops"] = std::move(ops);
   return out.dump(2) + "\n";

@@ -1,6 +1,9 @@
 #pragma once
 // MEASURED.json, the file `trainsim exec --backend cuda --time --json` writes and
-// `trainsim validate-run` reads: the MeasuredRun with times in seconds, ops in issue order.
+// `trainsim validate-run` reads: the MeasuredRun with times in seconds, ops in issue order
+// (`ops`: name, class, layer, micro_batch, phase, stream, time_s), per-layer sums (`layers`,
+// written for convenience, not read back), `skipped_collectives`, `iteration_s` and the run's
+// scenario, hardware profile, rank, device, warmup and repetitions.
 
 #include <filesystem>
 #include <string>
