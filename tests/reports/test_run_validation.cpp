@@ -108,7 +108,7 @@ TEST_CASE("MEASURED.json: round trip, deterministic, errors name the field") {
                        doctest::Contains("is not one of gemm, kernel, collective, p2p"),
                        ConfigError);
   std::string missing = text;
-  missing.replace(missing.find("\"time_s\""), 8, "\"time_x\"");
+  missing.replace(missing.find("\"time_s\"", missing.find("\"ops\"")), 8, "\"time_x\"");
   CHECK_THROWS_WITH_AS(measured_run_from_json(missing, "m.json"),
                        doctest::Contains("ops[0].time_s is missing"), ConfigError);
   CHECK_THROWS_AS(measured_run_from_json("{", "m.json"), ConfigError);
