@@ -504,8 +504,12 @@ constexpr const char* kLoopTurns =
 // Found after the m = 2p run, its root cause not found in that session: the slack does not
 // hide the stage-to-stage transfers in our replay. The first stage waits on running transfers
 // about one transfer's time per pass at m = 2p as at m = p (the per-pass figure below), where a
-// looping schedule with p passes of slack per turn should wait for none. The check is the
-// m = p one, unchanged.
+// looping schedule with p passes of slack per turn should wait for none. A lead from reading
+// the executor, not checked here: placed_steps (models/pipeline_schedule.cpp) posts a receive
+// once the unit-time schedule has produced its tensor, which inside a turn, where a stage runs
+// one pass behind its producer, is right after the receiver's previous pass; the transfer then
+// overlaps none of the receiver's compute, whatever the slack. The check is the m = p one,
+// unchanged.
 std::string transfers_with_slack(const RowFigures& layered) {
   const double passes = 2.0 * static_cast<double>(layered.micro_batches * layered.chunks);
   return fmt::format(
@@ -516,7 +520,7 @@ std::string transfers_with_slack(const RowFigures& layered) {
       layered.base.first_pp_s, 1e3 * layered.base.first_pp_s / passes, passes);
 }
 
-// At the bisection's first point beyond the threshold: the growth of the first stage's waits on
+// At the search's first point beyond the threshold: the growth of the first stage's waits on
 // pipeline transfers (exposed PP + bubble) and of the measured time, and whether the waits make
 // at least half of it.
 struct TransferShare {
