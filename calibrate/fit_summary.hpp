@@ -39,6 +39,7 @@ struct FitSummary {
   std::string ranges;               ///< what the measurements covered, for provenance
   std::string values;               ///< the fitted figures, as written to the profile
   std::vector<std::string> fields;  ///< profile field paths replaced
+  std::string holdout_rule = "every 5th row held out";
 };
 
 /// Median of `values` (the mean of the middle two for an even count); 0 for none.

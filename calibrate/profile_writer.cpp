@@ -5,7 +5,9 @@
 
 #include <cmath>
 
+#include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
+#include "reports/atomic_file.hpp"
 
 namespace trainsim::calibrate {
 namespace {
@@ -52,9 +54,9 @@ void set_field(YAML::Node root, const std::string& path, const hw::HardwareProfi
   }
 }
 
-std::string environment_text(const RawMeasurements& raw) {
+std::string environment_text(const MeasurementSource& source) {
   std::string out;
-  for (const auto& [key, value] : raw.environment)
+  for (const auto& [key, value] : source.environment)
     out += fmt::format(", {} {}", key, value);
   return out;
 }
@@ -62,23 +64,24 @@ std::string environment_text(const RawMeasurements& raw) {
 }  // namespace
 
 std::string fitted_profile_yaml(const std::filesystem::path& base_file, const ProfileFit& fit,
-                                const RawMeasurements& raw, std::string_view name) {
+                                const MeasurementSource& measurements, std::string_view name) {
   YAML::Node root;
   try {
     root = YAML::LoadFile(base_file.string());
   } catch (const YAML::Exception& e) {
     throw ConfigError({base_file, 0, 0}, fmt::format("cannot read the base profile: {}", e.what()));
   }
-  const std::string source = raw.file.filename().string();
+  const std::string source = measurements.file.filename().string();
   root["name"] = std::string(name);
   root["description"] =
       fmt::format("{} (calibrated: fitted from {})", root["description"].as<std::string>(), source);
   for (const FitSummary& s : fit.fits) {
     const std::string provenance = fmt::format(
         "fitted from {} ({} {} rows{}; {}; {}), held-out median {:.2f} %, p90 {:.2f} % ({} rows, "
-        "every {}th row held out)",
-        source, s.fitted_rows + s.held_out.rows, s.what, environment_text(raw), s.ranges, s.values,
-        s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.held_out.rows, kHoldoutEvery);
+        "{})",
+        source, s.fitted_rows + s.held_out.rows, s.what, environment_text(measurements), s.ranges,
+        s.values, s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.held_out.rows,
+        s.holdout_rule);
     for (const std::string& field : s.fields) {
       set_field(root, field, fit.profile);
       root["provenance"][field] = provenance;
@@ -91,6 +94,13 @@ std::string fitted_profile_yaml(const std::filesystem::path& base_file, const Pr
       "# from the base profile {}: the fitted fields say so under provenance:,\n"
       "# the others are the base profile's.\n{}\n",
       source, base_file.filename().string(), out.c_str());
+}
+
+hw::HardwareProfile write_fitted_profile(const std::filesystem::path& out,
+                                         const std::filesystem::path& base_file,
+                                         const ProfileFit& fit, const MeasurementSource& source) {
+  reports::write_atomically(out, fitted_profile_yaml(base_file, fit, source, out.stem().string()));
+  return inputs::load_hardware_profile(out);
 }
 
 }  // namespace trainsim::calibrate

@@ -27,10 +27,8 @@ void run_fit(const FitOptions& options) {
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
   const calibrate::ProfileFit fit = calibrate::fit_profile(raw, base);
-  const std::string name = options.out.stem().string();
-  reports::write_atomically(options.out, calibrate::fitted_profile_yaml(base_file, fit, raw, name));
-  // What was written must load as a valid profile; a failure here is a bug of the writer.
-  const hw::HardwareProfile written = inputs::load_hardware_profile(options.out);
+  const hw::HardwareProfile written =
+      calibrate::write_fitted_profile(options.out, base_file, fit, {raw.file, raw.environment});
 
   fmt::print("{}: {} rows fitted against {} → {} ({})\n", options.raw.string(), fit.rows, base.name,
              options.out.string(), written.name);

@@ -97,7 +97,8 @@ TEST_CASE("the calibrated profile loads back with the fitted figures and their p
   const ProfileFit fit = fit_profile(raw, base);
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / "trainsim-test-fitted-profile.yaml";
-  reports::write_atomically(out, fitted_profile_yaml(kBaseFile, fit, raw, "fitted"));
+  reports::write_atomically(
+      out, fitted_profile_yaml(kBaseFile, fit, {raw.file, raw.environment}, "fitted"));
   const hw::HardwareProfile loaded = inputs::load_hardware_profile(out);
   std::filesystem::remove(out);
   CHECK(loaded.name == "fitted");
