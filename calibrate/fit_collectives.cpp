@@ -136,11 +136,6 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
   s.fields.push_back(tier == Tier::intra_node ? "collectives.intra_node_efficiency"
                                               : "collectives.inter_node_efficiency");
 
-  std::vector<double> errors;
-  for (const RawMeasurement* r : split.held_out) {
-    errors.push_back(
-        relative_error(predict_collective_row(*r, profile).seconds(), r->time.seconds()));
-  }
   std::int64_t size_lo = rows.front()->bytes.count();
   std::int64_t size_hi = size_lo;
   std::int64_t group_lo = rows.front()->group_size;
@@ -155,7 +150,9 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
     if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
   }
   s.fitted_rows = split.fit.size();
-  s.held_out = error_stats(errors);
+  s.held_out = held_out_errors(split.held_out, [&profile](const RawMeasurement& r) {
+    return predict_collective_row(r, profile).seconds();
+  });
   s.ranges = fmt::format("{}; sizes {} to {}; groups of {} to {} GPUs", fmt::join(kinds, ", "),
                          Bytes::of(size_lo), Bytes::of(size_hi), group_lo, group_hi);
   s.values = fmt::format(

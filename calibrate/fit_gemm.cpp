@@ -94,7 +94,6 @@ FitSummary fit_gemm(const std::vector<const RawMeasurement*>& rows, hw::Hardware
     }
   }
 
-  std::vector<double> errors;
   std::int64_t lo = std::numeric_limits<std::int64_t>::max();
   std::int64_t hi = 0;
   std::vector<std::string> dtypes;
@@ -104,12 +103,12 @@ FitSummary fit_gemm(const std::vector<const RawMeasurement*>& rows, hw::Hardware
     const std::string d(to_string(r->dtype));
     if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
   }
-  for (const RawMeasurement* r : split.held_out)
-    errors.push_back(relative_error(predict_gemm_row(*r, profile).seconds(), r->time.seconds()));
   FitSummary s;
   s.what = "gemm";
   s.fitted_rows = split.fit.size();
-  s.held_out = error_stats(errors);
+  s.held_out = held_out_errors(split.held_out, [&profile](const RawMeasurement& r) {
+    return predict_gemm_row(r, profile).seconds();
+  });
   s.ranges = fmt::format("m, n, k {} to {}, {}", lo, hi, fmt::join(dtypes, "/"));
   s.values = fmt::format("max_efficiency {:.4f}, tile [{}, {}] (of {} candidates)",
                          profile.gpu.gemm.max_efficiency, profile.gpu.gemm.tile_m,

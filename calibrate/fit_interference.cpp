@@ -18,17 +18,13 @@ FitSummary fit_interference(const std::vector<const RawMeasurement*>& rows,
     slowdowns.push_back(r->time / predict_gemm_row(*r, profile) - 1.0);
   profile.compute_slowdown_during_comm = std::max(0.0, median(slowdowns));
 
-  std::vector<double> errors;
-  for (const RawMeasurement* r : split.held_out) {
-    const double predicted =
-        predict_gemm_row(*r, profile).seconds() * (1.0 + profile.compute_slowdown_during_comm);
-    errors.push_back(relative_error(predicted, r->time.seconds()));
-  }
   const auto [lo, hi] = std::minmax_element(slowdowns.begin(), slowdowns.end());
   FitSummary s;
   s.what = "interference";
   s.fitted_rows = split.fit.size();
-  s.held_out = error_stats(errors);
+  s.held_out = held_out_errors(split.held_out, [&profile](const RawMeasurement& r) {
+    return predict_gemm_row(r, profile).seconds() * (1.0 + profile.compute_slowdown_during_comm);
+  });
   s.ranges = fmt::format("{} GEMMs beside a collective, per-row slowdowns {:.3f} to {:.3f}",
                          rows.size(), *lo, *hi);
   s.values =

@@ -59,13 +59,12 @@ FitSummary fit_memory(const std::vector<const RawMeasurement*>& rows,
   profile.gpu.memory_efficiency = efficiency;
   profile.gpu.kernel_launch = Time::from_seconds(x(1));
 
-  std::vector<double> errors;
-  for (const RawMeasurement* r : split.held_out)
-    errors.push_back(relative_error(predict_memory_row(*r, profile).seconds(), r->time.seconds()));
   FitSummary s;
   s.what = "memory";
   s.fitted_rows = split.fit.size();
-  s.held_out = error_stats(errors);
+  s.held_out = held_out_errors(split.held_out, [&profile](const RawMeasurement& r) {
+    return predict_memory_row(r, profile).seconds();
+  });
   const auto [lo, hi] = std::minmax_element(distinct.begin(), distinct.end());
   s.ranges = fmt::format("bytes moved {} to {}", Bytes::of(*lo), Bytes::of(*hi));
   s.values = fmt::format("memory_efficiency {:.4f}, kernel_launch {}", efficiency,

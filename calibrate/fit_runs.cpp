@@ -86,12 +86,10 @@ std::vector<double> signed_errors(const std::vector<const BuiltRun*>& runs,
 RunErrors summarize(const std::vector<double>& signed_values) {
   RunErrors e;
   e.rows = signed_values.size();
-  if (signed_values.empty()) return e;
-  std::vector<double> sorted = signed_values;
-  std::sort(sorted.begin(), sorted.end());
-  e.median_signed = median(sorted);
-  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(sorted.size())));
-  e.p90_signed = sorted[std::max<std::size_t>(rank, 1) - 1];
+  // error_stats orders any values: its median and nearest-rank p90 serve the signed ones too.
+  const ErrorStats signed_stats = error_stats(signed_values);
+  e.median_signed = signed_stats.median;
+  e.p90_signed = signed_stats.p90;
   std::vector<double> absolute;
   for (const double v : signed_values)
     absolute.push_back(std::abs(v));

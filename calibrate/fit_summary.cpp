@@ -13,17 +13,26 @@ RowSplit split_rows(const std::vector<const RawMeasurement*>& group) {
   return split;
 }
 
-ErrorStats error_stats(std::vector<double> relative_errors) {
+ErrorStats error_stats(std::vector<double> errors) {
   ErrorStats s;
-  s.rows = relative_errors.size();
-  if (relative_errors.empty()) return s;
-  std::sort(relative_errors.begin(), relative_errors.end());
-  const std::size_t n = relative_errors.size();
-  s.median = median(relative_errors);
+  s.rows = errors.size();
+  if (errors.empty()) return s;
+  std::sort(errors.begin(), errors.end());
+  const std::size_t n = errors.size();
+  s.median = median(errors);
   // Nearest rank: the smallest value with at least 90 % of the rows at or below it.
   const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
-  s.p90 = relative_errors[std::max<std::size_t>(rank, 1) - 1];
+  s.p90 = errors[std::max<std::size_t>(rank, 1) - 1];
   return s;
+}
+
+ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
+                           const std::function<double(const RawMeasurement&)>& predict) {
+  std::vector<double> errors;
+  errors.reserve(rows.size());
+  for (const RawMeasurement* r : rows)
+    errors.push_back(relative_error(predict(*r), r->time.seconds()));
+  return error_stats(std::move(errors));
 }
 
 double median(std::vector<double> values) {

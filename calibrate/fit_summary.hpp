@@ -4,6 +4,7 @@
 // rule that splits rows into fitted and held out.
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,18 @@ struct RowSplit {
 };
 RowSplit split_rows(const std::vector<const RawMeasurement*>& group);
 
-/// Median and 90th percentile (nearest rank) of relative errors |predicted - measured| /
-/// measured; zero rows give zeros.
+/// Median and 90th percentile (nearest rank) of errors, usually relative ones |predicted -
+/// measured| / measured; zero rows give zeros.
 struct ErrorStats {
   std::size_t rows = 0;
   double median = 0.0;
   double p90 = 0.0;
 };
-ErrorStats error_stats(std::vector<double> relative_errors);
+ErrorStats error_stats(std::vector<double> errors);
+
+/// error_stats of `predict(row)` against each row's measured time (both in seconds).
+ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
+                           const std::function<double(const RawMeasurement&)>& predict);
 
 /// The report of one fit.
 struct FitSummary {
