@@ -189,7 +189,7 @@ RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, do
       built.push_back(
           {build_program(run_scenario(r, setup), ProgramScope::representative), r.time.seconds()});
       held.push_back(run_held_out(i, holdout));
-    } catch (const std::exception& e) {  // Infeasible or a plan the executor rejects
+    } catch (const Infeasible& e) {  // a plan the executor rejects (divisibility, ...)
       ++fit.skipped_rows;
       if (fit.skipped.size() < 5)
         fit.skipped.push_back(fmt::format("line {}: {}", r.line, e.what()));

@@ -27,7 +27,7 @@ RunMeasurements parse(std::string_view text) {
   return parse_run_measurements(in, "runs.csv");
 }
 
-TEST_CASE("vTrain rows are read; bad cells name file, line, column and value") {
+TEST_CASE("vTrain rows are read, and bad cells name file, line, column and value") {
   const RunMeasurements runs = parse(
       "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,"
       "tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)\n"
