@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <span>
 
 #include "models/errors.hpp"
 
