@@ -9,6 +9,8 @@
 
 #include "cli/compare_command.hpp"
 #include "cli/exec_command.hpp"
+#include "cli/fit_command.hpp"
+#include "cli/fit_runs_command.hpp"
 #include "cli/max_batch_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "cli/validate_command.hpp"
@@ -30,6 +32,8 @@ int main(int argc, char** argv) {
   trainsim::cli::add_validate_run_command(app);
   trainsim::cli::add_max_batch_command(app);
   trainsim::cli::add_compare_command(app);
+  trainsim::cli::add_fit_command(app);
+  trainsim::cli::add_fit_runs_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,31 @@
+#pragma once
+// GEMM max_efficiency and CTA tile through the simulator's own GEMM model (sim::estimate_gemm:
+// peak x max_efficiency x tile and wave quantization, floored by HBM traffic, plus the kernel
+// launch): for each candidate cuBLAS tile, the max_efficiency that minimises the squared
+// relative error; the tile with the smallest error wins.
+
+#include <array>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "calibrate/fit_summary.hpp"
+#include "calibrate/raw_measurements.hpp"
+#include "sim/hardware_profile.hpp"
+
+namespace trainsim::calibrate {
+
+/// Tiles cuBLAS picks among for large bf16/fp16 GEMMs on A100/H100 (CUTLASS's default
+/// threadblock shapes); the base profile's tile is tried first, so it wins ties.
+inline constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kCandidateTiles{
+    {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64}}};
+
+/// Fits gpu.gemm.max_efficiency and gpu.gemm.tile into `profile` from gemm rows. Call after
+/// fit_memory: the model's HBM floor and launch overhead use the profile's figures. Throws
+/// Infeasible with fewer than two fitting rows.
+FitSummary fit_gemm(const std::vector<const RawMeasurement*>& rows, hw::HardwareProfile& profile);
+
+/// The simulator's time for the GEMM of a gemm or gemm_during_collective row, alone.
+Time predict_gemm_row(const RawMeasurement& row, const hw::HardwareProfile& profile);
+
+}  // namespace trainsim::calibrate

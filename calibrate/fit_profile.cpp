@@ -1,0 +1,77 @@
+#include "calibrate/fit_profile.hpp"
+
+#include <fmt/format.h>
+
+#include "calibrate/fit_collectives.hpp"
+#include "calibrate/fit_gemm.hpp"
+#include "calibrate/fit_interference.hpp"
+#include "calibrate/fit_memory.hpp"
+#include "models/errors.hpp"
+
+namespace trainsim::calibrate {
+
+ProfileFit fit_profile(const RawMeasurements& raw, const hw::HardwareProfile& base) {
+  ProfileFit result;
+  result.profile = base;
+  result.rows = raw.rows.size();
+  std::vector<const RawMeasurement*> memory;
+  std::vector<const RawMeasurement*> gemm;
+  std::vector<const RawMeasurement*> intra;
+  std::vector<const RawMeasurement*> inter;
+  std::vector<const RawMeasurement*> interference;
+  std::size_t send_recv = 0;
+  for (const RawMeasurement& r : raw.rows) {
+    if (!r.verified) {
+      ++result.unverified_rows;
+      continue;
+    }
+    switch (r.benchmark) {
+      case Benchmark::memcpy:
+      case Benchmark::elementwise:
+      case Benchmark::launch:
+        memory.push_back(&r);
+        break;
+      case Benchmark::gemm:
+        gemm.push_back(&r);
+        break;
+      case Benchmark::gemm_during_collective:
+        interference.push_back(&r);
+        break;
+      case Benchmark::send_recv:
+        ++send_recv;
+        break;
+      default:
+        (r.tier == Tier::intra_node ? intra : inter).push_back(&r);
+        break;
+    }
+  }
+  if (result.unverified_rows > 0) {
+    result.notes.push_back(
+        fmt::format("{} rows with verified = no left out of every fit", result.unverified_rows));
+  }
+  if (send_recv > 0) {
+    result.notes.push_back(fmt::format(
+        "{} send_recv rows not fitted: the profile has no point-to-point curve (the replay "
+        "times transfers with the tier's collective curve)",
+        send_recv));
+  }
+  hw::HardwareProfile& p = result.profile;
+  if (!memory.empty()) result.fits.push_back(fit_memory(memory, p));
+  if (!gemm.empty()) result.fits.push_back(fit_gemm(gemm, p));
+  if (!intra.empty()) result.fits.push_back(fit_collectives(intra, Tier::intra_node, p));
+  if (!inter.empty()) result.fits.push_back(fit_collectives(inter, Tier::inter_node, p));
+  if (!interference.empty()) {
+    if (gemm.empty()) {
+      result.notes.push_back(
+          "interference fitted against the base profile's GEMM model (no gemm rows)");
+    }
+    result.fits.push_back(fit_interference(interference, p));
+  }
+  if (result.fits.empty()) {
+    throw Infeasible(
+        fmt::format("{}: none of its {} rows can be fitted", raw.file.string(), result.rows));
+  }
+  return result;
+}
+
+}  // namespace trainsim::calibrate

@@ -1,0 +1,58 @@
+#pragma once
+// The few efficiency figures that microbenchmarks would give, fitted instead from measured
+// whole-run iteration times (vTrain's single-node A100 set): each row's configuration is
+// built as a scenario, its Program recorded once, and replayed on trial profiles while a
+// bounded Nelder–Mead search minimises the squared relative error on the fitting rows.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "calibrate/fit_summary.hpp"
+#include "calibrate/run_measurements.hpp"
+#include "sim/hardware_profile.hpp"
+
+namespace trainsim::calibrate {
+
+/// What the runs are assumed to be (../shared/data/README.md): GPT, 1F1B, full recomputation,
+/// no overlap of the data-parallel all-reduce, bf16 mixed precision with Adam, no sequence
+/// parallelism, GPT-2's vocabulary.
+struct RunSetup {
+  std::int64_t vocab = 50257;
+  std::int64_t vocab_divisor = 128;
+};
+
+/// Signed (predicted / measured - 1) and absolute relative errors over a set of rows.
+struct RunErrors {
+  std::size_t rows = 0;
+  double median_signed = 0.0;
+  double p90_signed = 0.0;  ///< nearest-rank 90th percentile of the signed errors
+  ErrorStats absolute;
+};
+
+/// The figures fitted: gpu.gemm.max_efficiency, gpu.memory_efficiency, gpu.kernel_launch and
+/// a scale on every point of collectives.intra_node_efficiency (capped at 1).
+struct RunFit {
+  hw::HardwareProfile profile;  ///< the base with the four figures replaced
+  double intra_node_scale = 1.0;
+  std::size_t fitted_rows = 0;
+  std::size_t skipped_rows = 0;      ///< configurations the executor cannot build
+  std::vector<std::string> skipped;  ///< "line N: why", for the first few
+  int evaluations = 0;               ///< objective evaluations (one replay of every fitting row)
+  RunErrors base_fit;                ///< the base profile on the fitting rows
+  RunErrors base_held_out;           ///< the base profile on the held-out rows
+  RunErrors fitted_fit;
+  RunErrors fitted_held_out;
+  double seconds = 0.0;  ///< wall time of the whole fit
+};
+
+/// Row i (0-based, file order) is held out when floor((i + 1) x fraction) > floor(i x
+/// fraction): round(n x fraction) rows, spread evenly over the file.
+bool run_held_out(std::size_t index, double fraction);
+
+/// Fits the four figures into a copy of `base`. `holdout` in [0, 1). Throws Infeasible when
+/// no row can be built, or std::invalid_argument for a holdout outside [0, 1).
+RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, double holdout,
+                const RunSetup& setup = {});
+
+}  // namespace trainsim::calibrate

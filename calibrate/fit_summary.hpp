@@ -1,0 +1,56 @@
+#pragma once
+// What every fit reports: the rows it used and held out, the relative error on the held-out
+// rows, the ranges the measurements covered and the profile fields it replaced; and the one
+// rule that splits rows into fitted and held out.
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "calibrate/raw_measurements.hpp"
+
+namespace trainsim::calibrate {
+
+/// Every kHoldoutEvery-th row of a fit group, in file order (positions 4, 9, 14, ...), is held
+/// out: deterministic, and spread over the sweep since the benchmarks write sweeps in order.
+inline constexpr std::size_t kHoldoutEvery = 5;
+
+/// Rows of one fit group split by the holdout rule.
+struct RowSplit {
+  std::vector<const RawMeasurement*> fit;
+  std::vector<const RawMeasurement*> held_out;
+};
+RowSplit split_rows(const std::vector<const RawMeasurement*>& group);
+
+/// Median and 90th percentile (nearest rank) of errors, usually relative ones |predicted -
+/// measured| / measured; zero rows give zeros.
+struct ErrorStats {
+  std::size_t rows = 0;
+  double median = 0.0;
+  double p90 = 0.0;
+};
+ErrorStats error_stats(std::vector<double> errors);
+
+/// error_stats of `predict(row)` against each row's measured time (both in seconds).
+ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
+                           const std::function<double(const RawMeasurement&)>& predict);
+
+/// The report of one fit.
+struct FitSummary {
+  std::string what;  ///< "gemm", "memory", "collectives intra_node", ...
+  std::size_t fitted_rows = 0;
+  ErrorStats held_out;              ///< on the held-out rows
+  std::string ranges;               ///< what the measurements covered, for provenance
+  std::string values;               ///< the fitted figures, as written to the profile
+  std::vector<std::string> fields;  ///< profile field paths replaced
+  std::string holdout_rule = "every 5th row held out";
+};
+
+/// Median of `values` (the mean of the middle two for an even count); 0 for none.
+double median(std::vector<double> values);
+
+/// |predicted - measured| / measured.
+double relative_error(double predicted, double measured);
+
+}  // namespace trainsim::calibrate

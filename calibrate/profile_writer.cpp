@@ -1,0 +1,106 @@
+#include "calibrate/profile_writer.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+
+#include "inputs/hwprofile_loader.hpp"
+#include "models/errors.hpp"
+#include "reports/atomic_file.hpp"
+
+namespace trainsim::calibrate {
+namespace {
+
+std::string fraction(double v) {
+  return fmt::format("{:.6g}", v);
+}
+
+std::string microseconds(Time t) {
+  return fmt::format("{:.6g} us", t.us());
+}
+
+YAML::Node curve_node(const hw::EfficiencyCurve& curve) {
+  YAML::Node node(YAML::NodeType::Map);
+  for (const hw::EfficiencyCurve::Point& p : curve.points())
+    node[fmt::format("{} B", static_cast<std::int64_t>(std::llround(p.size)))] =
+        fraction(p.efficiency);
+  return node;
+}
+
+void set_field(YAML::Node root, const std::string& path, const hw::HardwareProfile& p) {
+  if (path == "gpu.memory_efficiency") {
+    root["gpu"]["memory_efficiency"] = fraction(p.gpu.memory_efficiency);
+  } else if (path == "gpu.kernel_launch") {
+    root["gpu"]["kernel_launch"] = microseconds(p.gpu.kernel_launch);
+  } else if (path == "gpu.gemm.max_efficiency") {
+    root["gpu"]["gemm"]["max_efficiency"] = fraction(p.gpu.gemm.max_efficiency);
+  } else if (path == "gpu.gemm.tile") {
+    YAML::Node tile(YAML::NodeType::Sequence);
+    tile.push_back(p.gpu.gemm.tile_m);
+    tile.push_back(p.gpu.gemm.tile_n);
+    tile.SetStyle(YAML::EmitterStyle::Flow);
+    root["gpu"]["gemm"]["tile"] = tile;
+  } else if (path == "collectives.base_latency") {
+    root["collectives"]["base_latency"] = microseconds(p.collectives.base_latency);
+  } else if (path == "collectives.intra_node_efficiency") {
+    root["collectives"]["intra_node_efficiency"] = curve_node(p.collectives.intra_node_efficiency);
+  } else if (path == "collectives.inter_node_efficiency") {
+    root["collectives"]["inter_node_efficiency"] = curve_node(p.collectives.inter_node_efficiency);
+  } else if (path == "interference.compute_slowdown_during_comm") {
+    root["interference"]["compute_slowdown_during_comm"] = fraction(p.compute_slowdown_during_comm);
+  } else {
+    throw std::logic_error("fitted_profile_yaml: no writer for field " + path);
+  }
+}
+
+std::string environment_text(const MeasurementSource& source) {
+  std::string out;
+  for (const auto& [key, value] : source.environment)
+    out += fmt::format(", {} {}", key, value);
+  return out;
+}
+
+}  // namespace
+
+std::string fitted_profile_yaml(const std::filesystem::path& base_file, const ProfileFit& fit,
+                                const MeasurementSource& measurements, std::string_view name) {
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(base_file.string());
+  } catch (const YAML::Exception& e) {
+    throw ConfigError({base_file, 0, 0}, fmt::format("cannot read the base profile: {}", e.what()));
+  }
+  const std::string source = measurements.file.filename().string();
+  root["name"] = std::string(name);
+  root["description"] =
+      fmt::format("{} (calibrated: fitted from {})", root["description"].as<std::string>(), source);
+  for (const FitSummary& s : fit.fits) {
+    const std::string provenance = fmt::format(
+        "fitted from {} ({} {} rows{}; {}; {}), held-out median {:.2f} %, p90 {:.2f} % ({} rows, "
+        "{})",
+        source, s.fitted_rows + s.held_out.rows, s.what, environment_text(measurements), s.ranges,
+        s.values, s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.held_out.rows,
+        s.holdout_rule);
+    for (const std::string& field : s.fields) {
+      set_field(root, field, fit.profile);
+      root["provenance"][field] = provenance;
+    }
+  }
+  YAML::Emitter out;
+  out << root;
+  return fmt::format(
+      "# Calibrated profile written by `trainsim fit {}`\n"
+      "# from the base profile {}: the fitted fields say so under provenance:,\n"
+      "# the others are the base profile's.\n{}\n",
+      source, base_file.filename().string(), out.c_str());
+}
+
+hw::HardwareProfile write_fitted_profile(const std::filesystem::path& out,
+                                         const std::filesystem::path& base_file,
+                                         const ProfileFit& fit, const MeasurementSource& source) {
+  reports::write_atomically(out, fitted_profile_yaml(base_file, fit, source, out.stem().string()));
+  return inputs::load_hardware_profile(out);
+}
+
+}  // namespace trainsim::calibrate

@@ -1,0 +1,63 @@
+#include "cli/fit_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "calibrate/fit_profile.hpp"
+#include "calibrate/profile_writer.hpp"
+#include "calibrate/raw_measurements.hpp"
+#include "inputs/hwprofile_loader.hpp"
+#include "reports/atomic_file.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct FitOptions {
+  std::filesystem::path raw;
+  std::string base;
+  std::filesystem::path out;
+};
+
+void run_fit(const FitOptions& options) {
+  reports::check_destination(options.out);
+  const calibrate::RawMeasurements raw = calibrate::read_raw_measurements(options.raw);
+  const std::filesystem::path base_file = inputs::resolve_hardware_profile(
+      options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
+  const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
+  const calibrate::ProfileFit fit = calibrate::fit_profile(raw, base);
+  const hw::HardwareProfile written =
+      calibrate::write_fitted_profile(options.out, base_file, fit, {raw.file, raw.environment});
+
+  fmt::print("{}: {} rows fitted against {} → {} ({})\n", options.raw.string(), fit.rows, base.name,
+             options.out.string(), written.name);
+  fmt::print("  {:<24} {:>6} {:>9} {:>10} {:>10}  {}\n", "fit", "rows", "held out", "median", "p90",
+             "fitted");
+  for (const calibrate::FitSummary& s : fit.fits) {
+    fmt::print("  {:<24} {:>6} {:>9} {:>9.2f}% {:>9.2f}%  {}\n", s.what, s.fitted_rows,
+               s.held_out.rows, s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.values);
+    fmt::print("  {:<24} covered: {}\n", "", s.ranges);
+  }
+  for (const std::string& note : fit.notes)
+    fmt::print("  note: {}\n", note);
+}
+
+}  // namespace
+
+void add_fit_command(CLI::App& app) {
+  auto options = std::make_shared<FitOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fit",
+      "Fit a calibrated hardware profile from raw microbenchmark rows (GEMM, memory, launch, "
+      "collectives, interference); every 5th row per fit is held out and its error reported");
+  cmd->add_option("raw", options->raw, "Raw measurement CSV (schema: calibrate/README.md)")
+      ->required();
+  cmd->add_option("--base", options->base,
+                  "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")
+      ->required();
+  cmd->add_option("-o,--output", options->out, "Calibrated profile YAML to write")->required();
+  cmd->callback([options] { run_fit(*options); });
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,96 @@
+#include "cli/fit_runs_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "calibrate/fit_runs.hpp"
+#include "calibrate/profile_writer.hpp"
+#include "calibrate/run_measurements.hpp"
+#include "inputs/hwprofile_loader.hpp"
+#include "reports/atomic_file.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct FitRunsOptions {
+  std::filesystem::path runs;
+  std::string base;
+  std::filesystem::path out;
+  double holdout = 0.2;
+};
+
+void print_errors(std::string_view label, const calibrate::RunErrors& e) {
+  fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
+             e.median_signed * 100.0, e.p90_signed * 100.0, e.absolute.median * 100.0,
+             e.absolute.p90 * 100.0);
+}
+
+void run_fit_runs(const FitRunsOptions& options) {
+  reports::check_destination(options.out);
+  const calibrate::RunMeasurements runs = calibrate::read_run_measurements(options.runs);
+  const std::filesystem::path base_file = inputs::resolve_hardware_profile(
+      options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
+  const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
+  const calibrate::RunFit fit = calibrate::fit_runs(runs, base, options.holdout);
+
+  calibrate::FitSummary s;
+  s.what = "whole-run";
+  s.fitted_rows = fit.fitted_rows;
+  s.held_out = fit.fitted_held_out.absolute;
+  s.ranges = fmt::format(
+      "GPT, 1F1B, full recomputation, no DP overlap, bf16, vocabulary 50257 assumed; base "
+      "profile's held-out median {:.2f} %, p90 {:.2f} %",
+      fit.base_held_out.absolute.median * 100.0, fit.base_held_out.absolute.p90 * 100.0);
+  s.values = fmt::format(
+      "max_efficiency {:.4f}, memory_efficiency {:.4f}, kernel_launch {:.3f} us, intra-node "
+      "curve x {:.4f} (capped at 1)",
+      fit.profile.gpu.gemm.max_efficiency, fit.profile.gpu.memory_efficiency,
+      fit.profile.gpu.kernel_launch.us(), fit.intra_node_scale);
+  s.fields = {"gpu.gemm.max_efficiency", "gpu.memory_efficiency", "gpu.kernel_launch",
+              "collectives.intra_node_efficiency"};
+  s.holdout_rule = fmt::format("held out: row i where floor((i+1) x {}) > floor(i x {})",
+                               options.holdout, options.holdout);
+  calibrate::ProfileFit profile_fit;
+  profile_fit.profile = fit.profile;
+  profile_fit.fits = {s};
+  profile_fit.rows = runs.rows.size();
+  const hw::HardwareProfile written =
+      calibrate::write_fitted_profile(options.out, base_file, profile_fit, {runs.file, {}});
+
+  fmt::print("{}: {} rows ({} fitted, {} held out, {} skipped) against {} → {} ({})\n",
+             options.runs.string(), runs.rows.size(), fit.fitted_rows, fit.fitted_held_out.rows,
+             fit.skipped_rows, base.name, options.out.string(), written.name);
+  fmt::print("  fitted: {}\n", s.values);
+  fmt::print("  {} objective evaluations in {:.1f} s\n", fit.evaluations, fit.seconds);
+  fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)", "rows",
+             "median", "p90", "|median|", "|p90|");
+  print_errors("base, fitting rows", fit.base_fit);
+  print_errors("base, held-out rows", fit.base_held_out);
+  print_errors("fitted, fitting rows", fit.fitted_fit);
+  print_errors("fitted, held-out rows", fit.fitted_held_out);
+  for (const std::string& why : fit.skipped)
+    fmt::print("  skipped {}\n", why);
+}
+
+}  // namespace
+
+void add_fit_runs_command(CLI::App& app) {
+  auto options = std::make_shared<FitRunsOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fit-runs",
+      "Fit GEMM and memory efficiency, kernel launch and the intra-node collective curve's "
+      "scale from measured iteration times (vTrain's CSV), reporting held-out errors");
+  cmd->add_option("runs", options->runs, "Run measurement CSV (vTrain's columns)")->required();
+  cmd->add_option("--base", options->base,
+                  "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")
+      ->required();
+  cmd->add_option("-o,--output", options->out, "Calibrated profile YAML to write")->required();
+  cmd->add_option("--holdout", options->holdout,
+                  "Fraction of rows held out for checking, spread evenly (default 0.2)")
+      ->check(CLI::Range(0.0, 0.99));
+  cmd->callback([options] { run_fit_runs(*options); });
+}
+
+}  // namespace trainsim::cli

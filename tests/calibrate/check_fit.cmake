@@ -1,0 +1,40 @@
+# End-to-end test of `trainsim fit`: writes the synthetic raw CSV, fits it against
+# selene-a100-80gb, checks the report, that a second run writes the same bytes, and that the
+# written profile loads and simulates (a copy of SCENARIO pointed at it).
+# -DTRAINSIM=<binary> -DWRITE_RAW=<generator> -DSCENARIO=<yaml> -DOUT=<dir>
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY "${OUT}")
+execute_process(COMMAND "${WRITE_RAW}" "${OUT}/synthetic-raw.csv" RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "write_synthetic_raw failed (${status})")
+endif()
+foreach(run 1 2)
+  file(MAKE_DIRECTORY "${OUT}/run${run}")
+  execute_process(
+    COMMAND "${TRAINSIM}" fit "${OUT}/synthetic-raw.csv" --base selene-a100-80gb
+            -o "${OUT}/run${run}/fitted-selene.yaml"
+    RESULT_VARIABLE status OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "trainsim fit failed (${status}):\n${stdout}\n${stderr}")
+  endif()
+endforeach()
+message("${stdout}")
+foreach(what "gemm" "memory" "collectives intra_node" "collectives inter_node" "interference")
+  if(NOT stdout MATCHES "  ${what} +[0-9]+ +[0-9]+ +[0-9.]+% +[0-9.]+%")
+    message(FATAL_ERROR "no '${what}' row with held-out errors in the report")
+  endif()
+endforeach()
+file(READ "${OUT}/run1/fitted-selene.yaml" first)
+file(READ "${OUT}/run2/fitted-selene.yaml" second)
+if(NOT first STREQUAL second)
+  message(FATAL_ERROR "two fits of the same rows wrote different profiles")
+endif()
+file(READ "${SCENARIO}" scenario)
+string(REGEX REPLACE "hardware: [^\n]*" "hardware: ${OUT}/run1/fitted-selene.yaml" scenario
+       "${scenario}")
+file(WRITE "${OUT}/on-fitted-profile.yaml" "${scenario}")
+execute_process(COMMAND "${TRAINSIM}" simulate "${OUT}/on-fitted-profile.yaml"
+                RESULT_VARIABLE status OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+if(NOT status EQUAL 0 OR NOT stdout MATCHES "iteration time")
+  message(FATAL_ERROR "simulating on the fitted profile failed (${status}):\n${stdout}\n${stderr}")
+endif()

@@ -1,0 +1,130 @@
+#include "synthetic_raw.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "models/program.hpp"
+#include "sim/collective_model.hpp"
+#include "sim/compute_model.hpp"
+#include "sim/topology.hpp"
+
+namespace trainsim::calibrate::testing {
+namespace {
+
+/// A 64-bit LCG (Knuth's MMIX constants): the same sequence everywhere, unlike <random>'s
+/// distributions.
+class Noise {
+ public:
+  explicit Noise(double amplitude) : amplitude_(amplitude) {}
+  double factor() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    const double u = static_cast<double>(state_ >> 11) / static_cast<double>(1ULL << 53);
+    return 1.0 + amplitude_ * (2.0 * u - 1.0);
+  }
+
+ private:
+  double amplitude_;
+  std::uint64_t state_ = 20261121;
+};
+
+struct Writer {
+  std::string text;
+  Noise noise;
+
+  void row(std::string_view benchmark, std::string_view gemm_cells, std::string_view bytes,
+           std::string_view group, std::string_view tier, Time t, std::string_view bytes_moved,
+           std::string_view verified = "yes") {
+    // benchmark,dtype,m,n,k,batch,bytes,group_size,tier,algorithm,time_s,repetitions,flops,
+    // bytes_moved,verified
+    text += fmt::format("{},{},{},{},{},synthetic,{:.9e},20,,{},{}\n", benchmark, gemm_cells, bytes,
+                        group, tier, t.seconds() * noise.factor(), bytes_moved, verified);
+  }
+};
+
+std::string gemm_cells(const program::Gemm& g) {
+  return fmt::format("bf16,{},{},{},{}", g.m, g.n, g.k, g.batch);
+}
+
+}  // namespace
+
+hw::HardwareProfile synthetic_truth(const hw::HardwareProfile& base) {
+  hw::HardwareProfile t = base;
+  t.gpu.memory_efficiency = 0.91;
+  t.gpu.kernel_launch = Time::from_us(2.7);
+  t.gpu.gemm.max_efficiency = 0.78;
+  t.gpu.gemm.tile_m = 128;
+  t.gpu.gemm.tile_n = 256;
+  t.collectives.base_latency = Time::from_us(11.0);
+  std::vector<hw::EfficiencyCurve::Point> inter;
+  for (const auto& p : base.collectives.inter_node_efficiency.points())
+    inter.push_back({p.size, 0.9 * p.efficiency});
+  t.collectives.inter_node_efficiency = hw::EfficiencyCurve(inter);
+  t.compute_slowdown_during_comm = 0.21;
+  return t;
+}
+
+std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
+  Writer w{
+      "# date: 2026-11-21\n# gpu: synthetic\n"
+      "benchmark,dtype,m,n,k,batch,bytes,group_size,tier,algorithm,time_s,repetitions,"
+      "flops,bytes_moved,verified\n",
+      Noise(noise)};
+  for (int i = 0; i < 6; ++i)
+    w.row("launch", ",,,,", "", "", "", sim::kernel_time({}, truth), "");
+  for (std::int64_t bytes = std::int64_t{1} << 20; bytes <= std::int64_t{4} << 30; bytes *= 4) {
+    for (const auto& [name, factor] : {std::pair{"memcpy", 2}, std::pair{"elementwise", 3}}) {
+      program::Kernel k;
+      k.read = Bytes::of(bytes * factor);
+      w.row(name, ",,,,", std::to_string(bytes), "", "", sim::kernel_time(k, truth),
+            std::to_string(bytes * factor));
+    }
+  }
+  // Dimensions that are multiples of 128 but not all of 256, so that 128 x 256 and 256 x 128
+  // tiles quantize differently; small ones where the waves are part-filled.
+  const std::vector<std::int64_t> dims{384, 1152, 2176, 4224, 6272, 8192};
+  for (const std::int64_t m : dims) {
+    for (const std::int64_t n : dims) {
+      for (const std::int64_t k : {1024, 8192}) {
+        const program::Gemm g = program::Gemm::of(m, n, k, 1);
+        w.row("gemm", gemm_cells(g), "", "", "", sim::estimate_gemm(g, truth).time, "");
+      }
+    }
+  }
+  std::vector<std::int64_t> sizes{8, 1024};
+  for (std::int64_t s = std::int64_t{32} << 10; s <= std::int64_t{4} << 30; s *= 4)
+    sizes.push_back(s);
+  const std::vector<std::pair<std::string_view, program::CollectiveKind>> kinds{
+      {"all_reduce", program::CollectiveKind::all_reduce},
+      {"all_gather", program::CollectiveKind::all_gather},
+      {"reduce_scatter", program::CollectiveKind::reduce_scatter}};
+  for (const std::int64_t group : {2, 4, 8, 16, 32}) {
+    sim::Topology topology(truth, static_cast<std::int32_t>(group));
+    std::vector<std::int32_t> gpus(static_cast<std::size_t>(group));
+    std::iota(gpus.begin(), gpus.end(), 0);
+    const bool inter = group > truth.node.gpus;
+    for (const auto& [name, kind] : kinds) {
+      if (inter && kind != program::CollectiveKind::all_reduce) continue;
+      for (const std::int64_t s : sizes) {
+        w.row(name, ",,,,", std::to_string(s), std::to_string(group),
+              inter ? "inter_node" : "intra_node",
+              sim::estimate_collective(kind, Bytes::of(s), gpus, topology, truth), "");
+      }
+    }
+  }
+  for (const std::int64_t m : {1152, 2176, 4224, 6272, 8192}) {
+    for (const std::int64_t n : {4224, 8192}) {
+      const program::Gemm g = program::Gemm::of(m, n, 4096, 1);
+      w.row("gemm_during_collective", gemm_cells(g), "268435456", "8", "intra_node",
+            sim::estimate_gemm(g, truth).time.scaled(1.0 + truth.compute_slowdown_during_comm), "");
+    }
+  }
+  // A failed verification with a wild time: must not move any fit.
+  w.row("gemm", gemm_cells(program::Gemm::of(8192, 8192, 8192, 1)), "", "", "", Time::from_ms(1),
+        "", "no");
+  return std::move(w.text);
+}
+
+}  // namespace trainsim::calibrate::testing
