@@ -55,6 +55,12 @@ std::optional<Message> input_of(const PipelineShape& s, std::int64_t stage,
   return vs == last ? std::nullopt : std::optional<Message>({false, pass.micro_batch, vs + 1});
 }
 
+// Megatron's interleaved warm-up: 2(p - s - 1) + (v - 1)p forwards, at most all m·v.
+std::int64_t interleaved_warmup(const PipelineShape& s, std::int64_t stage) {
+  return std::min(2 * (s.stages - stage - 1) + (s.chunks - 1) * s.stages,
+                  s.micro_batches * s.chunks);
+}
+
 std::optional<Message> output_of(const PipelineShape& s, std::int64_t stage,
                                  const PipelineStep& pass) {
   const std::int64_t vs = virtual_stage(s, stage, pass.chunk);
@@ -91,14 +97,13 @@ TransferOrder transfer_order(PipelineSchedule schedule) {
   switch (schedule) {
     case PipelineSchedule::gpipe:
     case PipelineSchedule::one_f_one_b:
-      return TransferOrder::batched;
     case PipelineSchedule::interleaved:
-      return TransferOrder::in_order;
+      return TransferOrder::batched;
     case PipelineSchedule::breadth_first:
     case PipelineSchedule::layered:
       return TransferOrder::asynchronous;
   }
-  return TransferOrder::in_order;
+  return TransferOrder::batched;
 }
 
 std::string_view to_string(TransferOrder order) {
@@ -107,8 +112,6 @@ std::string_view to_string(TransferOrder order) {
       return "asynchronous";
     case TransferOrder::batched:
       return "batched";
-    case TransferOrder::in_order:
-      return "in order";
   }
   return "?";
 }
@@ -187,8 +190,7 @@ std::vector<PipelineStep> pipeline_passes(const PipelineShape& s, std::int64_t s
     case PipelineSchedule::interleaved: {
       const auto table = interleaved_table(s);
       const auto total = static_cast<std::int64_t>(table.size());
-      const std::int64_t warmup =
-          std::min(2 * (s.stages - stage - 1) + (s.chunks - 1) * s.stages, total);
+      const std::int64_t warmup = interleaved_warmup(s, stage);
       const auto fwd = [&](std::int64_t k) {
         f(table[static_cast<std::size_t>(k)].first, table[static_cast<std::size_t>(k)].second);
       };
@@ -393,6 +395,129 @@ std::vector<PipelineStep> placed_steps(const PipelineShape& s,
 
 }  // namespace
 
+namespace {
+
+// Megatron-LM's forward_backward_pipelining_with_interleaving without overlap_p2p_comm (its
+// default, and these papers' runs), on this rank's passes (pipeline_passes: W warm-up forwards,
+// then forward k + W and backward k, then the cool-down backwards). Each p2p call is one
+// batch_isend_irecv; in the list it is the transfers between two passes, sends before
+// receives, forward before backward on each side. The calls:
+//   start      recv_forward (the input of forward 0; rank 0 chunk 0 has none);
+//   warm-up    forward k, send_forward_recv_forward (k's output; the input of the next
+//              forward), the last warm-up step with a steady state after it
+//              send_forward_backward_recv_forward_backward with no gradient to send (it also
+//              receives backward 0's output gradient);
+//   steady     forward k + W, backward k, send_forward_backward_recv_forward_backward (the
+//              forward's output is sent only now, with backward k's input gradient);
+//   cool-down  (no steady state: recv_backward first) backward k, send_backward_recv_backward.
+// Whether a call receives is Megatron's rule (recv_prev / recv_next), including its look-back
+// of p - 1 on the first and last rank in the steady state; which tensor a receive brings is
+// the next one on its channel, as NCCL matches a peer pair's operations in order (the peer
+// sends its outputs in its own pass order). Forward only (inference): every pass is warm-up.
+std::vector<PipelineStep> interleaved_steps(const PipelineShape& s, std::int64_t stage,
+                                            bool forward_only) {
+  const std::int64_t p = s.stages;
+  const std::int64_t v = s.chunks;
+  const bool first = stage == 0;
+  const bool last = stage == p - 1;
+  std::vector<PipelineStep> forwards;
+  std::vector<PipelineStep> backwards;
+  for (const PipelineStep& pass : pipeline_passes(s, stage)) {
+    if (pass.kind == Kind::forward) {
+      forwards.push_back(pass);
+    } else if (!forward_only) {
+      backwards.push_back(pass);
+    }
+  }
+  const auto total = static_cast<std::int64_t>(forwards.size());
+  const std::int64_t warmup = forward_only ? total : interleaved_warmup(s, stage);
+  const std::int64_t remaining = total - warmup;
+  // Megatron's get_model_chunk_id, with Python's modulo for the look-back below zero.
+  const auto chunk_id = [&](std::int64_t k, bool forward) {
+    const std::int64_t in_group = ((k % (p * v)) + p * v) % (p * v);
+    return forward ? in_group / p : v - 1 - in_group / p;
+  };
+  // The receives this rank will make, in the order its passes need them (the channel's order).
+  std::vector<PipelineStep> forward_inputs;
+  std::vector<PipelineStep> backward_inputs;
+  for (const PipelineStep& f : forwards) {
+    if (input_of(s, stage, f))
+      forward_inputs.push_back({Kind::recv_forward, f.micro_batch, f.chunk});
+  }
+  for (const PipelineStep& b : backwards) {
+    if (input_of(s, stage, b))
+      backward_inputs.push_back({Kind::recv_backward, b.micro_batch, b.chunk});
+  }
+  std::size_t next_forward_input = 0;
+  std::size_t next_backward_input = 0;
+  std::vector<PipelineStep> out;
+  std::set<std::pair<std::int64_t, std::int64_t>> received;  // (kind forward?, key)
+  const auto key = [&](const PipelineStep& step) { return step.micro_batch * v + step.chunk; };
+  const auto pass = [&](const PipelineStep& step) {
+    if (input_of(s, stage, step) &&
+        received.count({step.kind == Kind::forward ? 1 : 0, key(step)}) == 0) {
+      throw std::logic_error(
+          fmt::format("pipeline: interleaved stage {} runs {} before receiving its input", stage,
+                      to_string(step)));
+    }
+    out.push_back(step);
+  };
+  // One call: the sends (of passes that have an output to send) and the receives asked for.
+  const auto call = [&](const PipelineStep* forward_sent, const PipelineStep* backward_sent,
+                        bool recv_prev, bool recv_next) {
+    if (forward_sent && output_of(s, stage, *forward_sent))
+      out.push_back({Kind::send_forward, forward_sent->micro_batch, forward_sent->chunk});
+    if (backward_sent && output_of(s, stage, *backward_sent))
+      out.push_back({Kind::send_backward, backward_sent->micro_batch, backward_sent->chunk});
+    if (recv_prev) {
+      if (next_forward_input == forward_inputs.size())
+        throw std::logic_error("pipeline: interleaved receives more inputs than it needs");
+      out.push_back(forward_inputs[next_forward_input++]);
+      received.insert({1, key(out.back())});
+    }
+    if (recv_next) {
+      if (next_backward_input == backward_inputs.size())
+        throw std::logic_error("pipeline: interleaved receives more gradients than it needs");
+      out.push_back(backward_inputs[next_backward_input++]);
+      received.insert({0, key(out.back())});
+    }
+  };
+  const auto at = [](const std::vector<PipelineStep>& list, std::int64_t k) {
+    return &list[static_cast<std::size_t>(k)];
+  };
+  call(nullptr, nullptr, !first, false);
+  for (std::int64_t k = 0; k < warmup; ++k) {
+    pass(*at(forwards, k));
+    const bool recv_prev = !(first && chunk_id(k + 1, true) == 0) && k != total - 1;
+    const bool recv_next = k == warmup - 1 && !forward_only && remaining > 0 && !last;
+    call(at(forwards, k), nullptr, recv_prev, recv_next);
+  }
+  for (std::int64_t k = 0; k < remaining; ++k) {
+    const std::int64_t forward_k = k + warmup;
+    pass(*at(forwards, forward_k));
+    pass(*at(backwards, k));
+    // The first stage is ahead of the last by p - 1 (and the last of the first).
+    const bool recv_prev =
+        !(first && chunk_id(forward_k - (p - 1), true) == v - 1) && k != remaining - 1;
+    const bool recv_next = !(last && chunk_id(k - (p - 1), false) == 0);
+    call(at(forwards, forward_k), at(backwards, k), recv_prev, recv_next);
+  }
+  if (!forward_only && remaining == 0) call(nullptr, nullptr, false, !last);
+  for (std::int64_t k = remaining; k < static_cast<std::int64_t>(backwards.size()); ++k) {
+    pass(*at(backwards, k));
+    const bool recv_next = !(last && chunk_id(k + 1, false) == v - 1) && k != total - 1;
+    call(nullptr, at(backwards, k), false, recv_next);
+  }
+  if (next_forward_input != forward_inputs.size() ||
+      next_backward_input != backward_inputs.size()) {
+    throw std::logic_error(
+        fmt::format("pipeline: interleaved stage {} leaves inputs unreceived", stage));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t stage) {
   if (s.schedule == PipelineSchedule::gpipe || s.schedule == PipelineSchedule::one_f_one_b) {
     if (const auto problem = pipeline_problem(s)) throw std::invalid_argument(*problem);
@@ -401,6 +526,7 @@ std::vector<PipelineStep> pipeline_steps(const PipelineShape& s, std::int64_t st
   // One stage (layered gradient accumulation without a pipeline): no transfers, each chunk's
   // output and input gradient stay on the rank.
   if (s.stages == 1) return pipeline_passes(s, stage);
+  if (s.schedule == PipelineSchedule::interleaved) return interleaved_steps(s, stage, false);
   std::vector<std::vector<PipelineStep>> passes;
   for (std::int64_t r = 0; r < s.stages; ++r)
     passes.push_back(pipeline_passes(s, r));
@@ -416,6 +542,7 @@ std::vector<PipelineStep> inference_steps(const PipelineShape& s, std::int64_t s
   }
   // One stage: each chunk's output stays on the rank.
   if (s.stages == 1) return passes.front();
+  if (s.schedule == PipelineSchedule::interleaved) return interleaved_steps(s, stage, true);
   return placed_steps(s, passes, stage);
 }
 

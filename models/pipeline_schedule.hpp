@@ -57,24 +57,33 @@ std::optional<std::string> pipeline_problem(const PipelineShape& shape);
 /// when pipeline_problem reports a problem.
 std::vector<PipelineStep> pipeline_passes(const PipelineShape& shape, std::int64_t stage);
 
-/// The passes of `stage` with its transfers placed. GPipe and 1F1B as Megatron issues them:
-/// a pass's input is received just before it and its output sent right after, except that in
-/// 1F1B's steady state the output's send goes with the receive of the next gradient
-/// (send_forward_recv_backward) and the input gradient's send with the next input's receive
-/// (send_backward_recv_forward), each pair gradient first on both sides of the channel.
-/// Interleaved, breadth-first and layered: every transfer in the order in which a unit-time run
-/// (forward 1, backward 2) produces its tensor, gradients first at a tie, issued as soon as the
-/// tensor exists and before the pass that needs it (one stage: no transfers). Either way transfers
-/// matched in issue order per channel cannot deadlock, whether a GPU runs all its steps in this
-/// order on one stream or, as the Program does, its sends and its receives each in this order
-/// on a stream of their own (tested for every shape up to p = 8, m = 12).
+/// The passes of `stage` with its transfers placed. GPipe, 1F1B and interleaved as Megatron
+/// issues them, one p2p call between two passes. GPipe and 1F1B: a pass's input is received
+/// just before it and its output sent right after, except that in 1F1B's steady state the
+/// output's send goes with the receive of the next gradient (send_forward_recv_backward) and
+/// the input gradient's send with the next input's receive (send_backward_recv_forward), each
+/// pair gradient first on both sides of the channel. Interleaved as
+/// forward_backward_pipelining_with_interleaving without overlap_p2p_comm: recv_forward before
+/// the warm-up, after each warm-up forward send_forward_recv_forward (the last one, with a
+/// steady state after it, also receives the first backward's gradient), after each steady
+/// forward-backward pair one send_forward_backward_recv_forward_backward (the forward's output
+/// sent only then), after each cool-down backward send_backward_recv_backward; within a call
+/// sends before receives, forward before backward. Breadth-first and layered: every transfer in
+/// the order in which a unit-time run (forward 1, backward 2) produces its tensor, gradients
+/// first at a tie, issued as soon as the tensor exists and before the pass that needs it (one
+/// stage: no transfers). Transfers matched in issue order per channel cannot deadlock, whether
+/// a GPU runs all its steps in this order on one stream (batched: each call as one group) or,
+/// as the Program does, its sends and its receives each in this order on a stream of their own
+/// (tested for every shape up to p = 8, m = 12).
 std::vector<PipelineStep> pipeline_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// Inference (forward passes only): every schedule degenerates to "receive, forward, send"
 /// per pass, the passes being the schedule's forward passes in its order (with one chunk per
 /// stage: micro batch after micro batch), each input received before its pass and each output
 /// sent after it, the transfers in the global order of a unit-time run as pipeline_steps
-/// places them (so they cannot deadlock). One stage: no transfers.
+/// places them (so they cannot deadlock); interleaved as Megatron's forward-only run (every
+/// pass a warm-up pass: recv_forward, then forward and send_forward_recv_forward). One stage:
+/// no transfers.
 std::vector<PipelineStep> inference_steps(const PipelineShape& shape, std::int64_t stage);
 
 /// What a schedule's runtime lets its transfers overlap with, i.e. what the Program's pp_send
@@ -85,18 +94,11 @@ enum class TransferOrder : std::uint8_t {
   /// Fast-LLM: receives are posted ahead and a pass waits only for the receive of its input;
   /// sends are waited for at the end of the step. Sends and receives progress concurrently.
   asynchronous,
-  /// GPipe and 1F1B, whose step lists copy Megatron's p2p calls: each call batches the
-  /// transfers between two passes in one batch_isend_irecv (an NCCL group: its sends and
-  /// receives progress concurrently), waits for every request and synchronizes the device,
-  /// so the next pass also waits for the sends before it.
-  batched,
-  /// Interleaved: every transfer after the one issued before it, as on one queue. Megatron's
-  /// interleaved runtime blocks on batched calls too, but our step list is a unit-time order,
-  /// not its calls (send_forward_backward_recv_forward_backward after each forward-backward
-  /// pair); waiting for every earlier send on that list adds waits Megatron does not have
-  /// (+35 to +50 % on Korthikanti's 175B and 530B), running it asynchronously drops
-  /// Megatron's blocking (-8 to -10 %); issue order lies between and matches Table 5.
-  in_order
+  /// GPipe, 1F1B and interleaved, whose step lists copy Megatron's p2p calls (the transfers
+  /// between two passes are one call): each call batches its transfers in one
+  /// batch_isend_irecv (an NCCL group: its sends and receives progress concurrently), waits for
+  /// every request and synchronizes the device, so the next pass waits for all of them.
+  batched
 };
 
 TransferOrder transfer_order(PipelineSchedule schedule);

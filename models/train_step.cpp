@@ -479,10 +479,19 @@ Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t key) {
   return t;
 }
 
+// A batched p2p call (Megatron's batch_isend_irecv, its requests waited for and the device
+// synchronized) ends before the next pass: the compute stream waits for its sends and its
+// receives, also those the pass does not read (the next backward's gradient received with
+// the next forward's input).
+void wait_for_call(Backend& backend) {
+  backend.stream_wait(Stream::compute, Stream::pp_send);
+  backend.stream_wait(Stream::compute, Stream::pp_recv);
+}
+
 // The passes of one pipeline stage in its schedule's order (pipeline_steps), with the
 // stage-boundary sends on the pp_send stream and receives on the pp_recv stream (the compute
-// stream waits only for the receive a pass needs). Accumulates the last stage's loss into
-// `loss`.
+// stream waits for the receive a pass needs and, batched, for the call before the pass).
+// Accumulates the last stage's loss into `loss`.
 void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
                   const IterationConfig& config, bool hooked, Tensor& loss) {
   using Kind = PipelineStep::Kind;
@@ -497,10 +506,8 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   const std::vector<PipelineStep> steps =
       inference ? inference_steps(pp.shape, pp.stage) : pipeline_steps(pp.shape, pp.stage);
   // What the transfers wait for besides their tensors (TransferOrder): batched, the next
-  // pass waits for the sends before it; in order, every transfer for the one before it.
-  const TransferOrder order = transfer_order(pp.shape.schedule);
-  const bool wait_for_sends = order == TransferOrder::batched;
-  const bool in_order = order == TransferOrder::in_order;
+  // pass waits for every transfer of the call before it, sends and receives.
+  const bool batched = transfer_order(pp.shape.schedule) == TransferOrder::batched;
   // After each step, the rank's next compute pass and the first pass of its next run (another
   // chunk or direction): ZeRO 2 and 3 keep what a run of passes shares and prefetch for the
   // next run. One scan from the end, keeping the index of the next compute pass.
@@ -530,7 +537,6 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   std::map<std::int64_t, Tensor> labels;        // one stage: by micro batch, until the head
   // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
   const auto receive = [&](std::int64_t peer, const std::string& name) {
-    if (in_order) backend.stream_wait(Stream::pp_recv, Stream::pp_send);
     Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
     if (parts > 1)
       t = backend.all_gather(t, CommGroup::tensor, stream_of(CommGroup::tensor),
@@ -557,18 +563,16 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         output_grads[key] = receive(pp.next, "pp.recv_backward");
         break;
       case Kind::send_forward:
-        if (in_order) backend.stream_wait(Stream::pp_send, Stream::pp_recv);
         // Dropping the last handle frees the output once sent (deallocate_output_tensor).
         backend.send(take(outputs, key), pp.scatter_part, parts, pp.next, Stream::pp_send,
                      "pp.send_forward");
         break;
       case Kind::send_backward:
-        if (in_order) backend.stream_wait(Stream::pp_send, Stream::pp_recv);
         backend.send(take(input_grads, key), pp.scatter_part, parts, pp.previous, Stream::pp_send,
                      "pp.send_backward");
         break;
       case Kind::forward: {
-        if (wait_for_sends) backend.stream_wait(Stream::compute, Stream::pp_send);
+        if (batched) wait_for_call(backend);
         TokenBatch batch;
         if (pp.shape.stages == 1 && embedding != head) {
           // One stage (layered): the micro batch is read once, with chunk 0; the labels wait
@@ -602,7 +606,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         break;
       }
       case Kind::backward: {
-        if (wait_for_sends) backend.stream_wait(Stream::compute, Stream::pp_send);
+        if (batched) wait_for_call(backend);
         // ZeRO 0 and 1 reduce in the chunk's last backward pass (no_sync before it).
         hooks.begin_chunk_backward(step.chunk, mb == last_backward[step.chunk]);
         hooks.begin_pass(step, next_pass[i], next_run[i]);

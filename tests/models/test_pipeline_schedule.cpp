@@ -34,64 +34,117 @@ std::int64_t peak_in_flight(const std::vector<PipelineStep>& passes) {
   return peak;
 }
 
+// The other side of a transfer step: its kind, and whether it goes to the next virtual stage.
+Kind partner_of(Kind k) {
+  switch (k) {
+    case Kind::send_forward:
+      return Kind::recv_forward;
+    case Kind::recv_forward:
+      return Kind::send_forward;
+    case Kind::send_backward:
+      return Kind::recv_backward;
+    default:
+      return Kind::send_backward;
+  }
+}
+
 // Replays every stage's steps with sends and receives matched in issue order per (sender,
-// receiver) channel, each transfer a rendezvous at the heads of both stages' in-order lists
-// (everything on one stream per GPU, the strictest order) and each pass taking `unit` x (1 forward,
-// 2 backward) per chunk. Returns the makespan, or nullopt on a deadlock. Transfers cost nothing.
-// `inference`: inference_steps, forward passes only.
+// receiver) channel (the k-th send meets the k-th receive, which must name the same tensor),
+// everything on one stream per GPU, the strictest order: each transfer a rendezvous at the
+// heads of both stages' lists, except that for a batched schedule (TransferOrder::batched) the
+// transfers between two passes are one call (one batch_isend_irecv, an NCCL group), which goes
+// once every partner's call has been reached. Each pass takes `unit` x (1 forward, 2 backward)
+// per chunk; a receive ends no earlier than its send is reached. Returns the makespan, or
+// nullopt on a deadlock or mismatch. Transfers cost nothing. `inference`: inference_steps.
 std::optional<double> replay(const PipelineShape& shape, bool inference = false) {
   const std::int64_t p = shape.stages;
+  const bool grouped = transfer_order(shape.schedule) == TransferOrder::batched;
   std::vector<std::vector<PipelineStep>> steps;
   for (std::int64_t r = 0; r < p; ++r)
     steps.push_back(inference ? inference_steps(shape, r) : pipeline_steps(shape, r));
-  std::vector<std::size_t> at(static_cast<std::size_t>(p), 0);
-  std::vector<double> clock(static_cast<std::size_t>(p), 0.0);
-  const double unit = 1.0 / static_cast<double>(shape.chunks);
   const auto peer_of = [&](std::int64_t r, const PipelineStep& s) {
     const std::int64_t vs = s.chunk * p + r;
     const bool to_next = s.kind == Kind::send_forward || s.kind == Kind::recv_backward;
     const std::int64_t other = to_next ? vs + 1 : vs - 1;
     return other % p;
   };
+  const auto sending = [](Kind k) { return k == Kind::send_forward || k == Kind::send_backward; };
+  // Each transfer's call (the index of its first step) and its partner (stage, step index).
+  using Where = std::pair<std::int64_t, std::size_t>;
+  std::vector<std::vector<std::size_t>> call_of(static_cast<std::size_t>(p));
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Where>> sent;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<Where>> received;
+  for (std::int64_t r = 0; r < p; ++r) {
+    const auto& list = steps[static_cast<std::size_t>(r)];
+    auto& calls = call_of[static_cast<std::size_t>(r)];
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const bool starts = !grouped || i == 0 || is_pass(list[i - 1].kind);
+      calls.push_back(starts ? i : calls.back());
+      if (is_pass(list[i].kind)) continue;
+      const std::int64_t q = peer_of(r, list[i]);
+      if (sending(list[i].kind)) {
+        sent[{r, q}].push_back({r, i});
+      } else {
+        received[{q, r}].push_back({r, i});
+      }
+    }
+  }
+  std::map<Where, Where> partner;
+  for (const auto& [channel, sends] : sent) {
+    const auto& recvs = received[channel];
+    if (recvs.size() != sends.size()) return std::nullopt;
+    for (std::size_t k = 0; k < sends.size(); ++k) {
+      const PipelineStep& a = steps[static_cast<std::size_t>(sends[k].first)][sends[k].second];
+      const PipelineStep& b = steps[static_cast<std::size_t>(recvs[k].first)][recvs[k].second];
+      if (partner_of(a.kind) != b.kind || a.micro_batch != b.micro_batch) return std::nullopt;
+      partner[sends[k]] = recvs[k];
+      partner[recvs[k]] = sends[k];
+    }
+  }
+  std::size_t transfers = 0;
+  for (const auto& list : steps)
+    transfers += static_cast<std::size_t>(std::count_if(
+        list.begin(), list.end(), [](const PipelineStep& s) { return !is_pass(s.kind); }));
+  if (partner.size() != transfers) return std::nullopt;  // a receive no one sends
+  std::vector<std::size_t> at(static_cast<std::size_t>(p), 0);
+  std::vector<double> clock(static_cast<std::size_t>(p), 0.0);
+  std::map<Where, double> reached;  // call -> when its stage reached it
+  const double unit = 1.0 / static_cast<double>(shape.chunks);
   bool progressed = true;
   while (progressed) {
     progressed = false;
     for (std::int64_t r = 0; r < p; ++r) {
       auto& i = at[static_cast<std::size_t>(r)];
+      auto& now = clock[static_cast<std::size_t>(r)];
       const auto& list = steps[static_cast<std::size_t>(r)];
       while (i < list.size()) {
-        const PipelineStep& s = list[i];
-        if (is_pass(s.kind)) {
-          clock[static_cast<std::size_t>(r)] += unit * (s.kind == Kind::forward ? 1.0 : 2.0);
+        if (is_pass(list[i].kind)) {
+          now += unit * (list[i].kind == Kind::forward ? 1.0 : 2.0);
           ++i;
           progressed = true;
           continue;
         }
-        // A transfer: the peer's head must be the matching other side.
-        const std::int64_t q = peer_of(r, s);
-        const auto& other = steps[static_cast<std::size_t>(q)];
-        const std::size_t j = at[static_cast<std::size_t>(q)];
-        if (j >= other.size()) return std::nullopt;
-        const PipelineStep& o = other[j];
-        const std::map<Kind, Kind> partner{{Kind::send_forward, Kind::recv_forward},
-                                           {Kind::recv_forward, Kind::send_forward},
-                                           {Kind::send_backward, Kind::recv_backward},
-                                           {Kind::recv_backward, Kind::send_backward}};
-        if (o.kind != partner.at(s.kind) || o.micro_batch != s.micro_batch || peer_of(q, o) != r) {
-          break;
+        reached.emplace(Where{r, i}, now);
+        // The call goes once every partner's call is reached; its receives end when their
+        // senders reached theirs.
+        std::size_t end = i;
+        double done = now;
+        bool ready = true;
+        for (; end < list.size() && !is_pass(list[end].kind) &&
+               call_of[static_cast<std::size_t>(r)][end] == i;
+             ++end) {
+          const Where other = partner.at({r, end});
+          const auto it = reached.find(
+              {other.first, call_of[static_cast<std::size_t>(other.first)][other.second]});
+          if (it == reached.end()) {
+            ready = false;
+            break;
+          }
+          if (!sending(list[end].kind)) done = std::max(done, it->second);
         }
-        const double t =
-            std::max(clock[static_cast<std::size_t>(r)], clock[static_cast<std::size_t>(q)]);
-        // The receiver waits for the data; the sender does not wait (the data is ready).
-        const bool receiving = s.kind == Kind::recv_forward || s.kind == Kind::recv_backward;
-        if (receiving) {
-          clock[static_cast<std::size_t>(r)] =
-              std::max(clock[static_cast<std::size_t>(r)], clock[static_cast<std::size_t>(q)]);
-        } else {
-          clock[static_cast<std::size_t>(q)] = std::max(clock[static_cast<std::size_t>(q)], t);
-        }
-        ++i;
-        ++at[static_cast<std::size_t>(q)];
+        if (!ready) break;
+        now = done;
+        i = end;
         progressed = true;
       }
     }
@@ -108,8 +161,8 @@ std::optional<double> replay(const PipelineShape& shape, bool inference = false)
 // receive stream. A receive is posted once the passes listed before it are done (its buffer
 // is allocated on the compute stream), a send once the pass that produced its tensor is
 // done, a pass once the receive of its input is done; `order` (the schedule's TransferOrder)
-// adds: batched, a pass waits for every send before it; in order, every transfer for the one
-// before it on either stream. The k-th send from one stage to
+// adds: batched, a pass waits for every transfer before it (the call's sends and receives).
+// The k-th send from one stage to
 // another meets the k-th receive of that stage from it (a rendezvous, free); both end when
 // the later is posted. Returns the makespan, or nullopt on a deadlock.
 std::optional<double> replay_streams(const PipelineShape& shape, bool inference,
@@ -149,7 +202,10 @@ std::optional<double> replay_streams(const PipelineShape& shape, bool inference,
       };
       if (is_pass(s.kind)) {
         after(last_pass);
-        if (order == TransferOrder::batched) after(last_send);
+        if (order == TransferOrder::batched) {
+          after(last_send);
+          after(last_recv);
+        }
         const Kind input = s.kind == Kind::forward ? Kind::recv_forward : Kind::recv_backward;
         const auto it = by_key.find({input, key});
         if (it != by_key.end()) after(it->second);
@@ -158,13 +214,11 @@ std::optional<double> replay_streams(const PipelineShape& shape, bool inference,
         op.peer = peer_of(r, s);
         after(last_recv);
         after(last_pass);
-        if (order == TransferOrder::in_order) after(last_send);
         last_recv = i;
         recvs[{op.peer, r}].push_back(i);
       } else {
         op.peer = peer_of(r, s);
         after(last_send);
-        if (order == TransferOrder::in_order) after(last_recv);
         const Kind producer = s.kind == Kind::send_forward ? Kind::forward : Kind::backward;
         after(by_key.at({producer, key}));
         last_send = i;
@@ -178,6 +232,9 @@ std::optional<double> replay_streams(const PipelineShape& shape, bool inference,
     const auto& recv_ops = recvs[channel];
     if (recv_ops.size() != send_ops.size()) return std::nullopt;
     for (std::size_t k = 0; k < send_ops.size(); ++k) {
+      const PipelineStep& a = ops[static_cast<std::size_t>(channel.first)][send_ops[k]].step;
+      const PipelineStep& b = ops[static_cast<std::size_t>(channel.second)][recv_ops[k]].step;
+      if (partner_of(a.kind) != b.kind || a.micro_batch != b.micro_batch) return std::nullopt;
       ops[static_cast<std::size_t>(channel.first)][send_ops[k]].match = recv_ops[k];
       ops[static_cast<std::size_t>(channel.second)][recv_ops[k]].match = send_ops[k];
     }
@@ -266,6 +323,37 @@ TEST_CASE("pipeline orders: interleaved as Megatron's table (§7.4 example p=2, 
   CHECK(forward_chunks == std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1});
   CHECK(to_string(PipelineStep{Kind::backward, 3, 1}) == "B3.c1");
   CHECK(to_string(PipelineStep{Kind::send_forward, 2, 0}) == "send F2");
+}
+
+TEST_CASE("pipeline steps: interleaved transfers as Megatron's p2p calls (p=2, v=2, m=4)") {
+  // forward_backward_pipelining_with_interleaving without overlap_p2p_comm, worked by hand
+  // from its recv_prev / recv_next rules: "|" separates the passes from the call after them.
+  const PipelineShape s{PipelineSchedule::interleaved, 2, 4, 2};
+  const auto listing = [&](std::int64_t stage) {
+    std::string out;
+    bool in_call = false;
+    for (const PipelineStep& step : pipeline_steps(s, stage)) {
+      const bool pass = is_pass(step.kind);
+      if (!pass && !in_call && !out.empty()) out += "| ";
+      in_call = !pass;
+      out += to_string(step) + " ";
+    }
+    return out;
+  };
+  // Rank 0 (warm-up 4): no input for chunk 0; the last warm-up call also receives backward 0's
+  // gradient; each steady call sends the forward's output with the backward's input gradient.
+  CHECK(listing(0) ==
+        "F0 | send F0 F1 | send F1 recv F0.c1 F0.c1 | send F0.c1 recv F1.c1 F1.c1 | send F1.c1 "
+        "recv B0.c1 F2 B0.c1 | send F2 send B0.c1 recv B1.c1 F3 B1.c1 | send F3 send B1.c1 "
+        "recv F2.c1 recv B0 F2.c1 B0 | send F2.c1 recv F3.c1 recv B1 F3.c1 B1 | send F3.c1 "
+        "recv B2.c1 B2.c1 | send B2.c1 recv B3.c1 B3.c1 | send B3.c1 recv B2 B2 | recv B3 B3 ");
+  // Rank 1 (warm-up 2, the last stage): receives no gradient for chunk 1 and, looking back
+  // p - 1, none in the first steady call.
+  CHECK(listing(1) ==
+        "recv F0 F0 | send F0 recv F1 F1 | send F1 recv F0.c1 F0.c1 B0.c1 | send B0.c1 "
+        "recv F1.c1 F1.c1 B1.c1 | send B1.c1 recv F2 recv B0 F2 B0 | send F2 send B0 recv F3 "
+        "recv B1 F3 B1 | send F3 send B1 recv F2.c1 F2.c1 B2.c1 | send B2.c1 recv F3.c1 F3.c1 "
+        "B3.c1 | send B3.c1 recv B2 B2 | send B2 recv B3 B3 | send B3 ");
 }
 
 TEST_CASE("pipeline orders: breadth-first and layered run each chunk for all micro batches") {
