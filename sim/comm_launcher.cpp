@@ -56,8 +56,8 @@ bool CommLauncher::joined(GroupId g, std::int32_t instance, std::int32_t slot) c
              .first >= 0;
 }
 
-std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
-  const OpInfo& info = index_.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)];
+std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) {
+  const OpIndex i = info.op;
   const IndexedGroup& g = index_.groups[static_cast<std::size_t>(info.ref)];
   GroupProgress& gp = groups_[static_cast<std::size_t>(info.ref)];
   const auto k = static_cast<std::size_t>(info.value);
