@@ -68,9 +68,8 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
   gp.participants[k * needed + slot] = {r, i};
   if (++gp.ready[k] < static_cast<std::int32_t>(needed)) return -1;
 
-  const auto [r0, i0] = gp.participants[k * needed];
-  const auto& c = std::get<Collective>(
-      program_.ranks[static_cast<std::size_t>(r0)].ops[static_cast<std::size_t>(i0)].payload);
+  // The kind and size as the first participant (the group's first needed member) issued it.
+  const IndexedCall& c = g.calls[k];
   const auto id = static_cast<std::int32_t>(activities_.size());
   Activity a;
   a.part_begin = static_cast<std::int32_t>(parts_.size());

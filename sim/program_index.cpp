@@ -97,6 +97,8 @@ struct Indexer {
       }
       for (const P2pUse& use : shared[r].p2p)
         add_to_channel(static_cast<std::int32_t>(r), use, channel_of);
+      for (const auto& [g, call] : shared[r].calls)
+        groups[static_cast<std::size_t>(g)].calls.push_back(call);
     }
   }
 
@@ -110,6 +112,8 @@ struct Indexer {
   struct RankShared {
     std::vector<std::pair<GroupId, std::int32_t>> issued;  ///< collectives per group
     std::vector<P2pUse> p2p;                               ///< in op order
+    /// The collectives it issues on the groups it is the first needed member of, in op order.
+    std::vector<std::pair<GroupId, IndexedCall>> calls;
   };
 
   void add_to_channel(std::int32_t r, const P2pUse& use,
@@ -295,6 +299,8 @@ struct Indexer {
       }
       info.ref = payload.group;
       info.value = issued[static_cast<std::size_t>(payload.group)]++;
+      if (g.needed.front() == r)
+        shared.calls.emplace_back(payload.group, IndexedCall{payload.size, payload.kind});
     } else {
       static_assert(std::is_same_v<Payload, program::Send> ||
                     std::is_same_v<Payload, program::Recv>);

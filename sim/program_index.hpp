@@ -67,6 +67,13 @@ struct IndexedRank {
   }
 };
 
+/// The k-th collective on a group as it is launched: its kind and size as the group's first
+/// needed member issued it (kept here so that a launch reads no Program op).
+struct IndexedCall {
+  Bytes size;
+  program::CollectiveKind kind = program::CollectiveKind::all_reduce;
+};
+
 struct IndexedGroup {
   std::vector<std::int32_t> needed;  ///< recorded-rank indices standing for the members, sorted
   std::vector<std::int32_t> gpus;    ///< world ranks in the group's order
@@ -74,8 +81,9 @@ struct IndexedGroup {
   std::int64_t nodes = 1;
   bool driven = false;  ///< some member is recorded as itself
   std::vector<program::GroupId>
-      launches;                ///< groups whose flows start with this group's collective
-  std::int32_t instances = 0;  ///< collectives issued on the group (most by any rank)
+      launches;                    ///< groups whose flows start with this group's collective
+  std::int32_t instances = 0;      ///< collectives issued on the group (most by any rank)
+  std::vector<IndexedCall> calls;  ///< per instance, as `needed.front()` issued them
 };
 
 /// Sends from one recorded rank to another, matched with receives by issue order.
