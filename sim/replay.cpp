@@ -223,12 +223,12 @@ struct Simulation::State {
           break;
         case OpKind::collective:
           st.busy = true;
-          launch(comm.collective_ready(r, info));
+          launch(comm.collective_ready(r, info), false);
           return;
         case OpKind::send:
         case OpKind::recv:
           st.busy = true;
-          launch(comm.p2p_ready(info));
+          launch(comm.p2p_ready(info), true);
           return;
       }
     }
@@ -306,18 +306,18 @@ struct Simulation::State {
   }
 
   /// An activity the launcher started (id >= 0; -1 means still waiting for its peers): its
-  /// GPUs are communicating until it ends.
-  void launch(std::int32_t id) {
+  /// GPUs are communicating until it ends. `p2p`: a send/receive pair (else a collective;
+  /// an activity's participants are all of one sort, so no op is looked up to tell).
+  void launch(std::int32_t id, bool p2p) {
     if (id < 0) return;
     for (const Participant& p : comm.participants(id)) {
       change_comm_active(p.first, +1);
       // A send's or receive's start is when the transfer began, both sides being posted: the
       // breakdown tells the transfer's running time from the wait for the peer by it, and the
       // trace shows the transfer (the pp_send and pp_recv streams post ahead of it).
-      RankState& rs = ranks[static_cast<std::size_t>(p.first)];
-      const OpKind kind = index.ranks[static_cast<std::size_t>(p.first)].info(p.second).kind;
-      if (kind == OpKind::send || kind == OpKind::recv)
-        rs.timing[static_cast<std::size_t>(p.second)].start = engine.now();
+      if (p2p)
+        ranks[static_cast<std::size_t>(p.first)].timing[static_cast<std::size_t>(p.second)].start =
+            engine.now();
     }
     const Activity& a = comm.activity(id);
     if (a.flows_left == 0) {
