@@ -23,9 +23,9 @@ OpIndex blocker_of(const RankView& rank, OpIndex i) {
       best_end = end;
     }
   };
-  const OpInfo& info = rank.index.ops[static_cast<std::size_t>(i)];
-  if (info.pos > rank.index.streams[info.stream].begin) {
-    consider(rank.index.order[static_cast<std::size_t>(info.pos - 1)]);
+  const Slot slot = rank.index.slot_of[static_cast<std::size_t>(i)];
+  if (slot > rank.index.streams[rank.index.slots[static_cast<std::size_t>(slot)].stream].begin) {
+    consider(rank.index.slots[static_cast<std::size_t>(slot) - 1].op);
   }
   for (const OpIndex d : rank.program.deps(rank.program.ops[static_cast<std::size_t>(i)]))
     consider(d);
@@ -35,7 +35,7 @@ OpIndex blocker_of(const RankView& rank, OpIndex i) {
 /// `op` itself, or when it is a memory op (which takes no time), what released it.
 OpIndex real_cause(const RankView& rank, OpIndex op) {
   for (int depth = 0; depth < kMaxMemoryHops && op >= 0; ++depth) {
-    const OpKind k = rank.index.ops[static_cast<std::size_t>(op)].kind;
+    const OpKind k = rank.index.info(op).kind;
     if (k != OpKind::alloc && k != OpKind::free) break;
     op = blocker_of(rank, op);
   }
@@ -49,7 +49,7 @@ void charge(const RankView& rank, const std::vector<program::Group>& groups, OpI
   // scatter/gather's TP all-gather is bubble; a small embedding all-reduce queued behind the
   // data-parallel all-reduce is DP time), followed back a bounded number of hops.
   for (int hop = 0; hop < kMaxMemoryHops && cause >= 0; ++hop) {
-    const OpInfo& info = rank.index.ops[static_cast<std::size_t>(cause)];
+    const OpInfo& info = rank.index.info(cause);
     if (info.kind != OpKind::collective) break;
     const OpTiming& t = rank.timing[static_cast<std::size_t>(cause)];
     Time own = gap;
@@ -64,11 +64,10 @@ void charge(const RankView& rank, const std::vector<program::Group>& groups, OpI
     b.other += gap;
     return;
   }
-  switch (rank.index.ops[static_cast<std::size_t>(cause)].kind) {
+  switch (rank.index.info(cause).kind) {
     case OpKind::collective:  // more hops than kMaxMemoryHops: charge the rest to the last
       b.exposed_comm[static_cast<std::size_t>(
-          groups[static_cast<std::size_t>(rank.index.ops[static_cast<std::size_t>(cause)].ref)]
-              .kind)] += gap;
+          groups[static_cast<std::size_t>(rank.index.info(cause).ref)].kind)] += gap;
       return;
     case OpKind::recv:
     case OpKind::send: {

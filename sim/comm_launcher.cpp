@@ -56,8 +56,8 @@ bool CommLauncher::joined(GroupId g, std::int32_t instance, std::int32_t slot) c
              .first >= 0;
 }
 
-std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
-  const OpInfo& info = index_.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)];
+std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) {
+  const OpIndex i = info.op;
   const IndexedGroup& g = index_.groups[static_cast<std::size_t>(info.ref)];
   GroupProgress& gp = groups_[static_cast<std::size_t>(info.ref)];
   const auto k = static_cast<std::size_t>(info.value);
@@ -68,9 +68,8 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, OpIndex i) {
   gp.participants[k * needed + slot] = {r, i};
   if (++gp.ready[k] < static_cast<std::int32_t>(needed)) return -1;
 
-  const auto [r0, i0] = gp.participants[k * needed];
-  const auto& c = std::get<Collective>(
-      program_.ranks[static_cast<std::size_t>(r0)].ops[static_cast<std::size_t>(i0)].payload);
+  // The kind and size as the first participant (the group's first needed member) issued it.
+  const IndexedCall& c = g.calls[k];
   const auto id = static_cast<std::int32_t>(activities_.size());
   Activity a;
   a.part_begin = static_cast<std::int32_t>(parts_.size());

@@ -44,10 +44,10 @@ class CommLauncher {
                const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
                LinkId engine_base = -1);
 
-  /// Collective op `i` of recorded rank `r` is ready to run. Returns the id of the activity
-  /// it completes (the last needed member arrived and its flows started), or -1 while
-  /// members are missing.
-  std::int32_t collective_ready(std::int32_t r, program::OpIndex i);
+  /// A collective op (its OpInfo) of recorded rank `r` is ready to run. Returns the id of the
+  /// activity it completes (the last needed member arrived and its flows started), or -1
+  /// while members are missing.
+  std::int32_t collective_ready(std::int32_t r, const OpInfo& info);
 
   /// A send or receive (its OpInfo) is ready. Returns the id of the activity once both
   /// sides are ready (its flows started), or -1.

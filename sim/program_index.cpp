@@ -97,6 +97,8 @@ struct Indexer {
       }
       for (const P2pUse& use : shared[r].p2p)
         add_to_channel(static_cast<std::int32_t>(r), use, channel_of);
+      for (const auto& [g, call] : shared[r].calls)
+        groups[static_cast<std::size_t>(g)].calls.push_back(call);
     }
   }
 
@@ -110,6 +112,8 @@ struct Indexer {
   struct RankShared {
     std::vector<std::pair<GroupId, std::int32_t>> issued;  ///< collectives per group
     std::vector<P2pUse> p2p;                               ///< in op order
+    /// The collectives it issues on the groups it is the first needed member of, in op order.
+    std::vector<std::pair<GroupId, IndexedCall>> calls;
   };
 
   void add_to_channel(std::int32_t r, const P2pUse& use,
@@ -123,7 +127,7 @@ struct Indexer {
     if (inserted) channels.push_back(IndexedChannel{sender, receiver, {}, {}});
     IndexedChannel& c = channels[static_cast<std::size_t>(it->second)];
     auto& list = use.is_send ? c.send_ops : c.recv_ops;
-    OpInfo& info = ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(use.op)];
+    OpInfo& info = ranks[static_cast<std::size_t>(r)].info(use.op);
     info.ref = it->second;
     info.value = static_cast<std::int64_t>(list.size());
     list.push_back(use.op);
@@ -182,20 +186,39 @@ struct Indexer {
     const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
     IndexedRank& rs = ranks[static_cast<std::size_t>(r)];
     const auto n = static_cast<std::int32_t>(rp.ops.size());
-    rs.ops.resize(static_cast<std::size_t>(n));
-    std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>> live_buffers;
+    // Slots first (each stream's ops consecutive, in program order), so every OpInfo is
+    // written once, in its place.
+    std::vector<std::uint8_t> stream_of(static_cast<std::size_t>(n));
     std::array<std::int32_t, program::kStreamCount> per_stream{};
-    rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
-
     for (std::int32_t i = 0; i < n; ++i) {
-      const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
-      OpInfo& info = rs.ops[static_cast<std::size_t>(i)];
-      const auto stream = static_cast<std::size_t>(op.stream);
+      const auto stream = static_cast<std::size_t>(rp.ops[static_cast<std::size_t>(i)].stream);
       if (stream >= program::kStreamCount)
         invalid(fmt::format("rank {} op {}: bad stream", rp.rank, i));
-      info.stream = static_cast<std::uint8_t>(stream);
-      info.phase = op.tag.phase;
+      stream_of[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(stream);
       ++per_stream[stream];
+    }
+    std::int32_t offset = 0;
+    for (std::size_t s = 0; s < program::kStreamCount; ++s) {
+      rs.streams[s].begin = offset;
+      offset += per_stream[s];
+      rs.streams[s].end = offset;
+    }
+    std::array<std::int32_t, program::kStreamCount> cursor{};
+    for (std::size_t s = 0; s < program::kStreamCount; ++s)
+      cursor[s] = rs.streams[s].begin;
+    rs.slot_of.resize(static_cast<std::size_t>(n));
+    for (std::int32_t i = 0; i < n; ++i)
+      rs.slot_of[static_cast<std::size_t>(i)] = cursor[stream_of[static_cast<std::size_t>(i)]]++;
+
+    rs.slots.resize(static_cast<std::size_t>(n));
+    std::unordered_map<program::BufferId, std::pair<std::int64_t, std::int32_t>> live_buffers;
+    rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
+    for (std::int32_t i = 0; i < n; ++i) {
+      const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
+      OpInfo& info = rs.slots[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(i)])];
+      info.op = i;
+      info.stream = stream_of[static_cast<std::size_t>(i)];
+      info.phase = op.tag.phase;
       if (op.dep_begin < 0 || op.dep_end < op.dep_begin ||
           static_cast<std::size_t>(op.dep_end) > rp.dep_pool.size()) {
         invalid(fmt::format("rank {} op {}: dependency range out of the pool", rp.rank, i));
@@ -206,7 +229,8 @@ struct Indexer {
                               n - 1));
         }
         ++info.pending;
-        ++rs.dependents_begin[static_cast<std::size_t>(d) + 1];
+        ++rs.dependents_begin[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]) +
+                              1];
       }
       std::visit(
           [&](const auto& payload) {
@@ -214,32 +238,20 @@ struct Indexer {
           },
           op.payload);
     }
-    // Dependents in CSR form, so finishing an op touches only the ops waiting on it.
-    for (std::int32_t i = 0; i < n; ++i) {
-      rs.dependents_begin[static_cast<std::size_t>(i) + 1] +=
-          rs.dependents_begin[static_cast<std::size_t>(i)];
+    // Dependents in CSR form, so finishing an op touches only the ops waiting on it; each
+    // op's dependents in program order.
+    for (std::int32_t s = 0; s < n; ++s) {
+      rs.dependents_begin[static_cast<std::size_t>(s) + 1] +=
+          rs.dependents_begin[static_cast<std::size_t>(s)];
     }
     rs.dependents.resize(rp.dep_pool.size());
     std::vector<std::int32_t> fill(rs.dependents_begin.begin(), rs.dependents_begin.end() - 1);
     for (std::int32_t i = 0; i < n; ++i) {
+      const Slot slot = rs.slot_of[static_cast<std::size_t>(i)];
       for (const OpIndex d : rp.deps(rp.ops[static_cast<std::size_t>(i)])) {
-        rs.dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(d)]++)] = i;
+        const auto from = static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]);
+        rs.dependents[static_cast<std::size_t>(fill[from]++)] = slot;
       }
-    }
-    rs.order.resize(static_cast<std::size_t>(n));
-    std::int32_t offset = 0;
-    for (std::size_t s = 0; s < program::kStreamCount; ++s) {
-      rs.streams[s].begin = offset;
-      offset += per_stream[s];
-      rs.streams[s].end = offset;
-    }
-    std::array<std::int32_t, program::kStreamCount> cursor{};
-    for (std::size_t s = 0; s < program::kStreamCount; ++s)
-      cursor[s] = rs.streams[s].begin;
-    for (std::int32_t i = 0; i < n; ++i) {
-      OpInfo& info = rs.ops[static_cast<std::size_t>(i)];
-      info.pos = cursor[info.stream]++;
-      rs.order[static_cast<std::size_t>(info.pos)] = i;
     }
   }
 
@@ -287,6 +299,8 @@ struct Indexer {
       }
       info.ref = payload.group;
       info.value = issued[static_cast<std::size_t>(payload.group)]++;
+      if (g.needed.front() == r)
+        shared.calls.emplace_back(payload.group, IndexedCall{payload.size, payload.kind});
     } else {
       static_assert(std::is_same_v<Payload, program::Send> ||
                     std::is_same_v<Payload, program::Recv>);

@@ -1,6 +1,6 @@
 #pragma once
 // The replay's index of a Program, validated once and packed for the event loop: per
-// recorded rank, ops with their modelled durations, per-stream queues and dependents (CSR);
+// recorded rank, ops with their modelled durations in stream order and dependents (CSR);
 // per group, the recorded ranks standing for its members, its rings and, in representative
 // replay, the unrecorded groups whose flows it launches; per (sender, receiver) pair of
 // recorded ranks, the point-to-point channel matching sends with receives in issue order.
@@ -21,37 +21,57 @@ namespace trainsim::sim {
 enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv };
 
 /// What the replay needs of an op in its hot loop, packed away from the Program's variant
-/// (24 bytes: the event loop's stream heads miss the cache on it, once per op).
+/// (24 bytes, kept in stream order: see IndexedRank::slots).
 struct OpInfo {
   std::int64_t value = 0;    ///< compute: duration (ps); alloc/free: bytes; comm: instance k
   std::int32_t ref = 0;      ///< collective: group; send/recv: channel; alloc/free: category
   std::int32_t pending = 0;  ///< unfinished dependencies (the replay counts it down)
-  std::int32_t pos = 0;      ///< position in IndexedRank::order
+  program::OpIndex op = 0;   ///< the op's index in RankProgram::ops
   OpKind kind = OpKind::compute;
   std::uint8_t stream = 0;
   program::Phase phase = program::Phase::forward;  ///< copied so completion stays in cache
 };
 static_assert(sizeof(OpInfo) == 24, "OpInfo is read once per op by the event loop: keep it small");
 
-/// The range of IndexedRank::order holding one stream's ops.
+/// A position in IndexedRank::slots.
+using Slot = std::int32_t;
+
+/// The range of IndexedRank::slots holding one stream's ops.
 struct StreamRange {
   std::int32_t begin = 0;
   std::int32_t end = 0;
 };
 
 struct IndexedRank {
-  std::vector<OpInfo> ops;              ///< parallel to RankProgram::ops
-  std::vector<program::OpIndex> order;  ///< op indices grouped by stream, program order within
+  /// Every op's OpInfo in stream order: a stream's ops in program order, the streams one
+  /// after another. A stream head walks one array, so the event loop's load of the next op
+  /// is usually in a cache line it already has (before, an `order` entry and an OpInfo
+  /// indexed by op each missed the cache once per op).
+  std::vector<OpInfo> slots;
+  std::vector<Slot> slot_of;  ///< op index -> its slot
   std::array<StreamRange, program::kStreamCount> streams{};
-  std::vector<std::int32_t> dependents_begin;  ///< CSR: size ops + 1
-  std::vector<program::OpIndex> dependents;
+  std::vector<std::int32_t> dependents_begin;  ///< CSR by slot: size ops + 1
+  std::vector<Slot> dependents;                ///< slots of the ops waiting on a slot's op
 
-  /// Ops that depend on op `i`.
-  std::span<const program::OpIndex> dependents_of(program::OpIndex i) const {
-    const auto b = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(i)]);
-    const auto e = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(i) + 1]);
-    return std::span<const program::OpIndex>(dependents).subspan(b, e - b);
+  const OpInfo& info(program::OpIndex i) const {
+    return slots[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(i)])];
   }
+  OpInfo& info(program::OpIndex i) {
+    return slots[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(i)])];
+  }
+  /// Slots of the ops that depend on the op in slot `s`.
+  std::span<const Slot> dependents_of(Slot s) const {
+    const auto b = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(s)]);
+    const auto e = static_cast<std::size_t>(dependents_begin[static_cast<std::size_t>(s) + 1]);
+    return std::span<const Slot>(dependents).subspan(b, e - b);
+  }
+};
+
+/// The k-th collective on a group as it is launched: its kind and size as the group's first
+/// needed member issued it (kept here so that a launch reads no Program op).
+struct IndexedCall {
+  Bytes size;
+  program::CollectiveKind kind = program::CollectiveKind::all_reduce;
 };
 
 struct IndexedGroup {
@@ -61,8 +81,9 @@ struct IndexedGroup {
   std::int64_t nodes = 1;
   bool driven = false;  ///< some member is recorded as itself
   std::vector<program::GroupId>
-      launches;                ///< groups whose flows start with this group's collective
-  std::int32_t instances = 0;  ///< collectives issued on the group (most by any rank)
+      launches;                    ///< groups whose flows start with this group's collective
+  std::int32_t instances = 0;      ///< collectives issued on the group (most by any rank)
+  std::vector<IndexedCall> calls;  ///< per instance, as `needed.front()` issued them
 };
 
 /// Sends from one recorded rank to another, matched with receives by issue order.

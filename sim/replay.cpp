@@ -28,12 +28,12 @@ enum EventKind : std::int32_t { kComputeDone = 0, kActivityDone = 1 };
 constexpr Time kNotRun = Time::max();
 
 struct StreamState {
-  std::int32_t head = 0;  ///< position in IndexedRank::order of the next op
+  Slot head = 0;  ///< slot (IndexedRank::slots) of the next op
   std::int32_t end = 0;
   bool busy = false;
   // The compute op in progress, as remaining full-speed work and a rate, so a slowdown
   // starting or ending mid-kernel is exact.
-  OpIndex running = -1;
+  Slot running = -1;  ///< its slot
   double remaining_ps = 0.0;
   Time since;
   double rate = 1.0;
@@ -120,7 +120,7 @@ struct Simulation::State {
     for_each_in_parallel(ranks.size(), [this](std::size_t r) {
       const IndexedRank& ir = index.ranks[r];
       RankState& rs = ranks[r];
-      rs.timing.assign(ir.ops.size(), OpTiming{kNotRun, kNotRun});
+      rs.timing.assign(ir.slots.size(), OpTiming{kNotRun, kNotRun});
       rs.memory.rank = program.ranks[r].rank;
       for (std::size_t s = 0; s < program::kStreamCount; ++s) {
         rs.streams[s].head = ir.streams[s].begin;
@@ -145,21 +145,21 @@ struct Simulation::State {
         engine.count_stale();
         return;
       }
-      const OpIndex i = st.running;
+      const Slot slot = st.running;
       st.running = -1;
       note_computing(e.a, -1);
       if (e.b == static_cast<std::int32_t>(program::Stream::compute)) {
-        const Time busy = engine.now() - rs.timing[static_cast<std::size_t>(i)].start;
-        charge_busy(
-            index.ranks[static_cast<std::size_t>(e.a)].ops[static_cast<std::size_t>(i)].phase, busy,
-            rs.breakdown);
+        const OpInfo& info =
+            index.ranks[static_cast<std::size_t>(e.a)].slots[static_cast<std::size_t>(slot)];
+        const Time busy = engine.now() - rs.timing[static_cast<std::size_t>(info.op)].start;
+        charge_busy(info.phase, busy, rs.breakdown);
         rs.compute_idle_since = engine.now();
       }
-      finish_op(e.a, i);
+      finish_op(e.a, slot);
     } else {
       for (const auto& [r, i] : comm.participants(e.a)) {
         change_comm_active(r, -1);
-        finish_op(r, i);
+        finish_op(r, index.ranks[static_cast<std::size_t>(r)].slot_of[static_cast<std::size_t>(i)]);
       }
     }
     drain();
@@ -179,17 +179,18 @@ struct Simulation::State {
 
   // ---- streams ----------------------------------------------------------------------------
 
-  void finish_op(std::int32_t r, OpIndex i) {
+  /// Ends the op in `slot` of recorded rank `r`, the head of its stream.
+  void finish_op(std::int32_t r, Slot slot) {
     RankState& rs = ranks[static_cast<std::size_t>(r)];
     IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
-    const OpInfo& info = ir.ops[static_cast<std::size_t>(i)];
-    rs.timing[static_cast<std::size_t>(i)].end = engine.now();
+    const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
+    rs.timing[static_cast<std::size_t>(info.op)].end = engine.now();
     StreamState& st = rs.streams[info.stream];
     ++st.head;
     st.busy = false;
     worklist.emplace_back(r, info.stream);
-    for (const OpIndex dependent : ir.dependents_of(i)) {
-      OpInfo& d = ir.ops[static_cast<std::size_t>(dependent)];
+    for (const Slot dependent : ir.dependents_of(slot)) {
+      OpInfo& d = ir.slots[static_cast<std::size_t>(dependent)];
       if (--d.pending == 0) worklist.emplace_back(r, d.stream);
     }
   }
@@ -207,42 +208,43 @@ struct Simulation::State {
     const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
     StreamState& st = rs.streams[static_cast<std::size_t>(s)];
     while (!st.busy && st.head < st.end) {
-      const OpIndex i = ir.order[static_cast<std::size_t>(st.head)];
-      const OpInfo& info = ir.ops[static_cast<std::size_t>(i)];
+      const Slot slot = st.head;
+      const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
       if (info.pending > 0) return;
-      rs.timing[static_cast<std::size_t>(i)].start = engine.now();
+      rs.timing[static_cast<std::size_t>(info.op)].start = engine.now();
       switch (info.kind) {
         case OpKind::compute:
-          start_compute(r, s, i);
+          start_compute(r, s, slot);
           return;
         case OpKind::alloc:
         case OpKind::free:
-          apply_memory(rs, info, i);
-          finish_op(r, i);
+          apply_memory(rs, info);
+          finish_op(r, slot);
           break;
         case OpKind::collective:
           st.busy = true;
-          launch(comm.collective_ready(r, i));
+          launch(comm.collective_ready(r, info), false);
           return;
         case OpKind::send:
         case OpKind::recv:
           st.busy = true;
-          launch(comm.p2p_ready(info));
+          launch(comm.p2p_ready(info), true);
           return;
       }
     }
   }
 
-  void start_compute(std::int32_t r, std::int32_t s, OpIndex i) {
+  void start_compute(std::int32_t r, std::int32_t s, Slot slot) {
     RankState& rs = ranks[static_cast<std::size_t>(r)];
     StreamState& st = rs.streams[static_cast<std::size_t>(s)];
-    const OpInfo& info = index.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)];
+    const OpInfo& info =
+        index.ranks[static_cast<std::size_t>(r)].slots[static_cast<std::size_t>(slot)];
     const Time now = engine.now();
     if (s == static_cast<std::int32_t>(program::Stream::compute) && now > rs.compute_idle_since) {
-      charge_idle(view(r), program.groups, i, now - rs.compute_idle_since, rs.breakdown);
+      charge_idle(view(r), program.groups, info.op, now - rs.compute_idle_since, rs.breakdown);
     }
     st.busy = true;
-    st.running = i;
+    st.running = slot;
     note_computing(r, +1);
     st.remaining_ps = static_cast<double>(info.value);
     st.since = now;
@@ -304,20 +306,18 @@ struct Simulation::State {
   }
 
   /// An activity the launcher started (id >= 0; -1 means still waiting for its peers): its
-  /// GPUs are communicating until it ends.
-  void launch(std::int32_t id) {
+  /// GPUs are communicating until it ends. `p2p`: a send/receive pair (else a collective;
+  /// an activity's participants are all of one sort, so no op is looked up to tell).
+  void launch(std::int32_t id, bool p2p) {
     if (id < 0) return;
     for (const Participant& p : comm.participants(id)) {
       change_comm_active(p.first, +1);
       // A send's or receive's start is when the transfer began, both sides being posted: the
       // breakdown tells the transfer's running time from the wait for the peer by it, and the
       // trace shows the transfer (the pp_send and pp_recv streams post ahead of it).
-      RankState& rs = ranks[static_cast<std::size_t>(p.first)];
-      const OpKind kind = index.ranks[static_cast<std::size_t>(p.first)]
-                              .ops[static_cast<std::size_t>(p.second)]
-                              .kind;
-      if (kind == OpKind::send || kind == OpKind::recv)
-        rs.timing[static_cast<std::size_t>(p.second)].start = engine.now();
+      if (p2p)
+        ranks[static_cast<std::size_t>(p.first)].timing[static_cast<std::size_t>(p.second)].start =
+            engine.now();
     }
     const Activity& a = comm.activity(id);
     if (a.flows_left == 0) {
@@ -325,7 +325,7 @@ struct Simulation::State {
     }
   }
 
-  void apply_memory(RankState& rs, const OpInfo& info, OpIndex i) {
+  void apply_memory(RankState& rs, const OpInfo& info) {
     const Bytes size = Bytes::of(info.value);
     if (size.count() == 0) return;
     const Time now = engine.now();
@@ -343,7 +343,7 @@ struct Simulation::State {
       rs.live_total -= size;
     }
     RankMemory& m = rs.memory;
-    if (info.kind == OpKind::alloc) rs.instant_alloc = i;
+    if (info.kind == OpKind::alloc) rs.instant_alloc = info.op;
     if (options.record_memory_timeline) {
       if (!m.timeline.empty() && m.timeline.back().at == now) {
         m.timeline.back().live = rs.live;

@@ -29,8 +29,8 @@ void report_stuck(const program::Program& program, const ProgramIndex& index,
   const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
   for (std::size_t s = 0; s < ir.streams.size(); ++s) {
     if (heads[s] >= ir.streams[s].end) continue;
-    const OpIndex i = ir.order[static_cast<std::size_t>(heads[s])];
-    const OpInfo& info = ir.ops[static_cast<std::size_t>(i)];
+    const OpInfo& info = ir.slots[static_cast<std::size_t>(heads[s])];
+    const OpIndex i = info.op;
     std::string why;
     if (info.pending > 0) {
       std::string deps;
