@@ -20,8 +20,6 @@ using Point = std::array<double, kParameters>;  // gemm eff, memory eff, launch 
 
 constexpr Point kLow{0.1, 0.1, 0.0, 0.05};
 constexpr Point kHigh{1.0, 1.0, 50.0, 5.0};
-/// Objective evaluations the search may spend (each replays every fitting row once).
-constexpr int kMaxEvaluations = 160;
 
 Point clamp(Point p) {
   for (std::size_t i = 0; i < kParameters; ++i)
@@ -108,7 +106,7 @@ double objective(const std::vector<const BuiltRun*>& runs, const hw::HardwarePro
 /// Nelder–Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) on the box, points
 /// projected onto it; deterministic. Returns the best point found.
 Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwareProfile& base,
-                  Point start, int& evaluations) {
+                  Point start, int max_evaluations, int& evaluations) {
   struct Vertex {
     Point p;
     double f;
@@ -127,7 +125,7 @@ Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwarePr
     simplex.push_back(eval(p));
   }
   auto by_value = [](const Vertex& a, const Vertex& b) { return a.f < b.f; };
-  while (evaluations < kMaxEvaluations) {
+  while (evaluations < max_evaluations) {
     std::stable_sort(simplex.begin(), simplex.end(), by_value);
     if (simplex.back().f - simplex.front().f <= 1e-7 * std::max(1e-12, simplex.front().f)) break;
     Point centroid{};
@@ -209,7 +207,7 @@ RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, do
 
   const Point start = clamp(
       {base.gpu.gemm.max_efficiency, base.gpu.memory_efficiency, base.gpu.kernel_launch.us(), 1.0});
-  const Point best = nelder_mead(fitting, base, start, fit.evaluations);
+  const Point best = nelder_mead(fitting, base, start, setup.max_evaluations, fit.evaluations);
   fit.profile = apply(base, best);
   fit.intra_node_scale = best[3];
   fit.fitted_fit = summarize(signed_errors(fitting, fit.profile));

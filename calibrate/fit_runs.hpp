@@ -20,6 +20,8 @@ namespace trainsim::calibrate {
 struct RunSetup {
   std::int64_t vocab = 50257;
   std::int64_t vocab_divisor = 128;
+  /// Objective evaluations the search may spend (each replays every fitting row once).
+  int max_evaluations = 160;
 };
 
 /// Signed (predicted / measured - 1) and absolute relative errors over a set of rows.

@@ -19,6 +19,7 @@ struct FitRunsOptions {
   std::string base;
   std::filesystem::path out;
   double holdout = 0.2;
+  calibrate::RunSetup setup;
 };
 
 void print_errors(std::string_view label, const calibrate::RunErrors& e) {
@@ -33,7 +34,7 @@ void run_fit_runs(const FitRunsOptions& options) {
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
-  const calibrate::RunFit fit = calibrate::fit_runs(runs, base, options.holdout);
+  const calibrate::RunFit fit = calibrate::fit_runs(runs, base, options.holdout, options.setup);
 
   calibrate::FitSummary s;
   s.what = "whole-run";
@@ -90,6 +91,10 @@ void add_fit_runs_command(CLI::App& app) {
   cmd->add_option("--holdout", options->holdout,
                   "Fraction of rows held out for checking, spread evenly (default 0.2)")
       ->check(CLI::Range(0.0, 0.99));
+  cmd->add_option("--max-evaluations", options->setup.max_evaluations,
+                  "Objective evaluations the search may spend, each a replay of every fitting "
+                  "row (default 160)")
+      ->check(CLI::Range(10, 100000));
   cmd->callback([options] { run_fit_runs(*options); });
 }
 
