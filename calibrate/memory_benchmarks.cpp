@@ -121,7 +121,9 @@ std::unique_ptr<Prepared> memcpy_setup(const RawMeasurement& row, BenchContext& 
                           cudaMemcpyDeviceToDevice, s->stream.get()),
           "cudaMemcpyAsync");
   };
-  p->verify = [s] {
+  p->verify = [run = p->run, s] {
+    for (std::size_t c = 0; c < s->src.size(); ++c)  // every copy holds a result
+      run();
     s->stream.synchronize();
     for (const std::int64_t i : sample_indices(s->bytes / 4))
       for (std::size_t c = 0; c < s->src.size(); ++c)

@@ -11,6 +11,7 @@
 
 #include <nccl.h>
 
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,7 +51,11 @@ class GroupCall {
   GroupCall() { check(ncclGroupStart(), "ncclGroupStart"); }
   GroupCall(const GroupCall&) = delete;
   GroupCall& operator=(const GroupCall&) = delete;
-  ~GroupCall() noexcept(false) { check(ncclGroupEnd(), "ncclGroupEnd"); }
+  /// Ends the group; reports its failure unless another exception is already unwinding.
+  ~GroupCall() noexcept(false) {
+    const ncclResult_t result = ncclGroupEnd();
+    if (std::uncaught_exceptions() == 0) check(result, "ncclGroupEnd");
+  }
 };
 
 /// Communicators over `devices` (rank i on devices[i]), each with its own stream.
