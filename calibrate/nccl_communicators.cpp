@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <exception>
+#include <optional>
+#include <thread>
+
 namespace trainsim::calibrate::gpu {
 
 std::string nccl_version() {
@@ -25,21 +29,32 @@ NcclCommunicator::NcclCommunicator(const ncclUniqueId& id, int ranks, int rank, 
 }
 
 LocalCommunicators::LocalCommunicators(const std::vector<int>& devices) {
+  // One thread per GPU, each joining with ncclCommInitRank from the shared id: the way the
+  // executor's rank threads will create theirs. Joins block until every rank arrived, so the
+  // threads run concurrently; a failure is rethrown here after all of them ended.
   const ncclUniqueId id = new_unique_id();
   const int n = static_cast<int>(devices.size());
-  std::vector<ncclComm_t> raw(devices.size(), nullptr);
+  std::vector<std::optional<NcclCommunicator>> made(devices.size());
+  std::vector<std::exception_ptr> errors(devices.size());
   {
-    // One thread initialising several ranks must do so inside a group, or the first
-    // ncclCommInitRank would wait for the others forever.
-    GroupCall group;
+    std::vector<std::jthread> threads;
     for (int r = 0; r < n; ++r) {
-      use_device(devices[static_cast<std::size_t>(r)]);
-      check(ncclCommInitRank(&raw[static_cast<std::size_t>(r)], n, id, r), "ncclCommInitRank");
+      threads.emplace_back([&, r] {
+        const auto u = static_cast<std::size_t>(r);
+        try {
+          made[u].emplace(id, n, r, devices[u]);
+        } catch (...) {
+          errors[u] = std::current_exception();
+        }
+      });
     }
   }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   for (int r = 0; r < n; ++r) {
-    comms_.emplace_back(raw[static_cast<std::size_t>(r)], devices[static_cast<std::size_t>(r)]);
-    streams_.emplace_back(devices[static_cast<std::size_t>(r)]);
+    const auto u = static_cast<std::size_t>(r);
+    comms_.push_back(std::move(*made[u]));
+    streams_.emplace_back(devices[u]);
   }
 }
 

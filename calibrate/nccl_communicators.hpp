@@ -6,8 +6,8 @@
 // Two ways in, as NCCL documents them: `NcclCommunicator` is one rank's communicator, created
 // by the thread that drives that GPU from a unique id the process shares in memory (one
 // thread per GPU, ncclCommInitRank); `LocalCommunicators` creates all of a device list's
-// ranks from one thread inside a group call and owns one stream per rank. Collectives over
-// several ranks issued from one thread go between `GroupCall`'s start and end.
+// ranks that way, a thread per GPU, and owns one stream per rank. Collectives over several
+// ranks issued from one thread (as nccl-tests with -g) go between `GroupCall`'s start and end.
 
 #include <nccl.h>
 
@@ -35,8 +35,6 @@ class NcclCommunicator {
  public:
   /// Blocks until all `ranks` ranks joined (call from each rank's thread).
   NcclCommunicator(const ncclUniqueId& id, int ranks, int rank, int device);
-  /// Takes a communicator created elsewhere (LocalCommunicators).
-  NcclCommunicator(ncclComm_t comm, int device) : comm_(device, comm) {}
   ncclComm_t get() const { return comm_.get(); }
   int device() const { return comm_.device(); }
 
@@ -58,7 +56,8 @@ class GroupCall {
   }
 };
 
-/// Communicators over `devices` (rank i on devices[i]), each with its own stream.
+/// Communicators over `devices` (rank i on devices[i], created by a thread of its own), each
+/// with its own stream.
 class LocalCommunicators {
  public:
   explicit LocalCommunicators(const std::vector<int>& devices);
