@@ -5,6 +5,7 @@
 // from the host once issued, so host launch gaps are not timed.
 
 #include <cstdint>
+#include <string>
 
 #include "calibrate/benchmark.hpp"
 #include "calibrate/gpu_resources.hpp"
@@ -25,9 +26,11 @@ struct Timing {
   Time median;
   std::int64_t repetitions = 0;
   bool verified = false;
+  std::string note;  ///< why the check could not run (then verified is false)
 };
 
-/// Warm-up, verification, then the timed loop.
+/// Warm-up, verification, then the timed loop. A check that fails on a CUDA error (its
+/// reference buffers may not fit beside the operands) leaves the row unverified, not lost.
 Timing time_prepared(const Prepared& p, const TimingPolicy& policy, const MappedFlag& gate);
 
 }  // namespace trainsim::calibrate::gpu
