@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,7 @@ struct Options {
   std::filesystem::path out;
   std::filesystem::path shapes;
   bool quick = false;
+  int list_devices = 0;  ///< --list: print the grid for this many GPUs, measure nothing
 };
 
 std::vector<BenchmarkDescriptor> descriptors(const std::string& suite) {
@@ -77,7 +79,28 @@ std::string describe(const RawMeasurement& r) {
   return "";
 }
 
+/// The rows every chosen benchmark would measure on a node of `devices` GPUs (no GPU needed).
+int list_grid(const Options& options) {
+  BenchContext ctx;
+  ctx.quick = options.quick;
+  ctx.device_count = options.list_devices;
+  ctx.log = &std::cout;
+  if (!options.shapes.empty()) ctx.shapes = read_gemm_shapes(options.shapes);
+  std::size_t total = 0;
+  for (const BenchmarkDescriptor& d : descriptors(options.suite)) {
+    const std::vector<RawMeasurement> grid = d.grid(ctx);
+    std::cout << fmt::format("{}: {} rows\n", d.name, grid.size());
+    for (const RawMeasurement& row : grid)
+      std::cout << fmt::format("  {} {}\n", describe(row), row.algorithm);
+    total += grid.size();
+  }
+  std::cout << fmt::format("{} rows\n", total);
+  return 0;
+}
+
 int run(const Options& options) {
+  if (options.list_devices > 0) return list_grid(options);
+  if (options.out.empty()) throw std::invalid_argument("--out: required unless --list");
   std::string why_not;
   const auto env = query_environment(why_not);
   if (!env) {
@@ -152,7 +175,10 @@ int main(int argc, char** argv) {
   app.add_option("--suite", options.suite, "Which benchmarks")
       ->check(CLI::IsMember(kSuites))
       ->capture_default_str();
-  app.add_option("--out", options.out, "Raw measurement CSV to write (atomically)")->required();
+  app.add_option("--out", options.out, "Raw measurement CSV to write (atomically)");
+  app.add_option("--list", options.list_devices,
+                 "Print the grid for a node of this many GPUs and exit (no GPU needed)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--quick", options.quick, "A small grid and few repetitions (a smoke run)");
   app.add_option("--shapes", options.shapes,
                  "GEMM shapes to measure as well (`trainsim gemm-shapes SCENARIO... -o FILE`)")

@@ -23,7 +23,7 @@ std::vector<int> group_sizes(int devices) {
 
 std::vector<std::int64_t> message_sizes(bool quick) {
   std::vector<std::int64_t> out;
-  const std::int64_t last = quick ? std::int64_t{4} << 20 : std::int64_t{1} << 30;
+  const std::int64_t last = quick ? std::int64_t{512} << 10 : std::int64_t{1} << 30;
   for (std::int64_t b = 8; b <= last; b *= quick ? 16 : 2)
     out.push_back(b);
   return out;
