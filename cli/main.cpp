@@ -11,6 +11,7 @@
 #include "cli/exec_command.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/fit_runs_command.hpp"
+#include "cli/gemm_shapes_command.hpp"
 #include "cli/max_batch_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "cli/validate_command.hpp"
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_compare_command(app);
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
+  trainsim::cli::add_gemm_shapes_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,48 @@
+#pragma once
+// GEMM through cuBLAS (cublasGemmStridedBatchedEx): bf16 and fp16 with fp32 accumulation,
+// tf32 (fp32 storage, CUBLAS_COMPUTE_32F_FAST_TF32), fp32 and fp64 — the executor's cuda
+// backend's calls. Grid: powers of two and odd sizes per dtype, plus every shape of --shapes.
+// Operands are random N(0, 1) (never zero); enough copies of A, B, C rotate that a
+// repetition's operands are not in L2 (2× L2 in all). The check recomputes 32 sampled entries
+// of C of the first and last batch element in double on the device.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "calibrate/benchmark.hpp"
+#include "calibrate/gemm_shapes.hpp"
+#include "calibrate/gpu_resources.hpp"
+
+namespace trainsim::calibrate::gpu {
+
+/// One GEMM shape's operands on one device and the call that computes it (also used by the
+/// interference benchmark).
+class GemmRunner {
+ public:
+  /// Throws CudaError when the operands do not fit.
+  GemmRunner(const GemmShape& shape, int device, cudaStream_t stream, std::int64_t l2_bytes);
+  /// Enqueues one GEMM on the next copy of the operands.
+  void run();
+  /// Checks sampled entries of the last result of copy 0 (call after a run of every copy).
+  bool verify();
+  int copies() const { return static_cast<int>(copies_.size()); }
+  /// Bytes of one copy of A, B and C.
+  std::int64_t footprint() const;
+
+ private:
+  struct Operands {
+    DeviceBuffer a, b, c;
+  };
+  GemmShape shape_;
+  int device_;
+  cudaStream_t stream_;
+  CublasHandle handle_;
+  std::vector<Operands> copies_;
+  int next_ = 0;
+};
+
+/// The "gemm" benchmark (suite gemm).
+BenchmarkDescriptor gemm_benchmark();
+
+}  // namespace trainsim::calibrate::gpu
