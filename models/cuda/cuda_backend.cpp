@@ -48,15 +48,6 @@ ncclDataType_t nccl_type(DType t) {
   return ncclFloat32;
 }
 
-// Calls between construction and destruction form one NCCL group (a fused message of several
-// tensors is one launch).
-class NcclGroup {
- public:
-  NcclGroup() { check(ncclGroupStart(), "ncclGroupStart"); }
-  ~NcclGroup() noexcept(false) { check(ncclGroupEnd(), "ncclGroupEnd"); }
-  NcclGroup(const NcclGroup&) = delete;
-  NcclGroup& operator=(const NcclGroup&) = delete;
-};
 
 // Device memory of one tensor from the stream-ordered pool; freed on the compute stream once
 // the last handle goes (the executor drops a tensor only after joining the streams that used
@@ -976,13 +967,14 @@ void CudaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
   const Impl::SideStream side(im, stream);
   const Impl::Scope scope(im, name, OpClass::collective, stream);
   // The fused message as one NCCL group: one launch, whatever the tensors' dtypes.
-  const NcclGroup fused;
+  check(ncclGroupStart(), "ncclGroupStart");
   for (const Tensor& t : tensors) {
     check(ncclAllReduce(bytes_of(t), bytes_of(t), static_cast<std::size_t>(t.numel()),
                         nccl_type(t.dtype()), op == ReduceOp::max ? ncclMax : ncclSum,
                         im.communicator(group), im.stream(stream)),
           "ncclAllReduce");
   }
+  check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
 Tensor CudaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
@@ -1067,7 +1059,7 @@ void CudaBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup
   Impl& im = *impl_;
   Impl::mark(tensors, stream);
   // A group of one: this member's chunk keeps its local values.
-  if (im.route(group, name) != Impl::Route::nccl) return;
+  if (im.route(group, name) != Impl::Route::nccl || tensors.empty()) return;
   const std::int64_t c = im.chunk_of(tensors, group);
   const std::int64_t begin = im.position_in(group) * c;
   // The first tensor's dtype for the message (the gradient buffer's: one dtype throughout).
@@ -1088,7 +1080,7 @@ void CudaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup gro
   Impl& im = *impl_;
   Impl::mark(tensors, stream);
   // A group of one: this member's chunk is already in place.
-  if (im.route(group, name) != Impl::Route::nccl) return;
+  if (im.route(group, name) != Impl::Route::nccl || tensors.empty()) return;
   const std::int64_t c = im.chunk_of(tensors, group);
   const std::int64_t begin = im.position_in(group) * c;
   const Tensor flat = im.flat(c * im.size_of(group), tensors.front().dtype());
@@ -1106,7 +1098,7 @@ void CudaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Ten
                                             CommGroup group, Stream stream, std::string_view name) {
   Impl& im = *impl_;
   Impl::mark(std::span<const Tensor>(&shard, 1), stream);
-  if (im.route(group, name) == Impl::Route::nccl) {
+  if (im.route(group, name) == Impl::Route::nccl && !tensors.empty()) {
     const std::int64_t c = shard.numel();
     const std::int64_t begin = im.position_in(group) * c;
     const Tensor flat = im.flat(c * im.size_of(group), tensors.front().dtype());

@@ -49,35 +49,6 @@ NcclUniqueId NcclIdRegistry::id_for(const std::string& key) {
   return bytes;
 }
 
-std::vector<RankGroup> rank_groups(const RankLayout& layout, std::int64_t rank) {
-  std::vector<RankGroup> out{{CommGroup::tensor, layout.tp_group(rank)},
-                             {CommGroup::data, layout.gradient_group(rank)}};
-  if (layout.grid()) {
-    out.push_back({CommGroup::row, layout.row_group(rank)});
-    out.push_back({CommGroup::column, layout.column_group(rank)});
-  }
-  if (layout.cube()) {
-    for (const CommGroup g : {CommGroup::input, CommGroup::weight, CommGroup::output,
-                              CommGroup::input_weight, CommGroup::output_weight})
-      out.push_back({g, layout.cube_group(rank, g)});
-  }
-  // The first and last stage both hold the tied word embedding (model_part).
-  const std::vector<std::int64_t> stages = layout.pp_group(rank);
-  if (stages.size() > 1 && (rank == stages.front() || rank == stages.back()))
-    out.push_back({CommGroup::embedding, {stages.front(), stages.back()}});
-  return out;
-}
-
-std::vector<std::int64_t> pipeline_peers(const RankLayout& layout, std::int64_t rank) {
-  const std::int64_t p = layout.pp_size();
-  if (p < 2) return {};
-  const RankCoordinates c = layout.coordinates(rank);
-  const std::int64_t previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p});
-  const std::int64_t next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p});
-  if (previous == next) return {next};
-  return {previous, next};
-}
-
 NcclCommunicators::NcclCommunicators(NcclIdRegistry& ids, std::int64_t rank,
                                      std::span<const RankGroup> groups,
                                      std::span<const std::int64_t> peers, int device)

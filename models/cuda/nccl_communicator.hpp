@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "models/backend.hpp"
-#include "models/rank_layout.hpp"
 
 struct ncclComm;  // NCCL's opaque communicator (ncclComm_t = ncclComm*)
 
@@ -50,15 +49,6 @@ struct RankGroup {
   CommGroup group;
   std::vector<std::int64_t> ranks;
 };
-
-/// The groups of `rank` as the executor uses them (the cpu check binds the same): tensor,
-/// data (the gradient group), a grid's row and column, a cube's five, and with a pipeline the
-/// embedding group of the first and last stage.
-std::vector<RankGroup> rank_groups(const RankLayout& layout, std::int64_t rank);
-
-/// The neighbouring stages of `rank` in its pipeline (previous and next, cyclically: an
-/// interleaved schedule sends from the last stage to the first); empty without a pipeline.
-std::vector<std::int64_t> pipeline_peers(const RankLayout& layout, std::int64_t rank);
 
 class NcclCommunicators {
  public:
