@@ -1,6 +1,6 @@
 #pragma once
-// The NCCL communicators of one rank: one per CommGroup with more than one member (the same
-// groups the cpu backend's communicator runs over, from the rank layout) and, with pipeline
+// The NCCL communicators of one rank: one per CommGroup with more than one member (the groups
+// the cpu backend's communicator runs over, as the launcher binds them) and, with pipeline
 // parallelism, one per direction to each neighbouring stage. Ranks are threads of one
 // process, one GPU each; the unique ids that join a group's members are made once per group
 // by an NcclIdRegistry the launcher owns and hands to every rank (no global state). Across
@@ -54,7 +54,9 @@ class NcclCommunicators {
  public:
   /// Creates this rank's communicators on `device` (made current) inside one
   /// ncclGroupStart/End: every member of each group must construct its own at the same time
-  /// (one thread per rank), or this blocks. Groups of one get none.
+  /// (one thread per rank), or this blocks. Groups of one get none. `peers` are the pipeline
+  /// neighbours (each once; symmetric: a peer lists this rank too): two communicators each,
+  /// one per direction.
   NcclCommunicators(NcclIdRegistry& ids, std::int64_t rank, std::span<const RankGroup> groups,
                     std::span<const std::int64_t> peers, int device);
   ~NcclCommunicators();
