@@ -13,12 +13,14 @@
 #include "models/build_program.hpp"
 #include "models/equivalence_check.hpp"
 #include "models/errors.hpp"
+#include "models/rank_layout.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/measured_run_json.hpp"
 #include "reports/program_table.hpp"
 
 #ifdef TRAINSIM_WITH_CUDA
 #include "models/cuda/cuda_backend.hpp"
+#include "models/cuda/cuda_check.hpp"
 #include "models/cuda/timed_run.hpp"
 #endif
 
@@ -44,7 +46,7 @@ void run_meta(const Scenario& scenario) {
   std::cout << reports::format_program_stats(program);
 }
 
-void run_cpu(const Scenario& scenario, const ExecOptions& options) {
+void check_cpu_size(const Scenario& scenario) {
   if (scenario.model.parameters() > kCpuParameterLimit) {
     throw Infeasible(fmt::format(
         "the cpu backend runs fp64 on this machine and is meant for small models; '{}' has {} "
@@ -52,6 +54,10 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
         "scenarios/tests/tiny-tp2-dp2.yaml",
         scenario.name, scenario.model.parameters(), kCpuParameterLimit));
   }
+}
+
+void run_cpu(const Scenario& scenario, const ExecOptions& options) {
+  check_cpu_size(scenario);
   const EquivalenceReport report = check_against_single_device(scenario.model, scenario.parallel,
                                                                scenario.training, options.seed);
   fmt::print("cpu backend (fp64): {} ranks as threads (TP {} {} × DP {}), seed {}\n", report.ranks,
@@ -119,6 +125,29 @@ void print_measured(const MeasuredRun& run) {
   }
 }
 
+#ifdef TRAINSIM_WITH_CUDA
+// Every rank on its own GPU against the same ranks on the cpu backend.
+void run_cuda_ranks(const Scenario& scenario, const ExecOptions& options) {
+  check_cpu_size(scenario);  // the cpu side of the comparison runs fp64
+  const BackendComparison c = cuda::check_cuda_against_cpu(scenario, options.seed);
+  const double tolerance = cuda::cuda_tolerance(scenario.model.dtype);
+  fmt::print("cuda backend ({}): {} ranks as threads, one GPU each, NCCL; seed {}\n",
+             to_string(scenario.model.dtype), c.ranks, options.seed);
+  fmt::print("  loss, cuda          {:.9g}\n", c.loss_other);
+  fmt::print("  loss, cpu (fp64)    {:.9g}\n", c.loss_cpu);
+  fmt::print("\n  {:<28}{:>16}{:>16}\n", "parameter (relative error)", "gradient", "after Adam");
+  for (const ParameterError& p : c.parameters)
+    fmt::print("  {:<28}{:>16.3e}{:>16.3e}\n", p.name, p.gradient, p.value);
+  fmt::print("\n  largest relative error {:.3e} (loss {:.3e}); tolerance {:.0e}: {}\n", c.max_error,
+             c.loss_error, tolerance, c.max_error < tolerance ? "PASSED" : "FAILED");
+  if (options.check && !(c.max_error < tolerance)) {
+    throw std::runtime_error(
+        fmt::format("the cuda ranks differ from the cpu ranks by {:.3e} (tolerance {:.0e})",
+                    c.max_error, tolerance));
+  }
+}
+#endif
+
 void run_cuda(const Scenario& scenario, const ExecOptions& options) {
 #ifndef TRAINSIM_WITH_CUDA
   (void)scenario;
@@ -130,11 +159,17 @@ void run_cuda(const Scenario& scenario, const ExecOptions& options) {
       "the CUDA toolkit is installed, or use --backend meta or cpu");
 #else
   std::string why;
-  if (!cuda::gpu_available(why)) {
+  const int gpus = cuda::gpu_count(why);
+  if (gpus == 0) {
     throw Infeasible(
         fmt::format("--backend cuda needs a CUDA GPU and this machine has none "
                     "usable ({}); use --backend meta or cpu here",
                     why));
+  }
+  const std::int64_t ranks = RankLayout(scenario.parallel).world_size();
+  if (!options.time && (gpus >= ranks || options.check)) {
+    run_cuda_ranks(scenario, options);  // throws Infeasible naming both counts when too few
+    return;
   }
   cuda::TimedRunOptions timed{options.time ? options.warmup : 0,
                               options.time ? options.repetitions : 1, options.seed};
@@ -170,13 +205,16 @@ void add_exec_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
   cmd->add_option("--backend", options->backend,
                   "meta: record the Program of every GPU and count it; cpu: run it in fp64 "
-                  "(Eigen, ranks as threads) beside a single device; cuda: run rank 0's "
-                  "iteration on this GPU (collectives whose other GPUs are absent are skipped "
-                  "and listed)")
+                  "(Eigen, ranks as threads) beside a single device; cuda: with a GPU per rank "
+                  "and no --time, every rank as a thread on its own GPU (NCCL) beside the same "
+                  "ranks on cpu; otherwise rank 0's iteration on this GPU (collectives whose "
+                  "other GPUs are absent are skipped and listed)")
       ->check(CLI::IsMember({"meta", "cpu", "cuda"}));
   cmd->add_flag("--check", options->check,
                 "cpu: compare the loss, every gradient and the updated parameters of every rank "
-                "with the single-device fp64 run, print the errors, fail above 1e-9");
+                "with the single-device fp64 run, print the errors, fail above 1e-9; cuda: "
+                "fail when the cuda ranks differ from the cpu ranks by 1e-3 (fp32) or 1e-2 "
+                "(bf16) or more, and when there are fewer GPUs than ranks");
   cmd->add_option("--seed", options->seed, "Seed for the initial weights and the tokens");
   cmd->add_flag("--time", options->time,
                 "cuda: warm-up iterations, then time every op and the iteration with cudaEvents "

@@ -177,6 +177,28 @@ Values read(const Tensor& t) {
   return {s.begin(), s.end()};
 }
 
+// The cpu backend as a partitioned run's rank.
+class CpuRankBackend final : public RankBackend {
+ public:
+  CpuRankBackend(CpuCommunicator& comm, RankBackendSetup setup)
+      : cpu_(comm, setup.rank, std::move(setup.tp_group), std::move(setup.dp_group),
+             std::move(setup.batches), static_cast<std::uint64_t>(setup.rank)) {
+    for (auto& [group, ranks] : setup.groups)
+      cpu_.bind(group, std::move(ranks));
+  }
+  Backend& backend() override { return cpu_; }
+  void load(const Tensor& t, std::span<const double> values) override {
+    std::copy(values.begin(), values.end(), CpuBackend::values(t).begin());
+  }
+  std::vector<double> read(const Tensor& t) override {
+    const std::span<double> s = CpuBackend::values(t);
+    return {s.begin(), s.end()};
+  }
+
+ private:
+  CpuBackend cpu_;
+};
+
 struct RankResult {
   double loss = 0.0;
   std::vector<std::string> names;  // of this rank's parameters (a pipeline stage holds some)
@@ -186,15 +208,10 @@ struct RankResult {
 };
 
 struct RankSetup {
-  std::int64_t rank = 0;
-  std::vector<std::int64_t> tp_group;
-  std::vector<std::int64_t> dp_group;  // the gradient group (2.5D: depth x DP)
-  std::vector<std::pair<CommGroup, std::vector<std::int64_t>>> groups;  // grid and cube groups
-  std::vector<MicroBatchTokens> batches;
+  RankBackendSetup backend;  // groups: grid, cube and embedding groups
   TensorParallelPosition tp;
-  ModelPart part{};                       // pipeline: this stage's layers, embedding, head
-  PipelinePosition pipeline{};            // pipeline: stage and neighbours
-  std::vector<std::int64_t> embedding{};  // pipeline: first and last stage (embedding group)
+  ModelPart part{};             // pipeline: this stage's layers, embedding, head
+  PipelinePosition pipeline{};  // pipeline: stage and neighbours
 };
 
 // This rank's chunk [offset, offset + chunk) of a bucket's concatenated parameters.
@@ -238,18 +255,14 @@ std::vector<Values> unknown_like(std::span<const Parameter> params) {
 using FullValues = std::map<std::string, Values, std::less<>>;
 
 // One training iteration of a loaded rank; fills `r`'s loss, gradients and values.
-RankResult run_training(CpuBackend& cpu, GptModel& model, const IterationConfig& config, int zero,
+RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfig& config, int zero,
                         std::int64_t dp_rank, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r);
 
-RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shape,
+RankResult run_rank(RankBackend& rank, const RankSetup& setup, const GptShape& shape,
                     const FullValues& full, IterationConfig config, GptOptions options, int zero,
                     std::int64_t dp_rank) {
-  CpuBackend cpu(comm, setup.rank, setup.tp_group, setup.dp_group, std::move(setup.batches),
-                 static_cast<std::uint64_t>(setup.rank));
-  for (auto& [group, ranks] : setup.groups)
-    cpu.bind(group, std::move(ranks));
-  if (!setup.embedding.empty()) cpu.bind(CommGroup::embedding, setup.embedding);
+  Backend& cpu = rank.backend();
   shard_model_state(options, zero);
   options.part = setup.part;
   config.pipeline = setup.pipeline;
@@ -264,22 +277,25 @@ RankResult run_rank(CpuCommunicator& comm, RankSetup setup, const GptShape& shap
   if (options.forward_only) {
     // Inference: the loss is all there is to compare.
     for (std::size_t i = 0; i < params.size(); ++i)
-      load(params[i].value, initial[i]);
+      rank.load(params[i].value, initial[i]);
     RankResult r;
     // Only the last pipeline stage computes a loss.
     const Tensor loss = run_inference(cpu, model, config);
-    r.loss = loss.defined() ? CpuBackend::values(loss)[0] : 0.0;
+    r.loss = loss.defined() ? rank.read(loss)[0] : 0.0;
     return r;
   }
   RankResult r;
   for (const Parameter& p : params)
     r.names.push_back(p.name);
-  return run_training(cpu, model, config, zero, dp_rank, numel, initial, std::move(r));
+  return run_training(rank, model, config, zero, dp_rank, numel, initial, std::move(r));
 }
 
-RankResult run_training(CpuBackend& cpu, GptModel& model, const IterationConfig& config, int zero,
+RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfig& config, int zero,
                         std::int64_t dp_rank, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r) {
+  Backend& cpu = rank.backend();
+  const auto load = [&rank](const Tensor& t, const Values& v) { rank.load(t, v); };
+  const auto read = [&rank](const Tensor& t) { return rank.read(t); };
   const std::span<Parameter> params = model.parameters();
   // Several buckets even for tiny models, so that the bucketing path is exercised.
   const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
@@ -298,7 +314,7 @@ RankResult run_training(CpuBackend& cpu, GptModel& model, const IterationConfig&
   }
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
   // Only the last pipeline stage computes a loss.
-  r.loss = loss.defined() ? CpuBackend::values(loss)[0] : 0.0;
+  r.loss = loss.defined() ? read(loss)[0] : 0.0;
   for (const Parameter& p : params)
     r.splits.push_back(p.split);
   if (zero == 0) {
@@ -341,6 +357,18 @@ double max_abs_difference(const Values& got, const Values& want) {
   return diff;
 }
 
+// max |got − want| over the entries `want` holds (not NaN); infinite where `got` is NaN there
+// (a backend's NaN must not pass as "not held").
+double nan_aware_difference(const Values& got, const Values& want) {
+  double diff = 0.0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) continue;
+    if (std::isnan(got[i])) return std::numeric_limits<double>::infinity();
+    diff = std::max(diff, std::abs(got[i] - want[i]));
+  }
+  return diff;
+}
+
 double max_abs(const Values& v) {
   double m = 0.0;
   for (const double x : v)
@@ -364,41 +392,45 @@ std::vector<Parameter> parameter_list(const GptShape& shape) {
   return {model.parameters().begin(), model.parameters().end()};
 }
 
-}  // namespace
-
-EquivalenceReport check_against_single_device(const ModelSpec& model, const ParallelPlan& plan,
-                                              const TrainingSpec& training, std::uint64_t seed) {
-  check_supported(model, plan, training);
-  const RankLayout layout(plan);
-  const std::int64_t d = layout.dp_size();
-  const std::int64_t vocab = model.padded_vocab(plan.tensor.vocab_shards());
-  const std::int64_t global = training.global_batch;
-  const TokenData data = random_tokens(global, model.seq_len, model.vocab, seed);
-
+// What the single-device and the partitioned runs share: layout, tokens, initial weights.
+struct RunInputs {
+  RankLayout layout;
+  std::int64_t vocab = 0;
+  TokenData data;
   IterationConfig base;
-  base.global_tokens = global * model.seq_len;
-  base.adam.lr = 1e-3;
-  base.adam.weight_decay = 0.01;
-
-  const std::vector<Parameter> blueprint = parameter_list(numeric_shape(model, vocab, 1));
+  std::vector<Parameter> blueprint;
   FullValues full;
-  {
-    std::vector<Values> values = random_parameters(blueprint, seed);
-    for (std::size_t i = 0; i < blueprint.size(); ++i)
-      full.emplace(blueprint[i].name, std::move(values[i]));
-  }
+};
 
-  // One device: the whole global batch as one micro batch.
-  CpuCommunicator single_comm;
-  IterationConfig single_config = base;
-  const RankResult single = run_rank(
-      single_comm, {0, {0}, {0}, {}, {micro_batch(data, 0, global)}, {0, 1, {}}, {}, {}, {}},
-      numeric_shape(model, vocab, global), full, single_config, {}, 0, 0);
+RunInputs prepare(const ModelSpec& model, const ParallelPlan& plan, const TrainingSpec& training,
+                  std::uint64_t seed) {
+  check_supported(model, plan, training);
+  RunInputs in{RankLayout(plan),
+               model.padded_vocab(plan.tensor.vocab_shards()),
+               random_tokens(training.global_batch, model.seq_len, model.vocab, seed),
+               {},
+               {},
+               {}};
+  in.base.global_tokens = training.global_batch * model.seq_len;
+  in.base.adam.lr = 1e-3;
+  in.base.adam.weight_decay = 0.01;
+  in.blueprint = parameter_list(numeric_shape(model, in.vocab, 1));
+  std::vector<Values> values = random_parameters(in.blueprint, seed);
+  for (std::size_t i = 0; i < in.blueprint.size(); ++i)
+    in.full.emplace(in.blueprint[i].name, std::move(values[i]));
+  return in;
+}
 
-  // TP x DP ranks as threads.
+// TP x PP x DP ranks as threads, each on a backend `make_rank` creates inside its thread.
+std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPlan& plan,
+                                        const TrainingSpec& training, const RunInputs& in,
+                                        const RankBackendFactory& make_rank) {
+  const RankLayout& layout = in.layout;
+  const TokenData& data = in.data;
+  const std::int64_t d = layout.dp_size();
   const std::int64_t world = layout.world_size();
-  const std::int64_t per_replica = global / d;
-  IterationConfig config = base;
+  const std::int64_t per_replica = training.global_batch / d;
+  IterationConfig config = in.base;
   config.micro_batches = training.micro_batches_per_replica(d);
   config.data_parallel = layout.gradient_group_size();
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
@@ -406,55 +438,60 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   options.forward_only = training.inference();
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
   const std::int64_t grid_batch = training.micro_batch / depth;  // per depth layer
-  const GptShape shape = numeric_shape(model, vocab, grid_batch);
-  CpuCommunicator comm;
+  const GptShape shape = numeric_shape(model, in.vocab, grid_batch);
   std::vector<RankResult> results(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
   {
     std::vector<std::jthread> threads;
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const RankCoordinates c = layout.coordinates(rank);
-      RankSetup setup{rank, layout.tp_group(rank),    layout.gradient_group(rank), {},
-                      {},   position_of(layout, rank)};
+      RankSetup setup{{rank, layout.tp_group(rank), layout.gradient_group(rank), {}, {}},
+                      position_of(layout, rank)};
+      auto& groups = setup.backend.groups;
       if (layout.grid()) {
-        setup.groups.emplace_back(CommGroup::row, layout.row_group(rank));
-        setup.groups.emplace_back(CommGroup::column, layout.column_group(rank));
+        groups.emplace_back(CommGroup::row, layout.row_group(rank));
+        groups.emplace_back(CommGroup::column, layout.column_group(rank));
       }
       if (layout.cube()) {
         for (const CommGroup g : {CommGroup::input, CommGroup::weight, CommGroup::output,
                                   CommGroup::input_weight, CommGroup::output_weight})
-          setup.groups.emplace_back(g, layout.cube_group(rank, g));
+          groups.emplace_back(g, layout.cube_group(rank, g));
       }
       const bool pipelined = scheduled_passes(plan);
       if (pipelined) {
         setup.part = model_part(model, plan, c.pp);
         setup.pipeline = pipeline_position(layout, plan, training, rank);
+        setup.backend.previous = setup.pipeline.previous;
+        setup.backend.next = setup.pipeline.next;
         const std::vector<std::int64_t> stages = layout.pp_group(rank);
         if (layout.pp_size() > 1 && (setup.part.embedding || setup.part.head))
-          setup.embedding = {stages.front(), stages.back()};
+          groups.emplace_back(CommGroup::embedding,
+                              std::vector<std::int64_t>{stages.front(), stages.back()});
       }
+      std::vector<MicroBatchTokens>& batches = setup.backend.batches;
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
         const std::int64_t first = c.dp * per_replica + mb * training.micro_batch;
         if (layout.grid()) {
           const GridCell cell = layout.cell(rank);
-          setup.batches.push_back(blocked_micro_batch(data, first + cell.depth * grid_batch,
-                                                      grid_batch, layout.grid()->side(), cell.row));
+          batches.push_back(blocked_micro_batch(data, first + cell.depth * grid_batch, grid_batch,
+                                                layout.grid()->side(), cell.row));
         } else if (layout.cube()) {
           const std::int64_t q = layout.cube()->side();
           const CubeCell cell = layout.cube_cell(rank);
-          setup.batches.push_back(
+          batches.push_back(
               blocked_micro_batch(data, first, training.micro_batch, q * q, cell.i * q + cell.k));
         } else {
-          setup.batches.push_back(micro_batch(data, first, training.micro_batch));
+          batches.push_back(micro_batch(data, first, training.micro_batch));
         }
         // A pipeline's first stage reads the tokens, its last the labels.
-        if (pipelined && !setup.part.embedding) setup.batches.back().tokens.clear();
-        if (pipelined && !setup.part.head) setup.batches.back().labels.clear();
+        if (pipelined && !setup.part.embedding) batches.back().tokens.clear();
+        if (pipelined && !setup.part.head) batches.back().labels.clear();
       }
       threads.emplace_back([&, rank, setup = std::move(setup)]() mutable {
         try {
+          const std::unique_ptr<RankBackend> backend = make_rank(setup.backend);
           results[static_cast<std::size_t>(rank)] =
-              run_rank(comm, std::move(setup), shape, full, config, options, plan.data.zero,
+              run_rank(*backend, setup, shape, in.full, config, options, plan.data.zero,
                        layout.gradient_group_position(rank));
         } catch (...) {
           errors[static_cast<std::size_t>(rank)] = std::current_exception();
@@ -465,6 +502,36 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
+  return results;
+}
+
+// Ranks on the cpu backend, sharing one in-process communicator.
+RankBackendFactory cpu_ranks(CpuCommunicator& comm) {
+  return [&comm](RankBackendSetup setup) -> std::unique_ptr<RankBackend> {
+    return std::make_unique<CpuRankBackend>(comm, std::move(setup));
+  };
+}
+
+}  // namespace
+
+EquivalenceReport check_against_single_device(const ModelSpec& model, const ParallelPlan& plan,
+                                              const TrainingSpec& training, std::uint64_t seed) {
+  const RunInputs in = prepare(model, plan, training, seed);
+  const RankLayout& layout = in.layout;
+  const std::vector<Parameter>& blueprint = in.blueprint;
+  const std::int64_t global = training.global_batch;
+
+  // One device: the whole global batch as one micro batch.
+  CpuCommunicator single_comm;
+  CpuRankBackend single_rank(single_comm, {0, {0}, {0}, {}, {micro_batch(in.data, 0, global)}});
+  const RankResult single =
+      run_rank(single_rank, RankSetup{{}, {0, 1, {}}}, numeric_shape(model, in.vocab, global),
+               in.full, in.base, {}, 0, 0);
+
+  CpuCommunicator comm;
+  const std::vector<RankResult> results =
+      run_partitioned(model, plan, training, in, cpu_ranks(comm));
+  const std::int64_t world = layout.world_size();
 
   EquivalenceReport report;
   report.ranks = world;
@@ -525,6 +592,47 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
       std::max({report.max_error, report.max_gradient_error, report.max_value_error});
   report.passed = report.max_error < report.tolerance && report.uncompared == 0;
   return report;
+}
+
+BackendComparison compare_with_cpu(const ModelSpec& model, const ParallelPlan& plan,
+                                   const TrainingSpec& training, std::uint64_t seed,
+                                   const RankBackendFactory& make_rank) {
+  const RunInputs in = prepare(model, plan, training, seed);
+  CpuCommunicator comm;
+  const std::vector<RankResult> cpu = run_partitioned(model, plan, training, in, cpu_ranks(comm));
+  const std::vector<RankResult> other = run_partitioned(model, plan, training, in, make_rank);
+  BackendComparison c;
+  c.ranks = in.layout.world_size();
+  for (std::size_t r = 0; r < cpu.size(); ++r) {
+    c.loss_cpu += cpu[r].loss;  // ranks without a loss hold 0 on both
+    c.loss_other += other[r].loss;
+  }
+  // Every rank of a TP group holds the loss: the sums count each the same number of times.
+  c.loss_error = std::abs(c.loss_other - c.loss_cpu) / std::max(std::abs(c.loss_cpu), 1e-300);
+  c.max_error = c.loss_error;
+  for (const Parameter& p : in.blueprint) {
+    if (training.inference()) break;
+    ParameterError e;
+    e.name = p.name;
+    double grad_scale = 0.0;
+    double value_scale = 0.0;
+    for (std::size_t r = 0; r < cpu.size(); ++r) {
+      const auto held = std::find(cpu[r].names.begin(), cpu[r].names.end(), p.name);
+      if (held == cpu[r].names.end()) continue;
+      const auto j = static_cast<std::size_t>(held - cpu[r].names.begin());
+      grad_scale = std::max(grad_scale, max_abs(cpu[r].grads[j]));
+      value_scale = std::max(value_scale, max_abs(cpu[r].values[j]));
+      e.gradient_abs =
+          std::max(e.gradient_abs, nan_aware_difference(other[r].grads[j], cpu[r].grads[j]));
+      e.value_abs =
+          std::max(e.value_abs, nan_aware_difference(other[r].values[j], cpu[r].values[j]));
+    }
+    e.gradient = grad_scale > 0.0 ? e.gradient_abs / grad_scale : e.gradient_abs;
+    e.value = value_scale > 0.0 ? e.value_abs / value_scale : e.value_abs;
+    c.max_error = std::max({c.max_error, e.gradient, e.value});
+    c.parameters.push_back(std::move(e));
+  }
+  return c;
 }
 
 GradientCheckReport check_gradients_finite_difference(const ModelSpec& model,

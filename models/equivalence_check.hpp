@@ -5,9 +5,15 @@
 // and the parameters after the Adam step (parallelism-reference §13).
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "models/backend.hpp"
+#include "models/cpu_backend.hpp"  // MicroBatchTokens
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
 
@@ -40,12 +46,57 @@ struct EquivalenceReport {
   bool passed = false;  ///< max_error < tolerance and uncompared == 0
 };
 
+/// One rank of a partitioned run: its groups (world ranks in group order, containing `rank`),
+/// pipeline neighbours and micro batches.
+struct RankBackendSetup {
+  std::int64_t rank = 0;
+  std::vector<std::int64_t> tp_group;
+  std::vector<std::int64_t> dp_group;  ///< the gradient group (2.5D: depth x DP)
+  /// The other groups: a grid's row and column, a cube's five, the pipeline's embedding group.
+  std::vector<std::pair<CommGroup, std::vector<std::int64_t>>> groups;
+  std::vector<MicroBatchTokens> batches;
+  std::int64_t previous = -1;  ///< world rank of the previous pipeline stage, or -1
+  std::int64_t next = -1;      ///< world rank of the next pipeline stage, or -1
+};
+
+/// A rank's backend in a partitioned run, with the host access the check needs.
+class RankBackend {
+ public:
+  virtual ~RankBackend() = default;
+  virtual Backend& backend() = 0;
+  /// Writes host values into a tensor of this backend (converted to its dtype).
+  virtual void load(const Tensor& t, std::span<const double> values) = 0;
+  virtual std::vector<double> read(const Tensor& t) = 0;
+};
+
+/// Makes a rank's backend; called inside the rank's thread (a GPU backend binds its device
+/// and joins its communicators there), and the backend is destroyed there too.
+using RankBackendFactory = std::function<std::unique_ptr<RankBackend>(RankBackendSetup)>;
+
 /// Runs the check; dropout is off, vocabulary padded as the executor pads it for the plan's
 /// TP size. With `training.mode` inference the partitioned ranks run forward passes only and
 /// their loss is compared with the single device's training loss (`parameters` stays empty). Throws
 /// Infeasible for plans the executor does not support.
 EquivalenceReport check_against_single_device(const ModelSpec& model, const ParallelPlan& plan,
                                               const TrainingSpec& training, std::uint64_t seed);
+
+/// A partitioned run on another backend against the same ranks on the cpu backend (fp64).
+struct BackendComparison {
+  std::int64_t ranks = 0;
+  double loss_cpu = 0.0;  ///< summed over the ranks that hold a loss (as EquivalenceReport)
+  double loss_other = 0.0;
+  double loss_error = 0.0;  ///< relative
+  /// Per parameter, relative to max |cpu| over the whole tensor (gradient after the DP
+  /// reduction, value after the Adam step), over every rank's shard.
+  std::vector<ParameterError> parameters;
+  double max_error = 0.0;  ///< over loss, gradients and values
+};
+
+/// Runs the partitioned plan on ranks from `make_rank` and on cpu ranks (same weights, tokens,
+/// dropout off) and compares every rank's loss, gradients and updated parameters.
+BackendComparison compare_with_cpu(const ModelSpec& model, const ParallelPlan& plan,
+                                   const TrainingSpec& training, std::uint64_t seed,
+                                   const RankBackendFactory& make_rank);
 
 /// Central finite differences of the single-device loss against its analytic gradient.
 struct GradientCheckReport {

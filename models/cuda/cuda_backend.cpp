@@ -3,6 +3,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <fmt/format.h>
+#include <nccl.h>
 
 #include <algorithm>
 #include <array>
@@ -28,6 +29,25 @@ void check(cudaError_t status, std::string_view call) {
 void check(cublasStatus_t status, std::string_view call) {
   throw_if_failed(static_cast<int>(status), call, cublasGetStatusString(status));
 }
+void check(ncclResult_t status, std::string_view call) {
+  throw_if_failed(static_cast<int>(status), call, ncclGetErrorString(status));
+}
+
+ncclDataType_t nccl_type(DType t) {
+  switch (t) {
+    case DType::fp64:
+      return ncclFloat64;
+    case DType::fp32:
+    case DType::tf32:
+      return ncclFloat32;
+    case DType::bf16:
+      return ncclBfloat16;
+    case DType::fp16:
+      return ncclFloat16;
+  }
+  return ncclFloat32;
+}
+
 
 // Device memory of one tensor from the stream-ordered pool; freed on the compute stream once
 // the last handle goes (the executor drops a tensor only after joining the streams that used
@@ -148,24 +168,21 @@ k::AdamConstants adam_constants(const AdamHyper& h) {
           static_cast<float>(1.0 - std::pow(h.beta2, step))};
 }
 
-constexpr std::array<std::string_view, kCommGroupCount> kGroupNames{
-    "tensor", "data",   "row",          "column",        "input",
-    "weight", "output", "input_weight", "output_weight", "embedding"};
-
 }  // namespace
 
-bool gpu_available(std::string& why) {
+int gpu_count(std::string& why) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     why = cudaGetErrorString(status);
-    return false;
+    return 0;
   }
-  if (count == 0) {
-    why = "no CUDA devices";
-    return false;
-  }
-  return true;
+  if (count == 0) why = "no CUDA devices";
+  return count;
+}
+
+bool gpu_available(std::string& why) {
+  return gpu_count(why) > 0;
 }
 
 struct CudaBackend::Impl {
@@ -186,6 +203,9 @@ struct CudaBackend::Impl {
   program::Tag tag;
   std::uint64_t dropout_counter = 0;
   std::map<std::pair<std::string, std::string>, std::int64_t> skipped;
+  // Tensors being sent, kept alive until their send has completed (a send does not hold up
+  // the compute stream, as the cpu communicator's buffered send does not block).
+  std::vector<std::pair<Tensor, cudaEvent_t>> sending;
   // Timing.
   bool timing = false;
   std::vector<Pending> pending;
@@ -203,12 +223,51 @@ struct CudaBackend::Impl {
   std::int64_t size_of(CommGroup g) const {
     return std::max<std::int64_t>(static_cast<std::int64_t>(ranks_of(g).size()), 1);
   }
-  // True when the group is this rank alone (the collective is computed here); otherwise the
-  // collective is counted as skipped.
-  bool local(CommGroup g, std::string_view name) {
-    if (size_of(g) <= 1) return true;
-    ++skipped[{std::string(name), std::string(kGroupNames[static_cast<std::size_t>(g)])}];
-    return false;
+  // Where a collective runs: here (a group of one), through NCCL, or nowhere (counted).
+  enum class Route : std::uint8_t { local, nccl, skipped };
+  Route route(CommGroup g, std::string_view name) {
+    if (size_of(g) <= 1) return Route::local;
+    if (communicator(g) != nullptr) return Route::nccl;
+    ++skipped[{std::string(name), std::string(comm_group_name(g))}];
+    return Route::skipped;
+  }
+  NcclComm communicator(CommGroup g) const {
+    return options.nccl != nullptr ? options.nccl->group(g) : nullptr;
+  }
+  // A padded flat buffer of n·c elements of `dtype` (c = chunk) holding the concatenation of
+  // `tensors` when `fill`, zeros elsewhere; allocated before the caller's SideStream so that
+  // it is freed only after the collective's stream has joined the compute stream.
+  Tensor flat(std::int64_t elements, DType dtype) { return make({1, elements, 1}, dtype); }
+  void pack(std::span<const Tensor> tensors, const Tensor& flat, Stream s) {
+    check(cudaMemsetAsync(bytes_of(flat), 0, static_cast<std::size_t>(flat.bytes().count()),
+                          stream(s)),
+          "cudaMemsetAsync");
+    for_each_overlap(tensors, 0, flat.numel(),
+                     [&](const Tensor& t, std::int64_t in_t, std::int64_t in_flat, std::int64_t n) {
+                       k::convert(carr_at(t, in_t), arr_at(flat, in_flat), n, stream(s));
+                     });
+  }
+  // Elements [begin, end) of `flat` written back to their tensors.
+  void unpack(const Tensor& flat, std::span<const Tensor> tensors, std::int64_t begin,
+              std::int64_t end, Stream s) {
+    for_each_overlap(
+        tensors, begin, end,
+        [&](const Tensor& t, std::int64_t in_t, std::int64_t in_range, std::int64_t n) {
+          k::convert(carr_at(flat, begin + in_range), arr_at(t, in_t), n, stream(s));
+        });
+  }
+  // The chunk size of a flat collective: ceil(numel / n).
+  std::int64_t chunk_of(std::span<const Tensor> tensors, CommGroup g) const {
+    const std::int64_t n = size_of(g);
+    return (total_numel(tensors) + n - 1) / n;
+  }
+  // Drops the sent tensors whose send has completed.
+  void release_sent() {
+    std::erase_if(sending, [](const std::pair<Tensor, cudaEvent_t>& s) {
+      if (cudaEventQuery(s.second) != cudaSuccess) return false;
+      cudaEventDestroy(s.second);
+      return true;
+    });
   }
   // Records the stream of the collective that last used the tensors (for wait_for).
   static void mark(std::span<const Tensor> tensors, Stream s) {
@@ -221,7 +280,7 @@ struct CudaBackend::Impl {
   template <typename F>
   void member_chunk(std::span<const Tensor> tensors, const Tensor& shard, CommGroup group, Stream s,
                     std::string_view name, F&& f) {
-    const bool here = local(group, name);
+    const bool here = route(group, name) == Route::local;
     const SideStream side(*this, s);
     const Scope scope(*this, name, OpClass::collective, s, here);
     const std::int64_t begin = position_in(group) * shard.numel();
@@ -387,6 +446,9 @@ CudaBackend::CudaBackend(std::int64_t rank, std::vector<std::int64_t> tp_group,
 
 CudaBackend::~CudaBackend() {
   cudaDeviceSynchronize();
+  for (const auto& [tensor, event] : impl_->sending)
+    cudaEventDestroy(event);
+  impl_->sending.clear();  // their memory is freed on the streams destroyed below
   for (const Impl::Pending& p : impl_->pending) {
     cudaEventDestroy(p.start);
     cudaEventDestroy(p.end);
@@ -894,12 +956,25 @@ void CudaBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels,
                             vocab_begin, impl_->cs());
 }
 
-// --- collectives: a group of one here; others skipped (their GPUs are absent) -----------------
+// --- collectives: a group of one here, others through NCCL or skipped ---------------------------
 
-void CudaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp,
+void CudaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                              Stream stream, std::string_view name) {
+  Impl& im = *impl_;
   Impl::mark(tensors, stream);
-  impl_->local(group, name);  // a group of one: the sum is the tensor itself
+  // A group of one: the reduction is the tensor itself.
+  if (im.route(group, name) != Impl::Route::nccl) return;
+  const Impl::SideStream side(im, stream);
+  const Impl::Scope scope(im, name, OpClass::collective, stream);
+  // The fused message as one NCCL group: one launch, whatever the tensors' dtypes.
+  check(ncclGroupStart(), "ncclGroupStart");
+  for (const Tensor& t : tensors) {
+    check(ncclAllReduce(bytes_of(t), bytes_of(t), static_cast<std::size_t>(t.numel()),
+                        nccl_type(t.dtype()), op == ReduceOp::max ? ncclMax : ncclSum,
+                        im.communicator(group), im.stream(stream)),
+          "ncclAllReduce");
+  }
+  check(ncclGroupEnd(), "ncclGroupEnd");
 }
 
 Tensor CudaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
@@ -908,11 +983,18 @@ Tensor CudaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
   const std::int64_t n = im.size_of(group);
   Shape shape = x.shape();
   shape.rows *= n;
-  Tensor y = n > 1 ? im.make_zero(shape, x.dtype(), Stream::compute) : im.make(shape, x.dtype());
+  const Impl::Route route = im.route(group, name);
+  Tensor y = route == Impl::Route::skipped ? im.make_zero(shape, x.dtype(), Stream::compute)
+                                           : im.make(shape, x.dtype());
   storage_of(y).last_collective_stream = stream;
-  const bool here = im.local(group, name);
   const Impl::SideStream side(im, stream);
-  const Impl::Scope scope(im, name, OpClass::collective, stream, here);
+  const Impl::Scope scope(im, name, OpClass::collective, stream, route != Impl::Route::skipped);
+  if (route == Impl::Route::nccl) {
+    check(ncclAllGather(bytes_of(x), bytes_of(y), static_cast<std::size_t>(x.numel()),
+                        nccl_type(x.dtype()), im.communicator(group), im.stream(stream)),
+          "ncclAllGather");
+    return y;
+  }
   // This member's rows land at its position; with absent members the rest stays zero.
   k::convert(carr(x), arr_at(y, im.position_in(group) * x.numel()), x.numel(), im.stream(stream));
   return y;
@@ -926,47 +1008,110 @@ Tensor CudaBackend::reduce_scatter(const Tensor& x, CommGroup group, Stream stre
   shape.rows /= n;
   Tensor y = im.make(shape, x.dtype());
   storage_of(y).last_collective_stream = stream;
-  const bool here = im.local(group, name);
+  const Impl::Route route = im.route(group, name);
   const Impl::SideStream side(im, stream);
-  const Impl::Scope scope(im, name, OpClass::collective, stream, here);
+  const Impl::Scope scope(im, name, OpClass::collective, stream, route != Impl::Route::skipped);
+  if (route == Impl::Route::nccl) {
+    check(
+        ncclReduceScatter(bytes_of(x), bytes_of(y), static_cast<std::size_t>(y.numel()),
+                          nccl_type(x.dtype()), ncclSum, im.communicator(group), im.stream(stream)),
+        "ncclReduceScatter");
+    return y;
+  }
   k::convert(carr_at(x, im.position_in(group) * y.numel()), arr(y), y.numel(), im.stream(stream));
   return y;
 }
 
-Tensor CudaBackend::broadcast(const Tensor& x, CommGroup group, std::int64_t, Stream stream,
+Tensor CudaBackend::broadcast(const Tensor& x, CommGroup group, std::int64_t root, Stream stream,
                               std::string_view name) {
   Impl& im = *impl_;
   Tensor y = im.make(x.shape(), x.dtype());
   storage_of(y).last_collective_stream = stream;
-  const bool here = im.local(group, name);
+  const Impl::Route route = im.route(group, name);
   const Impl::SideStream side(im, stream);
-  const Impl::Scope scope(im, name, OpClass::collective, stream, here);
+  const Impl::Scope scope(im, name, OpClass::collective, stream, route != Impl::Route::skipped);
+  if (route == Impl::Route::nccl) {
+    check(ncclBroadcast(bytes_of(x), bytes_of(y), static_cast<std::size_t>(x.numel()),
+                        nccl_type(x.dtype()), static_cast<int>(root), im.communicator(group),
+                        im.stream(stream)),
+          "ncclBroadcast");
+    return y;
+  }
   k::convert(carr(x), arr(y), x.numel(), im.stream(stream));
   return y;
 }
 
-void CudaBackend::reduce(Tensor& x, CommGroup group, std::int64_t, Stream stream,
+void CudaBackend::reduce(Tensor& x, CommGroup group, std::int64_t root, Stream stream,
                          std::string_view name) {
+  Impl& im = *impl_;
   storage_of(x).last_collective_stream = stream;
-  impl_->local(group, name);
+  if (im.route(group, name) != Impl::Route::nccl) return;
+  const Impl::SideStream side(im, stream);
+  const Impl::Scope scope(im, name, OpClass::collective, stream);
+  check(ncclReduce(bytes_of(x), bytes_of(x), static_cast<std::size_t>(x.numel()),
+                   nccl_type(x.dtype()), ncclSum, static_cast<int>(root), im.communicator(group),
+                   im.stream(stream)),
+        "ncclReduce");
 }
 
 void CudaBackend::reduce_scatter_flat(std::span<const Tensor> tensors, CommGroup group,
                                       Stream stream, std::string_view name) {
+  Impl& im = *impl_;
   Impl::mark(tensors, stream);
-  impl_->local(group, name);  // this member's chunk keeps its local values
+  // A group of one: this member's chunk keeps its local values.
+  if (im.route(group, name) != Impl::Route::nccl || tensors.empty()) return;
+  const std::int64_t c = im.chunk_of(tensors, group);
+  const std::int64_t begin = im.position_in(group) * c;
+  // The first tensor's dtype for the message (the gradient buffer's: one dtype throughout).
+  const Tensor flat = im.flat(c * im.size_of(group), tensors.front().dtype());
+  const Impl::SideStream side(im, stream);
+  const Impl::Scope scope(im, name, OpClass::collective, stream);
+  im.pack(tensors, flat, stream);
+  // In place: NCCL's receive buffer is the sender's own chunk.
+  check(ncclReduceScatter(bytes_of(flat), bytes_of(flat) + begin * flat.element_bytes(),
+                          static_cast<std::size_t>(c), nccl_type(flat.dtype()), ncclSum,
+                          im.communicator(group), im.stream(stream)),
+        "ncclReduceScatter");
+  im.unpack(flat, tensors, begin, begin + c, stream);
 }
 
 void CudaBackend::all_gather_flat(std::span<const Tensor> tensors, CommGroup group, Stream stream,
                                   std::string_view name) {
+  Impl& im = *impl_;
   Impl::mark(tensors, stream);
-  impl_->local(group, name);  // this member's chunk is already in place
+  // A group of one: this member's chunk is already in place.
+  if (im.route(group, name) != Impl::Route::nccl || tensors.empty()) return;
+  const std::int64_t c = im.chunk_of(tensors, group);
+  const std::int64_t begin = im.position_in(group) * c;
+  const Tensor flat = im.flat(c * im.size_of(group), tensors.front().dtype());
+  const Impl::SideStream side(im, stream);
+  const Impl::Scope scope(im, name, OpClass::collective, stream);
+  im.pack(tensors, flat, stream);
+  check(ncclAllGather(bytes_of(flat) + begin * flat.element_bytes(), bytes_of(flat),
+                      static_cast<std::size_t>(c), nccl_type(flat.dtype()), im.communicator(group),
+                      im.stream(stream)),
+        "ncclAllGather");
+  im.unpack(flat, tensors, 0, total_numel(tensors), stream);
 }
 
 void CudaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
                                             CommGroup group, Stream stream, std::string_view name) {
   Impl& im = *impl_;
   Impl::mark(std::span<const Tensor>(&shard, 1), stream);
+  if (im.route(group, name) == Impl::Route::nccl && !tensors.empty()) {
+    const std::int64_t c = shard.numel();
+    const std::int64_t begin = im.position_in(group) * c;
+    const Tensor flat = im.flat(c * im.size_of(group), tensors.front().dtype());
+    const Impl::SideStream side(im, stream);
+    const Impl::Scope scope(im, name, OpClass::collective, stream);
+    im.pack(tensors, flat, stream);
+    check(ncclReduceScatter(bytes_of(flat), bytes_of(flat) + begin * flat.element_bytes(),
+                            static_cast<std::size_t>(c), nccl_type(flat.dtype()), ncclSum,
+                            im.communicator(group), im.stream(stream)),
+          "ncclReduceScatter");
+    k::accumulate(arr(shard), carr_at(flat, begin), c, im.stream(stream));
+    return;
+  }
   // shard += this member's chunk of the concatenation (the sum over a group of one; the
   // local part alone when the others are absent).
   im.member_chunk(tensors, shard, group, stream, name,
@@ -979,22 +1124,65 @@ void CudaBackend::all_gather_shards(const Tensor& shard, std::span<const Tensor>
                                     CommGroup group, Stream stream, std::string_view name) {
   Impl& im = *impl_;
   Impl::mark(tensors, stream);
+  if (im.route(group, name) == Impl::Route::nccl) {
+    const std::int64_t c = shard.numel();
+    const Tensor flat = im.flat(c * im.size_of(group), shard.dtype());
+    const Impl::SideStream side(im, stream);
+    const Impl::Scope scope(im, name, OpClass::collective, stream);
+    check(ncclAllGather(bytes_of(shard), bytes_of(flat), static_cast<std::size_t>(c),
+                        nccl_type(shard.dtype()), im.communicator(group), im.stream(stream)),
+          "ncclAllGather");
+    im.unpack(flat, tensors, 0, total_numel(tensors), stream);
+    return;
+  }
   im.member_chunk(tensors, shard, group, stream, name,
                   [&](const Tensor& t, std::int64_t in_t, std::int64_t in_shard, std::int64_t n) {
                     k::convert(carr_at(shard, in_shard), arr_at(t, in_t), n, im.stream(stream));
                   });
 }
 
-void CudaBackend::send(const Tensor&, std::int64_t, std::int64_t, std::int64_t, Stream,
-                       std::string_view name) {
-  impl_->skip_p2p(name);
+void CudaBackend::send(const Tensor& x, std::int64_t part, std::int64_t parts, std::int64_t peer,
+                       Stream stream, std::string_view name) {
+  Impl& im = *impl_;
+  const NcclComm comm = im.options.nccl != nullptr ? im.options.nccl->to(peer) : nullptr;
+  if (comm == nullptr) {
+    im.skip_p2p(name);
+    return;
+  }
+  im.release_sent();
+  const std::int64_t count = x.numel() / parts;
+  // After the data is written; the compute stream does not wait for the send (a send is
+  // buffered on the cpu too): `x` stays alive until its send completes instead.
+  im.wait(stream, Stream::compute);
+  {
+    const Impl::Scope scope(im, name, OpClass::collective, stream);
+    check(ncclSend(bytes_of(x) + part * count * x.element_bytes(), static_cast<std::size_t>(count),
+                   nccl_type(x.dtype()), 1, comm, im.stream(stream)),
+          "ncclSend");
+  }
+  cudaEvent_t done = nullptr;
+  check(cudaEventCreateWithFlags(&done, cudaEventDisableTiming), "cudaEventCreate");
+  check(cudaEventRecord(done, im.stream(stream)), "cudaEventRecord");
+  im.sending.emplace_back(x, done);
 }
 
-Tensor CudaBackend::recv(Shape shape, DType dtype, std::int64_t, Stream stream,
+Tensor CudaBackend::recv(Shape shape, DType dtype, std::int64_t peer, Stream stream,
                          std::string_view name) {
-  impl_->skip_p2p(name);
-  Tensor y = impl_->make_zero(shape, dtype, Stream::compute);
+  Impl& im = *impl_;
+  const NcclComm comm = im.options.nccl != nullptr ? im.options.nccl->from(peer) : nullptr;
+  if (comm == nullptr) {
+    im.skip_p2p(name);
+    Tensor y = im.make_zero(shape, dtype, Stream::compute);
+    storage_of(y).last_collective_stream = stream;
+    return y;
+  }
+  Tensor y = im.make(shape, dtype);
   storage_of(y).last_collective_stream = stream;
+  const Impl::SideStream side(im, stream);
+  const Impl::Scope scope(im, name, OpClass::collective, stream);
+  check(ncclRecv(bytes_of(y), static_cast<std::size_t>(y.numel()), nccl_type(dtype), 0, comm,
+                 im.stream(stream)),
+        "ncclRecv");
   return y;
 }
 

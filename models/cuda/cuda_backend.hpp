@@ -6,9 +6,10 @@
 // freed blocks stay in the pool). CUDA types stay behind a pimpl, so including this header
 // needs no CUDA headers.
 //
-// Collectives: a group of one is computed locally with the semantics of backend.hpp. Groups
-// with other members are not run (their GPUs are absent: one process drives one GPU; NCCL
-// communicators across threads or processes are not implemented yet): the call is counted in
+// Collectives: a group of one is computed locally with the semantics of backend.hpp. A group
+// with other members runs through NCCL when the options carry this rank's communicators
+// (nccl_communicator.hpp: ranks as threads, one GPU each), on the group's stream; without
+// them (one process driving one GPU of a larger plan) the call is not run: it is counted in
 // skipped(), and its outputs hold this rank's own part only (an all-gather's other rows and a
 // received tensor are zero).
 
@@ -20,6 +21,7 @@
 
 #include "models/backend.hpp"
 #include "models/cpu_backend.hpp"  // MicroBatchTokens
+#include "models/cuda/nccl_communicator.hpp"
 #include "models/measured_run.hpp"
 
 namespace trainsim::cuda {
@@ -31,6 +33,9 @@ struct CudaBackendOptions {
   std::int64_t vocab = 0;
   std::uint64_t seed = 1;  ///< dropout masks and drawn tokens
   int device = 0;
+  /// This rank's NCCL communicators (owned by the launcher, outliving the backend), or null:
+  /// collectives over groups with other members are then skipped and counted.
+  const NcclCommunicators* nccl = nullptr;
 };
 
 class CudaBackend final : public Backend {
@@ -179,5 +184,7 @@ class CudaBackend final : public Backend {
 
 /// Whether a CUDA GPU is usable here; `why` says why not.
 bool gpu_available(std::string& why);
+/// The number of usable CUDA GPUs (0 when none; `why` then says why).
+int gpu_count(std::string& why);
 
 }  // namespace trainsim::cuda
