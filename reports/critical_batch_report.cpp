@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "units/format.hpp"
-
 namespace trainsim::reports {
 namespace {
 
@@ -41,11 +39,11 @@ std::string critical_batch_text(const sim::CriticalBatchAnalysis& a,
       "5.5; parallelism-reference §10.1)\n";
   if (scenario) {
     out += fmt::format(
-        "scenario {}: global batch {} × {} = {} tokens; {} parameters, {} without "
+        "scenario {}: global batch {} × {} = {} tokens; {:.4g} parameters, {:.4g} without "
         "the embeddings (Kaplan's N)\n",
         scenario->name, scenario->global_batch, scenario->seq_len,
-        scenario->global_batch * scenario->seq_len,
-        count(static_cast<double>(scenario->total_parameters)), count(a.model->run.parameters));
+        scenario->global_batch * scenario->seq_len, static_cast<double>(scenario->total_parameters),
+        a.model->run.parameters);
   }
   out += fmt::format("loss {:.4g} nats{}: critical batch B_crit = {} tokens\n", a.loss_nats,
                      scenario && scenario->loss_from_batch
@@ -56,13 +54,13 @@ std::string critical_batch_text(const sim::CriticalBatchAnalysis& a,
     const sim::ModelRun& m = *a.model;
     out += fmt::format(
         "model of N = {} parameters: floor (N_c/N)^α_N = {:.4g} nats\n"
-        "  S_min = {} steps, E_min = S_min·B_crit = {} tokens, C_min ≈ 6·N·E_min = {}\n"
+        "  S_min = {} steps, E_min = S_min·B_crit = {} tokens, C_min ≈ 6·N·E_min = {} FLOP\n"
         "  D(N, L) = {} tokens (eq. 1.5: the data an early-stopped run needs)\n"
         "B_crit along the minimal run (loss after a fraction of S_min steps, eq. 1.6):\n"
         "  {:>8} {:>12} {:>9} {:>12}\n",
         count(m.run.parameters), m.loss_floor_nats, count(m.run.min_steps),
-        count(m.run.min_tokens.count()), to_string(m.min_compute), count(m.data_for_loss.count()),
-        "S/S_min", "steps", "loss", "B_crit");
+        count(m.run.min_tokens.count()), count(m.min_compute.count()),
+        count(m.data_for_loss.count()), "S/S_min", "steps", "loss", "B_crit");
     for (const sim::RunPoint& p : m.along_run) {
       out += fmt::format("  {:>8.3g} {:>12} {:>9.4g} {:>12}\n", p.fraction_of_min_steps,
                          count(p.steps), p.loss_nats, count(p.critical_batch.count()));
