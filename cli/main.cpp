@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "cli/compare_command.hpp"
+#include "cli/critical_batch_command.hpp"
 #include "cli/exec_command.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/fit_runs_command.hpp"
@@ -33,6 +34,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_validate_run_command(app);
   trainsim::cli::add_max_batch_command(app);
   trainsim::cli::add_compare_command(app);
+  trainsim::cli::add_critical_batch_command(app);
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
   trainsim::cli::add_gemm_shapes_command(app);

@@ -1,0 +1,156 @@
+#include "cli/critical_batch_command.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "inputs/scenario_loader.hpp"
+#include "models/errors.hpp"
+#include "models/scaling_laws.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/critical_batch_report.hpp"
+#include "sim/analysis/critical_batch.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct CriticalBatchOptions {
+  std::string params;
+  std::string loss;
+  std::filesystem::path scenario;
+  std::string batch;
+  std::string target_loss;
+  std::filesystem::path json;
+};
+
+// A positive finite number as written on the command line; with `suffixes`, k, M, B (or G)
+// and T scale it by 1e3 … 1e12, so "175B", "1T" and "175e9" all work.
+double parse_positive(const std::string& flag, const std::string& text, bool suffixes) {
+  const char* const end = text.data() + text.size();
+  double value = 0.0;
+  const auto [rest, error] = std::from_chars(text.data(), end, value);
+  double scale = 1.0;
+  bool ok = error == std::errc() && !text.empty();
+  if (ok && rest != end) {
+    const std::string suffix(rest, end);
+    if (!suffixes)
+      ok = false;
+    else if (suffix == "k" || suffix == "K")
+      scale = 1e3;
+    else if (suffix == "M")
+      scale = 1e6;
+    else if (suffix == "B" || suffix == "G")
+      scale = 1e9;
+    else if (suffix == "T")
+      scale = 1e12;
+    else
+      ok = false;
+  }
+  value *= scale;
+  if (!ok || !std::isfinite(value) || value <= 0.0) {
+    throw CLI::ValidationError(
+        flag, fmt::format("expected a positive number{}; got '{}'",
+                          suffixes ? " (e.g. 175e9, or with a suffix k, M, B or T: 175B, 1T)" : "",
+                          text));
+  }
+  return value;
+}
+
+std::optional<double> parse_optional(const std::string& flag, const std::string& text,
+                                     bool suffixes) {
+  if (text.empty()) return std::nullopt;
+  return parse_positive(flag, text, suffixes);
+}
+
+// Re-raises a loss the model cannot reach with the flag or setting it came from.
+sim::CriticalBatchAnalysis analyze(const std::string& source, double loss,
+                                   std::optional<double> parameters,
+                                   std::optional<scaling::Tokens> batch) {
+  try {
+    return sim::analyze_critical_batch(loss, parameters, batch);
+  } catch (const Infeasible& e) {
+    throw Infeasible(fmt::format("{}: {}", source, e.what()));
+  }
+}
+
+void run_critical_batch(const CriticalBatchOptions& o) {
+  const int modes = static_cast<int>(!o.params.empty()) + static_cast<int>(!o.loss.empty()) +
+                    static_cast<int>(!o.scenario.empty());
+  if (modes != 1) {
+    throw CLI::ValidationError("critical-batch",
+                               "give exactly one of --params N, --loss L or --scenario FILE");
+  }
+  if (!o.json.empty()) reports::check_destination(o.json);
+  std::optional<scaling::Tokens> batch;
+  if (const auto b = parse_optional("--batch", o.batch, true)) batch = scaling::Tokens::of(*b);
+  const std::optional<double> target = parse_optional("--target-loss", o.target_loss, false);
+  const std::string target_source = fmt::format("--target-loss {}", o.target_loss);
+
+  sim::CriticalBatchAnalysis a;
+  std::optional<reports::ScenarioBatch> from_scenario;
+  if (!o.loss.empty()) {
+    a = analyze("--loss", parse_positive("--loss", o.loss, false), std::nullopt, batch);
+  } else if (!o.params.empty()) {
+    const double n = parse_positive("--params", o.params, true);
+    if (!target) {
+      // Kaplan's laws give the loss after any number of steps but no point to stop at.
+      throw CLI::ValidationError(
+          "--params",
+          "needs --target-loss L, the loss in nats the run trains to (above the "
+          "model's floor (N_c/N)^α_N; Kaplan's laws set no end point)");
+    }
+    a = analyze(target_source, *target, n, batch);
+  } else {
+    const Scenario s = inputs::load_scenario(o.scenario);
+    reports::ScenarioBatch sb{s.name, s.model.parameters(), s.training.global_batch,
+                              s.model.seq_len, !target.has_value()};
+    const scaling::Tokens tokens =
+        scaling::Tokens::of(static_cast<double>(sb.global_batch * sb.seq_len));
+    const double n = scaling::non_embedding_parameters(s.model);
+    const double loss = target ? *target : scaling::loss_at_critical_batch(tokens);
+    a = analyze(target ? target_source
+                       : fmt::format("scenario '{}': its batch of {:.3g} tokens is critical at "
+                                     "{:.4g} nats (give --target-loss)",
+                                     s.name, tokens.count(), loss),
+                loss, n, tokens);
+    from_scenario = sb;
+  }
+  fmt::print("{}", reports::critical_batch_text(a, from_scenario));
+  if (!o.json.empty())
+    reports::write_atomically(o.json,
+                              reports::critical_batch_json(a, from_scenario).dump(2) + "\n");
+}
+
+}  // namespace
+
+void add_critical_batch_command(CLI::App& app) {
+  auto o = std::make_shared<CriticalBatchOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "critical-batch",
+      "Kaplan's critical batch size for a loss or a model size, and the steps/compute trade-off");
+  CLI::Option* params = cmd->add_option(
+      "--params", o->params,
+      "Model size N (non-embedding parameters): 175e9, 175B, 1T; needs --target-loss");
+  CLI::Option* loss = cmd->add_option("--loss", o->loss, "Loss in nats: B_crit at this loss");
+  CLI::Option* scenario = cmd->add_option(
+      "--scenario", o->scenario,
+      "Scenario YAML: N from its model (embeddings left out), B = global batch × seq_len tokens");
+  CLI::Option* batch =
+      cmd->add_option("--batch", o->batch, "Batch in tokens (175e3, 3.15M) to compare with B_crit");
+  CLI::Option* target = cmd->add_option(
+      "--target-loss", o->target_loss,
+      "Loss in nats the run trains to (with --scenario: default, the loss at which its batch is "
+      "critical)");
+  cmd->add_option("--json", o->json, "Write the result as JSON to this file");
+  params->excludes(loss)->excludes(scenario);
+  loss->excludes(scenario)->excludes(target);
+  scenario->excludes(batch);
+  cmd->callback([o] { run_critical_batch(*o); });
+}
+
+}  // namespace trainsim::cli
