@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "models/dtype.hpp"
-#include "models/huge_page_allocator.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::program {
@@ -190,8 +189,8 @@ struct Group {
 
 struct RankProgram {
   Rank rank = 0;
-  BigVector<Op> ops;  ///< ~680 MB on a 3072-GPU row: on huge pages where the kernel has them
-  BigVector<OpIndex> dep_pool;
+  std::vector<Op> ops;
+  std::vector<OpIndex> dep_pool;
 
   std::span<const OpIndex> deps(const Op& op) const {
     return {dep_pool.data() + op.dep_begin, dep_pool.data() + op.dep_end};

@@ -47,11 +47,11 @@ struct IndexedRank {
   /// after another. A stream head walks one array, so the event loop's load of the next op
   /// is usually in a cache line it already has (before, an `order` entry and an OpInfo
   /// indexed by op each missed the cache once per op).
-  BigVector<OpInfo> slots;
-  BigVector<Slot> slot_of;  ///< op index -> its slot
+  std::vector<OpInfo> slots;
+  std::vector<Slot> slot_of;  ///< op index -> its slot
   std::array<StreamRange, program::kStreamCount> streams{};
-  BigVector<std::int32_t> dependents_begin;  ///< CSR by slot: size ops + 1
-  BigVector<Slot> dependents;                ///< slots of the ops waiting on a slot's op
+  std::vector<std::int32_t> dependents_begin;  ///< CSR by slot: size ops + 1
+  std::vector<Slot> dependents;                ///< slots of the ops waiting on a slot's op
 
   const OpInfo& info(program::OpIndex i) const {
     return slots[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(i)])];

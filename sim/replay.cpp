@@ -43,7 +43,7 @@ struct StreamState {
 /// What changes on one recorded rank while the replay runs.
 struct RankState {
   std::array<StreamState, program::kStreamCount> streams{};
-  BigVector<OpTiming> timing;
+  std::vector<OpTiming> timing;
   MemoryByCategory live{};
   Bytes live_total;
   Time instant = Time::zero();          ///< when memory last changed

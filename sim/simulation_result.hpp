@@ -24,7 +24,7 @@ struct OpTiming {
 /// Timings parallel to RankProgram::ops of the same recorded rank.
 struct RankTimeline {
   program::Rank rank = 0;
-  BigVector<OpTiming> ops;
+  std::vector<OpTiming> ops;
 };
 
 using MemoryByCategory = std::array<Bytes, program::kMemoryCategoryCount>;
