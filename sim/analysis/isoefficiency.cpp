@@ -87,7 +87,7 @@ IsoProbe evaluate_efficiency(const Scenario& parallel, const hw::HardwareProfile
   const Time t1 = iteration_time(on_one_gpu(s), hardware);
   const Time tp = iteration_time(s, hardware);
   const double p = static_cast<double>(s.parallel.tensor.size);
-  return {size, t1.seconds() / (p * tp.seconds())};
+  return {size, t1.seconds() / (p * tp.seconds()), t1, tp};
 }
 
 IsoPoint find_isoefficient_size(const Scenario& parallel, const hw::HardwareProfile& hardware,
@@ -105,6 +105,10 @@ IsoPoint find_isoefficient_size(const Scenario& parallel, const hw::HardwareProf
     point.probes.push_back(
         evaluate_efficiency(parallel, hardware, search.axis, multiple * point.step));
     return point.probes.back().efficiency;
+  };
+  auto probe_at = [&](std::int64_t size) {
+    return *std::find_if(point.probes.begin(), point.probes.end(),
+                         [&](const IsoProbe& p) { return p.size == size; });
   };
   // E(hi·step) >= target > E(lo·step) (lo = 0: no size below the target was seen).
   std::int64_t hi = search.max_size / point.step;
@@ -132,13 +136,13 @@ IsoPoint find_isoefficient_size(const Scenario& parallel, const hw::HardwareProf
     const std::int64_t mid = lo + (hi - lo) / 2;
     (probe(mid) >= search.target ? hi : lo) = mid;
   }
-  point.size = hi * point.step;
+  point.size = hi * point.step;  // probed: every hi above was
   const Scenario s = at_size(parallel, search.axis, point.size);
   point.work = s.model.model_flops(s.training.global_batch);
-  point.single_gpu_time = iteration_time(on_one_gpu(s), hardware);
-  point.parallel_time = iteration_time(s, hardware);
-  point.efficiency = point.single_gpu_time.seconds() /
-                     (static_cast<double>(point.gpus) * point.parallel_time.seconds());
+  const IsoProbe at = probe_at(point.size);
+  point.single_gpu_time = at.single_gpu_time;
+  point.parallel_time = at.parallel_time;
+  point.efficiency = at.efficiency;
   return point;
 }
 

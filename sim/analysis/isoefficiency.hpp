@@ -43,6 +43,8 @@ struct IsoSearch {
 struct IsoProbe {
   std::int64_t size = 0;
   double efficiency = 0.0;
+  Time single_gpu_time;  ///< T1
+  Time parallel_time;    ///< Tp
 };
 
 /// Where one scheme at p GPUs reaches the target.
