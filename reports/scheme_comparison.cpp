@@ -187,6 +187,15 @@ std::optional<std::int64_t> default_depth(std::int64_t size) {
   return best;
 }
 
+SchemeResult variant_plan(const Scenario& scenario, const TensorVariant& variant) {
+  SchemeResult row;
+  row.variant = variant;
+  row.name = std::string(to_string(variant.kind));
+  row.problem = make_plan(scenario.parallel, variant, scenario, row);
+  if (row.layout.empty()) row.layout = layout_of(row.plan.tensor);
+  return row;
+}
+
 std::vector<SchemeResult> compare_tensor_schemes(const Scenario& scenario,
                                                  const hw::HardwareProfile& hardware,
                                                  std::span<const TensorVariant> variants,
@@ -194,11 +203,7 @@ std::vector<SchemeResult> compare_tensor_schemes(const Scenario& scenario,
   std::vector<SchemeResult> rows;
   rows.reserve(variants.size());
   for (const TensorVariant& v : variants) {
-    SchemeResult& row = rows.emplace_back();
-    row.variant = v;
-    row.name = std::string(to_string(v.kind));
-    row.problem = make_plan(scenario.parallel, v, scenario, row);
-    if (row.layout.empty()) row.layout = layout_of(row.plan.tensor);
+    SchemeResult& row = rows.emplace_back(variant_plan(scenario, v));
     if (!row.problem) run_variant(scenario, hardware, options, row);
   }
   if (rows.empty()) return rows;

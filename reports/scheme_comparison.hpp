@@ -80,6 +80,11 @@ struct SchemeResult {
   std::optional<double> max_batch_ratio;    ///< this max global batch / the first's
 };
 
+/// The row of `variant` before anything runs: its name, the scenario's plan with the variant's
+/// tensor scheme (the rules above), layout, notes, and `problem` when the scheme cannot lay
+/// out the model. compare_tensor_schemes and `trainsim isoefficiency` build plans with it.
+SchemeResult variant_plan(const Scenario& scenario, const TensorVariant& variant);
+
 /// Runs every variant on `scenario`'s model, batch and GPU count (in training mode for the
 /// step time and max batch, in inference mode for the inference time) and fills the ratios to
 /// the first. Deterministic. A variant that the executor rejects (Infeasible, or a grid
