@@ -9,13 +9,11 @@
 #include <stdexcept>
 #include <utility>
 
+#include "mpi/mpi_world.hpp"
+
 namespace trainsim::mpi {
 
 namespace {
-
-void check(int code, const char* call) {
-  if (code != MPI_SUCCESS) throw std::runtime_error(fmt::format("{} failed (code {})", call, code));
-}
 
 // A made id on the wire: key length (uint32), key bytes, id bytes.
 void append(std::vector<char>& out, const std::string& key, const IdBytes& id) {
@@ -94,10 +92,7 @@ std::vector<IdBytes> exchange_ids(MPI_Comm comm, std::span<const IdRequest> requ
     ids.push_back(found->second.id);
   }
   // Every process throws, or none: a process left waiting in a communicator's init would hang.
-  int failed = error.empty() ? 0 : 1;
-  int any = 0;
-  check(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, comm), "MPI_Allreduce");
-  if (any != 0) {
+  if (!all_processes(comm, error.empty())) {
     throw std::runtime_error(error.empty() ? "id exchange failed on another process" : error);
   }
   return ids;

@@ -10,8 +10,6 @@
 
 namespace trainsim::mpi {
 
-namespace {
-
 void check(int code, std::string_view call) {
   if (code == MPI_SUCCESS) return;
   char text[MPI_MAX_ERROR_STRING];
@@ -20,7 +18,12 @@ void check(int code, std::string_view call) {
   throw std::runtime_error(fmt::format("{} failed: {}", call, std::string_view(text, length)));
 }
 
-}  // namespace
+bool all_processes(MPI_Comm comm, bool ok) {
+  int mine = ok ? 1 : 0;
+  int every = 0;
+  check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  return every == 1;
+}
 
 MpiWorld::MpiWorld(int* argc, char*** argv) {
   int initialised = 0;
@@ -48,6 +51,10 @@ MpiWorld::MpiWorld(int* argc, char*** argv) {
         "MPI_Allgather");
   placement_.node = static_cast<int>(std::count(leaders.begin(), leaders.begin() + leader, 1));
   placement_.nodes = static_cast<int>(std::count(leaders.begin(), leaders.end(), 1));
+  placement_.rank_nodes.resize(leaders.size());
+  check(MPI_Allgather(&placement_.node, 1, MPI_INT, placement_.rank_nodes.data(), 1, MPI_INT,
+                      MPI_COMM_WORLD),
+        "MPI_Allgather(node)");
 }
 
 MpiWorld::~MpiWorld() {
@@ -55,17 +62,12 @@ MpiWorld::~MpiWorld() {
 }
 
 bool MpiWorld::all(bool ok) const {
-  int mine = ok ? 1 : 0;
-  int every = 0;
-  check(MPI_Allreduce(&mine, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
-  return every == 1;
+  return all_processes(MPI_COMM_WORLD, ok);
 }
 
-bool launched_by_mpi() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
-    if (std::getenv(name) != nullptr) return true;
-  }
-  return false;
+void MpiWorld::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; this tells the compiler so
 }
 
 }  // namespace trainsim::mpi

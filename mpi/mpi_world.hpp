@@ -7,7 +7,16 @@
 
 #include <mpi.h>
 
+#include <string_view>
+#include <vector>
+
 namespace trainsim::mpi {
+
+/// Throws naming `call` and MPI's text for `code` unless it is MPI_SUCCESS.
+void check(int code, std::string_view call);
+
+/// Whether `ok` holds on every process of `comm` (an all-reduce: call it on every process).
+bool all_processes(MPI_Comm comm, bool ok);
 
 /// Where one process sits in the MPI world.
 struct Placement {
@@ -17,6 +26,7 @@ struct Placement {
   int local_size = 1;  ///< processes on this node
   int node = 0;        ///< index of this node, nodes numbered by their lowest world rank
   int nodes = 1;
+  std::vector<int> rank_nodes;  ///< the node of every world rank
 };
 
 class MpiWorld {
@@ -31,6 +41,9 @@ class MpiWorld {
   MPI_Comm comm() const { return MPI_COMM_WORLD; }
   /// Whether every process of the world passed `ok` (an all-reduce: call it on every process).
   bool all(bool ok) const;
+  /// Ends every process of the job (MPI_Abort): for a failure on one process that would leave
+  /// the others waiting in a collective.
+  [[noreturn]] void abort(int code) const;
 
  private:
   Placement placement_;

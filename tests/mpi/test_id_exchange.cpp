@@ -109,7 +109,8 @@ int main(int argc, char** argv) {
     const int n = at.world_size;
     expect(n >= 2, fmt::format("run under mpirun -np 2 or more (world size {})", n), rank);
     // One machine: a single node holding every process, local rank = world rank.
-    expect(at.nodes == 1 && at.node == 0 && at.local_size == n && at.local_rank == rank,
+    expect(at.nodes == 1 && at.node == 0 && at.local_size == n && at.local_rank == rank &&
+               at.rank_nodes == std::vector<int>(static_cast<std::size_t>(n), 0),
            fmt::format("placement node {} of {}, local rank {} of {}", at.node, at.nodes,
                        at.local_rank, at.local_size),
            rank);
