@@ -18,6 +18,7 @@
 
 namespace trainsim::calibrate::gpu {
 
+class GroupMembers;
 class LocalCommunicators;
 
 /// What every benchmark may use: the grid size, the GPUs, the shapes to add, a log.
@@ -27,8 +28,19 @@ struct BenchContext {
   std::int64_t l2_bytes = 0;      ///< of device 0: buffers rotate past twice this
   std::vector<GemmShape> shapes;  ///< from --shapes (the scenarios' GEMMs)
   std::ostream* log = nullptr;    ///< progress and skip notes (stderr)
-  /// Communicators over devices 0..size-1, created on first use and kept (nccl suites).
+  /// Communicators over devices 0..size-1, created on first use and kept (interference).
   std::function<LocalCommunicators&(int size)> communicators;
+  /// The ranks the collectives span and the node of each (one process: this node's GPUs, all
+  /// on node 0; under MPI: the world's processes, one GPU each). Empty: `device_count` GPUs
+  /// of one node.
+  std::vector<int> rank_nodes;
+  /// The ranks 0..size-1 of a collective that this process drives, created on first use and
+  /// kept (suite nccl). Under MPI every process calls it for the same sizes in the same order.
+  std::function<GroupMembers&(int size)> group;
+  /// Ranks the collectives span.
+  int collective_ranks() const {
+    return rank_nodes.empty() ? device_count : static_cast<int>(rank_nodes.size());
+  }
 };
 
 /// Where one repetition runs: the gate holds each stream and events bracket it there.
@@ -47,6 +59,11 @@ struct Prepared {
   /// Collectives: nccl-tests' bus-bandwidth factor (busbw = algbw · factor; 0 = none); the
   /// driver logs algbw and busbw and appends them to the row's algorithm cell.
   double bus_factor = 0.0;
+  /// Rows timed by several processes together (MPI): the slowest process's time of a
+  /// repetition (every process then takes the same loop decisions) and a barrier before each
+  /// repetition is released. Unset within one process.
+  std::function<double(double seconds)> longest;
+  std::function<void()> before_release;
 };
 
 struct BenchmarkDescriptor {

@@ -9,9 +9,11 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -28,6 +30,11 @@
 #include "calibrate/timing.hpp"
 #include "reports/atomic_file.hpp"
 
+#ifdef TRAINSIM_WITH_MPI
+#include "calibrate/mpi_group.hpp"
+#include "mpi/mpi_world.hpp"
+#endif
+
 namespace {
 
 using namespace trainsim::calibrate;
@@ -42,7 +49,23 @@ struct Options {
   std::filesystem::path shapes;
   bool quick = false;
   int list_devices = 0;  ///< --list: print the grid for this many GPUs, measure nothing
+  int list_nodes = 1;    ///< --list with --nodes: that many nodes of list_devices GPUs
+  bool mpi = false;      ///< one process per GPU under mpirun (suite nccl)
 };
+
+#ifdef TRAINSIM_WITH_MPI
+constexpr bool kWithMpi = true;
+#else
+constexpr bool kWithMpi = false;
+#endif
+
+/// The node of each rank: `nodes` nodes of `gpus` GPUs, ranks filling them in order.
+std::vector<int> consecutive_nodes(int nodes, int gpus) {
+  std::vector<int> out;
+  for (int n = 0; n < nodes; ++n)
+    out.insert(out.end(), static_cast<std::size_t>(gpus), n);
+  return out;
+}
 
 std::vector<BenchmarkDescriptor> descriptors(const std::string& suite) {
   std::vector<BenchmarkDescriptor> all{gemm_benchmark(), memcpy_benchmark(),
@@ -74,7 +97,10 @@ std::string bandwidths(const RawMeasurement& row, double factor) {
 std::string describe(const RawMeasurement& r) {
   if (r.benchmark == Benchmark::gemm || r.benchmark == Benchmark::gemm_during_collective)
     return fmt::format("{} {}x{}x{}x{}", to_string(r.dtype), r.m, r.n, r.k, r.batch);
-  if (r.group_size > 0) return fmt::format("{} B over {}", r.bytes.count(), r.group_size);
+  if (r.group_size > 0) {
+    return fmt::format("{} B over {}{}", r.bytes.count(), r.group_size,
+                       r.tier == Tier::inter_node ? " inter_node" : "");
+  }
   if (r.bytes.count() > 0) return fmt::format("{} B", r.bytes.count());
   return "";
 }
@@ -84,6 +110,8 @@ int list_grid(const Options& options) {
   BenchContext ctx;
   ctx.quick = options.quick;
   ctx.device_count = options.list_devices;
+  if (options.list_nodes > 1)
+    ctx.rank_nodes = consecutive_nodes(options.list_nodes, ctx.device_count);
   ctx.log = &std::cout;
   if (!options.shapes.empty()) ctx.shapes = read_gemm_shapes(options.shapes);
   std::size_t total = 0;
@@ -98,22 +126,80 @@ int list_grid(const Options& options) {
   return 0;
 }
 
+/// Where this process's collectives run: over this node's GPUs, or (under mpirun) its own GPU
+/// among the world's processes. Holds MPI's init for the run when used.
+struct Launch {
+  int rank = 0;  ///< world rank (0 without MPI): rank 0 logs and writes the CSV
+  int device = 0;
+  std::vector<int> rank_nodes;
+  std::string description = kWithMpi ? "built, not used: collectives over this node's GPUs"
+                                     : "not built: collectives over this node's GPUs only";
+  std::function<GroupMembers&(int size)> group;  ///< set under MPI
+#ifdef TRAINSIM_WITH_MPI
+  std::optional<trainsim::mpi::MpiWorld> world;
+  std::map<int, std::unique_ptr<MpiGroup>> groups;
+#endif
+};
+
+void start_mpi(Launch& launch, int devices) {
+#ifdef TRAINSIM_WITH_MPI
+  const trainsim::mpi::Placement& at = launch.world.emplace(nullptr, nullptr).placement();
+  launch.rank = at.world_rank;
+  launch.device = at.local_rank;
+  launch.rank_nodes = at.rank_nodes;
+  launch.description =
+      fmt::format("{} processes on {} nodes, one GPU each; collectives over world ranks 0..g-1",
+                  at.world_size, at.nodes);
+  if (at.local_rank >= devices) {
+    std::cerr << fmt::format(
+        "trainsim-calibrate: rank {}: error: {} processes on its node and {} "
+        "GPUs: start one process per GPU\n",
+        at.world_rank, at.local_size, devices);
+    launch.world->abort(1);
+  }
+  launch.group = [&launch](int size) -> GroupMembers& {
+    auto& g = launch.groups[size];
+    if (!g) g = std::make_unique<MpiGroup>(launch.world->comm(), size, launch.device);
+    return *g;
+  };
+#else
+  (void)launch;
+  (void)devices;
+#endif
+}
+
 int run(const Options& options) {
   if (options.list_devices > 0) return list_grid(options);
   if (options.out.empty()) throw std::invalid_argument("--out: required unless --list");
+  if (options.mpi && !kWithMpi) {
+    throw std::invalid_argument(
+        "--mpi: this trainsim-calibrate was built without MPI (CMake found none, or "
+        "CMAKE_DISABLE_FIND_PACKAGE_MPI was set); install libopenmpi-dev and rebuild");
+  }
+  if (options.mpi && options.suite != "nccl") {
+    throw std::invalid_argument(fmt::format(
+        "--mpi runs the collectives across processes: it needs --suite nccl, not '{}' (the "
+        "other suites measure one GPU or one node: run them without mpirun)",
+        options.suite));
+  }
   std::string why_not;
   const auto env = query_environment(why_not);
   if (!env) {
     std::cout << "skipped: " << why_not << "\n";
     return kExitNoGpu;
   }
-  trainsim::reports::check_destination(options.out);
+  Launch launch;
+  if (options.mpi) start_mpi(launch, static_cast<int>(env->devices.size()));
+  const bool writer = launch.rank == 0;
+  if (writer) trainsim::reports::check_destination(options.out);
+  std::ostream silent(nullptr);  // the other processes' logs: rank 0 speaks for the job
 
   BenchContext ctx;
   ctx.quick = options.quick;
   ctx.device_count = static_cast<int>(env->devices.size());
   ctx.l2_bytes = env->devices.front().l2_bytes;
-  ctx.log = &std::cerr;
+  ctx.log = writer ? &std::cerr : &silent;
+  ctx.rank_nodes = launch.rank_nodes;
   if (!options.shapes.empty()) ctx.shapes = read_gemm_shapes(options.shapes);
   std::map<int, std::unique_ptr<LocalCommunicators>> communicators;
   ctx.communicators = [&communicators](int size) -> LocalCommunicators& {
@@ -126,23 +212,28 @@ int run(const Options& options) {
     }
     return *c;
   };
+  ctx.group = launch.group ? launch.group
+                           : std::function<GroupMembers&(int)>([&ctx](int size) -> GroupMembers& {
+                               return ctx.communicators(size);
+                             });
 
   std::map<std::string, std::string> environment = to_key_values(*env);
   environment["date"] = utc_now();
   environment["nccl"] = nccl_version();
   environment["suite"] = options.suite + (options.quick ? " (quick)" : "");
-  environment["mpi"] = "not built: collectives over this node's GPUs only";
+  environment["mpi"] = launch.description;
 
   const TimingPolicy policy = options.quick ? TimingPolicy::quick() : TimingPolicy{};
-  const MappedFlag gate;
+  const MappedFlag gate(launch.device);
   std::vector<RawMeasurement> rows;
   auto write = [&] {
+    if (!writer) return;
     trainsim::reports::write_atomically(
         options.out, [&](std::ostream& out) { write_raw_measurements(out, environment, rows); });
   };
   for (const BenchmarkDescriptor& d : descriptors(options.suite)) {
     const std::vector<RawMeasurement> grid = d.grid(ctx);
-    std::cerr << fmt::format("{}: {} rows\n", d.name, grid.size());
+    *ctx.log << fmt::format("{}: {} rows\n", d.name, grid.size());
     for (RawMeasurement row : grid) {
       const std::unique_ptr<Prepared> p = d.setup(row, ctx);
       if (!p) continue;
@@ -152,16 +243,16 @@ int run(const Options& options) {
       row.verified = t.verified;
       row.algorithm = p->algorithm;
       if (p->bus_factor > 0.0) row.algorithm += "; " + bandwidths(row, p->bus_factor);
-      std::cerr << fmt::format("  {:<22} {:<28} {:>12.3f} us  {:>5} reps  {}  {}\n", d.name,
-                               describe(row), row.time.seconds() * 1e6, row.repetitions,
-                               row.verified ? "ok" : "WRONG", row.algorithm);
-      if (!t.note.empty()) std::cerr << "    check not run: " << t.note << "\n";
+      *ctx.log << fmt::format("  {:<22} {:<28} {:>12.3f} us  {:>5} reps  {}  {}\n", d.name,
+                              describe(row), row.time.seconds() * 1e6, row.repetitions,
+                              row.verified ? "ok" : "WRONG", row.algorithm);
+      if (!t.note.empty()) *ctx.log << "    check not run: " << t.note << "\n";
       rows.push_back(row);
     }
     write();  // after every benchmark: a later failure keeps what was measured
   }
   write();
-  std::cout << fmt::format("{} rows → {}\n", rows.size(), options.out.string());
+  if (writer) std::cout << fmt::format("{} rows → {}\n", rows.size(), options.out.string());
   return 0;
 }
 
@@ -179,14 +270,25 @@ int main(int argc, char** argv) {
   app.add_option("--list", options.list_devices,
                  "Print the grid for a node of this many GPUs and exit (no GPU needed)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--nodes", options.list_nodes,
+                 "With --list: that many nodes of --list GPUs each (tiers of the groups)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--mpi", options.mpi,
+               std::string("Suite nccl across processes: started by mpirun with one process "
+                           "per GPU (across nodes), groups of world ranks 0..g-1; rank 0 writes "
+                           "--out") +
+                   (kWithMpi ? "" : " (MPI is not built in this trainsim-calibrate)"));
   app.add_flag("--quick", options.quick, "A small grid and few repetitions (a smoke run)");
   app.add_option("--shapes", options.shapes,
                  "GEMM shapes to measure as well (`trainsim gemm-shapes SCENARIO... -o FILE`)")
       ->check(CLI::ExistingFile);
   app.footer(
-      "\nCollectives run over this node's GPUs (one process, NCCL communicators of GPUs "
-      "0..g-1 for every power-of-two g and the whole node). Multi-node runs (MPI) are not "
-      "built: this calibrator has no MPI launcher yet. Exit code 77: no usable GPU.");
+      std::string("\nCollectives run over this node's GPUs (one process, NCCL communicators "
+                  "of GPUs 0..g-1 for every power-of-two g and the whole node), or with --mpi "
+                  "under `mpirun -np N` over N processes, one GPU each, across nodes (groups of "
+                  "world ranks 0..g-1, tier inter_node when they span nodes). ") +
+      (kWithMpi ? "" : "MPI is not built in this trainsim-calibrate. ") +
+      "Exit code 77: no usable GPU.");
   CLI11_PARSE(app, argc, argv);
   try {
     return run(options);

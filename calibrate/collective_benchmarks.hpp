@@ -5,7 +5,9 @@
 // send/recv between GPUs 0 and 1; sizes from 8 B to 1 GiB (×2). `bytes` is nccl-tests' size
 // (all-gather: the gathered output; reduce-scatter: the unreduced input), rounded down to a
 // multiple of the group's element count. Inputs are random N(0, 1) per rank; the check
-// recomputes 32 sampled output elements of every rank from the inputs on the host.
+// recomputes 32 sampled output elements of every rank from the inputs on the host. Under MPI
+// (BenchContext::rank_nodes and group set) the groups are world ranks 0..g−1, one process per
+// GPU, each issuing and checking its own rank (other ranks' inputs regenerated here).
 
 #include <vector>
 

@@ -164,11 +164,13 @@ class CublasHandle {
 /// A host int every device can read (mapped, portable): the flag of the timing gate.
 class MappedFlag {
  public:
-  MappedFlag() {
+  /// Allocated from `device`'s context (a process per GPU makes none on device 0).
+  explicit MappedFlag(int device = 0) {
+    use_device(device);
     void* p = nullptr;
     check(cudaHostAlloc(&p, sizeof(int), cudaHostAllocMapped | cudaHostAllocPortable),
           "cudaHostAlloc");
-    memory_ = {0, p};
+    memory_ = {device, p};
     set(0);
   }
   void set(int v) const { *static_cast<volatile int*>(memory_.get()) = v; }

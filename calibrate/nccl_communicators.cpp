@@ -55,6 +55,7 @@ LocalCommunicators::LocalCommunicators(const std::vector<int>& devices) {
     const auto u = static_cast<std::size_t>(r);
     comms_.push_back(std::move(*made[u]));
     streams_.emplace_back(devices[u]);
+    ranks_.push_back(r);
   }
 }
 

@@ -8,6 +8,8 @@
 // thread per GPU, ncclCommInitRank); `LocalCommunicators` creates all of a device list's
 // ranks that way, a thread per GPU, and owns one stream per rank. Collectives over several
 // ranks issued from one thread (as nccl-tests with -g) go between `GroupCall`'s start and end.
+// `GroupMembers` is what the collective benchmarks see: the ranks this process drives, all of
+// a LocalCommunicators or, under MPI, one process's own (mpi_group.hpp).
 
 #include <nccl.h>
 
@@ -56,19 +58,43 @@ class GroupCall {
   }
 };
 
+/// The ranks of one communicator that this process drives, each with its communicator, stream
+/// and device: all of them (one process over its node's GPUs: LocalCommunicators) or its own
+/// (one process per GPU under MPI: MpiGroup, mpi_group.hpp). A collective benchmark issues
+/// the calls of the ranks it drives and agrees with the other processes through `all` and
+/// `longest` (no-ops within one process), so that every process takes the same branches.
+class GroupMembers {
+ public:
+  virtual ~GroupMembers() = default;
+  virtual int size() const = 0;                        ///< ranks of the communicator
+  virtual const std::vector<int>& driven() const = 0;  ///< ranks this process drives
+  virtual ncclComm_t nccl(int rank) const = 0;         ///< for a driven rank
+  virtual const Stream& stream(int rank) const = 0;    ///< for a driven rank
+  virtual int device(int rank) const = 0;              ///< for a driven rank
+  /// Whether `ok` holds on every process of the communicator.
+  virtual bool all(bool ok) const { return ok; }
+  /// The largest `seconds` over the processes (a repetition lasts until its last rank ends).
+  virtual double longest(double seconds) const { return seconds; }
+  /// Waits for every process of the communicator (before a repetition is released).
+  virtual void barrier() const {}
+};
+
 /// Communicators over `devices` (rank i on devices[i], created by a thread of its own), each
 /// with its own stream.
-class LocalCommunicators {
+class LocalCommunicators final : public GroupMembers {
  public:
   explicit LocalCommunicators(const std::vector<int>& devices);
-  int size() const { return static_cast<int>(comms_.size()); }
+  int size() const override { return static_cast<int>(comms_.size()); }
+  const std::vector<int>& driven() const override { return ranks_; }
+  ncclComm_t nccl(int rank) const override { return comm(rank).get(); }
   const NcclCommunicator& comm(int rank) const { return comms_[static_cast<std::size_t>(rank)]; }
-  const Stream& stream(int rank) const { return streams_[static_cast<std::size_t>(rank)]; }
-  int device(int rank) const { return comm(rank).device(); }
+  const Stream& stream(int rank) const override { return streams_[static_cast<std::size_t>(rank)]; }
+  int device(int rank) const override { return comm(rank).device(); }
 
  private:
   std::vector<NcclCommunicator> comms_;
   std::vector<Stream> streams_;
+  std::vector<int> ranks_;  // 0..size-1: every rank is driven here
 };
 
 }  // namespace trainsim::calibrate::gpu

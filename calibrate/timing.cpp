@@ -60,10 +60,12 @@ Timing time_prepared(const Prepared& p, const TimingPolicy& policy, const Mapped
     p.run();
     for (std::size_t i = 0; i < p.streams.size(); ++i)
       stops[i].record(p.streams[i].stream);
+    if (p.before_release) p.before_release();
     gate.set(1);
     double longest = 0.0;
     for (std::size_t i = 0; i < p.streams.size(); ++i)
       longest = std::max(longest, 1e-3 * elapsed_ms(starts[i], stops[i]));
+    if (p.longest) longest = p.longest(longest);
     seconds.push_back(longest / p.ops_per_run);
     total += longest;
   }

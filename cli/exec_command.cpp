@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -23,9 +25,19 @@
 #include "models/cuda/cuda_check.hpp"
 #include "models/cuda/timed_run.hpp"
 #endif
+#ifdef TRAINSIM_WITH_MPI
+#include "models/cuda/mpi_nccl_ids.hpp"
+#include "mpi/mpi_world.hpp"
+#endif
 
 namespace trainsim::cli {
 namespace {
+
+#ifdef TRAINSIM_WITH_MPI
+constexpr bool kWithMpi = true;
+#else
+constexpr bool kWithMpi = false;
+#endif
 
 // fp64 on one CPU core per rank: beyond this the check takes minutes and gigabytes.
 constexpr std::int64_t kCpuParameterLimit = 50'000'000;
@@ -34,6 +46,7 @@ struct ExecOptions {
   std::filesystem::path scenario;
   std::string backend = "cpu";
   bool check = false;
+  bool mpi = false;
   std::uint64_t seed = 1;
   bool time = false;
   std::filesystem::path json;
@@ -148,6 +161,55 @@ void run_cuda_ranks(const Scenario& scenario, const ExecOptions& options) {
 }
 #endif
 
+#ifdef TRAINSIM_WITH_MPI
+// One process per GPU under mpirun: this process's rank against the same rank on cpu. Each
+// process prints its own verdict; rank 0 then prints whether every rank passed (an
+// all-reduce), and with --check every process fails when any rank did.
+void run_cuda_mpi(const Scenario& scenario, const ExecOptions& options) {
+  check_cpu_size(scenario);  // before MPI starts: the same verdict on every process
+  const mpi::MpiWorld world(nullptr, nullptr);
+  const mpi::Placement& at = world.placement();
+  cuda::MpiNcclIds ids(world.comm());
+  BackendComparison c;
+  try {
+    c = cuda::check_cuda_rank_against_cpu(scenario, options.seed,
+                                          {at.world_rank, at.world_size, at.local_rank}, ids);
+  } catch (const std::exception& e) {
+    // The other processes may be waiting for this one in a collective: end the job.
+    fmt::print(stderr, "trainsim: rank {}: error: {}\n", at.world_rank, e.what());
+    std::fflush(stderr);
+    world.abort(2);
+  }
+  const double tolerance = cuda::cuda_tolerance(scenario.model.dtype);
+  const ParameterError* worst = nullptr;
+  for (const ParameterError& p : c.parameters) {
+    if (worst == nullptr || std::max(p.gradient, p.value) > std::max(worst->gradient, worst->value))
+      worst = &p;
+  }
+  const bool passed = c.max_error < tolerance;
+  fmt::print(
+      "rank {} of {} (node {}, GPU {}): loss cuda {:.9g}, cpu {:.9g}; largest relative "
+      "error {:.3e} (loss {:.3e}{}{}); tolerance {:.0e}: {}\n",
+      at.world_rank, at.world_size, at.node, at.local_rank, c.loss_other, c.loss_cpu, c.max_error,
+      c.loss_error, worst == nullptr ? "" : ", worst parameter ",
+      worst == nullptr ? "" : worst->name, tolerance, passed ? "PASSED" : "FAILED");
+  std::fflush(stdout);
+  const bool every = world.all(passed);
+  if (at.world_rank == 0) {
+    fmt::print(
+        "cuda backend ({}): {} processes on {} nodes, one rank and one GPU each (MPI), "
+        "NCCL; seed {}: {}\n",
+        to_string(scenario.model.dtype), at.world_size, at.nodes, options.seed,
+        every ? "every rank PASSED" : "some rank FAILED");
+  }
+  if (options.check && !every) {
+    throw std::runtime_error(
+        fmt::format("rank {}: some cuda rank differs from its cpu rank by {:.0e} or more",
+                    at.world_rank, tolerance));
+  }
+}
+#endif
+
 void run_cuda(const Scenario& scenario, const ExecOptions& options) {
 #ifndef TRAINSIM_WITH_CUDA
   (void)scenario;
@@ -165,6 +227,12 @@ void run_cuda(const Scenario& scenario, const ExecOptions& options) {
         fmt::format("--backend cuda needs a CUDA GPU and this machine has none "
                     "usable ({}); use --backend meta or cpu here",
                     why));
+  }
+  if (options.mpi) {
+#ifdef TRAINSIM_WITH_MPI
+    run_cuda_mpi(scenario, options);
+    return;
+#endif
   }
   const std::int64_t ranks = RankLayout(scenario.parallel).world_size();
   if (!options.time && (gpus >= ranks || options.check)) {
@@ -187,6 +255,18 @@ void run_exec(const ExecOptions& options) {
     throw std::invalid_argument("--json writes measured times: it needs --backend cuda --time");
   }
   if (!options.json.empty()) reports::check_destination(options.json);
+  if (options.mpi && !(options.backend == "cuda" && !options.time)) {
+    throw std::invalid_argument(
+        "--mpi runs one cuda rank per process: it needs --backend cuda "
+        "and no --time");
+  }
+  if (options.mpi && !kWithMpi) {
+    throw Infeasible(
+        "--mpi: this trainsim was built without the cuda backend's MPI launcher, which needs "
+        "both a CUDA compiler and MPI at configure time (CMake found no MPI, or "
+        "CMAKE_DISABLE_FIND_PACKAGE_MPI was set); install libopenmpi-dev and rebuild, or run "
+        "the ranks as threads of one process (no --mpi)");
+  }
   const Scenario scenario = inputs::load_scenario(options.scenario);
   if (options.backend == "meta") {
     run_meta(scenario);
@@ -215,6 +295,11 @@ void add_exec_command(CLI::App& app) {
                 "with the single-device fp64 run, print the errors, fail above 1e-9; cuda: "
                 "fail when the cuda ranks differ from the cpu ranks by 1e-3 (fp32) or 1e-2 "
                 "(bf16) or more, and when there are fewer GPUs than ranks");
+  cmd->add_flag("--mpi", options->mpi,
+                std::string("cuda: one process per GPU, started by mpirun -np RANKS (across "
+                            "nodes): each runs its MPI rank on its node-local GPU against the "
+                            "same cpu rank, prints its verdict, rank 0 whether all passed") +
+                    (kWithMpi ? "" : " (not built in this trainsim: it needs CUDA and MPI)"));
   cmd->add_option("--seed", options->seed, "Seed for the initial weights and the tokens");
   cmd->add_flag("--time", options->time,
                 "cuda: warm-up iterations, then time every op and the iteration with cudaEvents "

@@ -1,11 +1,14 @@
 #include "models/equivalence_check.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
 #include <map>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <utility>
 
@@ -421,10 +424,12 @@ RunInputs prepare(const ModelSpec& model, const ParallelPlan& plan, const Traini
   return in;
 }
 
-// TP x PP x DP ranks as threads, each on a backend `make_rank` creates inside its thread.
+// TP x PP x DP ranks as threads, each on a backend `make_rank` creates inside its thread; with
+// `only`, that rank alone (its peers run in other processes), the others' results left empty.
 std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPlan& plan,
                                         const TrainingSpec& training, const RunInputs& in,
-                                        const RankBackendFactory& make_rank) {
+                                        const RankBackendFactory& make_rank,
+                                        std::optional<std::int64_t> only = std::nullopt) {
   const RankLayout& layout = in.layout;
   const TokenData& data = in.data;
   const std::int64_t d = layout.dp_size();
@@ -444,6 +449,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
   {
     std::vector<std::jthread> threads;
     for (std::int64_t rank = 0; rank < world; ++rank) {
+      if (only && rank != *only) continue;
       const RankCoordinates c = layout.coordinates(rank);
       RankSetup setup{{rank, layout.tp_group(rank), layout.gradient_group(rank), {}, {}},
                       position_of(layout, rank)};
@@ -596,14 +602,27 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
 
 BackendComparison compare_with_cpu(const ModelSpec& model, const ParallelPlan& plan,
                                    const TrainingSpec& training, std::uint64_t seed,
-                                   const RankBackendFactory& make_rank) {
+                                   const RankBackendFactory& make_rank,
+                                   std::optional<std::int64_t> only_rank) {
   const RunInputs in = prepare(model, plan, training, seed);
+  const std::int64_t world = in.layout.world_size();
+  if (only_rank && (*only_rank < 0 || *only_rank >= world)) {
+    throw std::invalid_argument(
+        fmt::format("compare_with_cpu: rank {} is outside the plan's {} ranks", *only_rank, world));
+  }
+  // The cpu ranks talk to each other in memory: all of them run here, even for one rank.
   CpuCommunicator comm;
   const std::vector<RankResult> cpu = run_partitioned(model, plan, training, in, cpu_ranks(comm));
-  const std::vector<RankResult> other = run_partitioned(model, plan, training, in, make_rank);
+  const std::vector<RankResult> other =
+      run_partitioned(model, plan, training, in, make_rank, only_rank);
+  const auto compared = [&](std::size_t r) {
+    return !only_rank || static_cast<std::int64_t>(r) == *only_rank;
+  };
   BackendComparison c;
-  c.ranks = in.layout.world_size();
+  c.ranks = world;
+  c.rank = only_rank.value_or(-1);
   for (std::size_t r = 0; r < cpu.size(); ++r) {
+    if (!compared(r)) continue;
     c.loss_cpu += cpu[r].loss;  // ranks without a loss hold 0 on both
     c.loss_other += other[r].loss;
   }
@@ -618,7 +637,7 @@ BackendComparison compare_with_cpu(const ModelSpec& model, const ParallelPlan& p
     double value_scale = 0.0;
     for (std::size_t r = 0; r < cpu.size(); ++r) {
       const auto held = std::find(cpu[r].names.begin(), cpu[r].names.end(), p.name);
-      if (held == cpu[r].names.end()) continue;
+      if (!compared(r) || held == cpu[r].names.end()) continue;
       const auto j = static_cast<std::size_t>(held - cpu[r].names.begin());
       grad_scale = std::max(grad_scale, max_abs(cpu[r].grads[j]));
       value_scale = std::max(value_scale, max_abs(cpu[r].values[j]));

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -83,7 +84,8 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
 /// A partitioned run on another backend against the same ranks on the cpu backend (fp64).
 struct BackendComparison {
   std::int64_t ranks = 0;
-  double loss_cpu = 0.0;  ///< summed over the ranks that hold a loss (as EquivalenceReport)
+  std::int64_t rank = -1;  ///< the one rank compared (a process per rank), or -1: all of them
+  double loss_cpu = 0.0;   ///< summed over the ranks that hold a loss (as EquivalenceReport)
   double loss_other = 0.0;
   double loss_error = 0.0;  ///< relative
   /// Per parameter, relative to max |cpu| over the whole tensor (gradient after the DP
@@ -93,10 +95,13 @@ struct BackendComparison {
 };
 
 /// Runs the partitioned plan on ranks from `make_rank` and on cpu ranks (same weights, tokens,
-/// dropout off) and compares every rank's loss, gradients and updated parameters.
+/// dropout off) and compares every rank's loss, gradients and updated parameters. With
+/// `only_rank` (one process per rank, its peers in other processes), `make_rank` makes that
+/// rank alone and only it is compared; the cpu ranks still all run here, in memory.
 BackendComparison compare_with_cpu(const ModelSpec& model, const ParallelPlan& plan,
                                    const TrainingSpec& training, std::uint64_t seed,
-                                   const RankBackendFactory& make_rank);
+                                   const RankBackendFactory& make_rank,
+                                   std::optional<std::int64_t> only_rank = std::nullopt);
 
 /// Central finite differences of the single-device loss against its analytic gradient.
 struct GradientCheckReport {

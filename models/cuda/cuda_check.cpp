@@ -35,12 +35,11 @@ std::vector<RankGroup> groups_of(const RankBackendSetup& setup) {
 // A rank on its own GPU: its communicators first, so that they outlive the backend.
 class CudaRankBackend final : public RankBackend {
  public:
-  CudaRankBackend(NcclIdRegistry& ids, RankBackendSetup setup, std::int64_t vocab,
-                  std::uint64_t seed)
-      : comms_(ids, setup.rank, groups_of(setup), peers_of(setup), static_cast<int>(setup.rank)),
+  CudaRankBackend(NcclIdSource& ids, RankBackendSetup setup, std::int64_t vocab, std::uint64_t seed,
+                  int device)
+      : comms_(ids, setup.rank, groups_of(setup), peers_of(setup), device),
         backend_(setup.rank, setup.tp_group, setup.dp_group,
-                 CudaBackendOptions{std::move(setup.batches), vocab, seed,
-                                    static_cast<int>(setup.rank), &comms_}) {
+                 CudaBackendOptions{std::move(setup.batches), vocab, seed, device, &comms_}) {
     for (auto& [group, ranks] : setup.groups)
       backend_.bind(group, std::move(ranks));
   }
@@ -73,9 +72,34 @@ BackendComparison check_cuda_against_cpu(const Scenario& scenario, std::uint64_t
   }
   NcclIdRegistry ids;  // shared by the rank threads for this run only
   const RankBackendFactory make_rank = [&](RankBackendSetup setup) -> std::unique_ptr<RankBackend> {
-    return std::make_unique<CudaRankBackend>(ids, std::move(setup), scenario.model.vocab, seed);
+    const int device = static_cast<int>(setup.rank);
+    return std::make_unique<CudaRankBackend>(ids, std::move(setup), scenario.model.vocab, seed,
+                                             device);
   };
   return compare_with_cpu(scenario.model, scenario.parallel, scenario.training, seed, make_rank);
+}
+
+BackendComparison check_cuda_rank_against_cpu(const Scenario& scenario, std::uint64_t seed,
+                                              const ProcessRank& process, NcclIdSource& ids) {
+  const std::int64_t world = RankLayout(scenario.parallel).world_size();
+  if (process.world_size != world) {
+    throw Infeasible(
+        fmt::format("the cuda check runs one process per rank: '{}' has {} ranks and "
+                    "{} processes were started (mpirun -np {})",
+                    scenario.name, world, process.world_size, world));
+  }
+  std::string why;
+  const int gpus = gpu_count(why);
+  if (process.device >= gpus) {
+    throw Infeasible(fmt::format("rank {} would run on GPU {} of its node, which has {} GPUs{}{}",
+                                 process.rank, process.device, gpus, why.empty() ? "" : ": ", why));
+  }
+  const RankBackendFactory make_rank = [&](RankBackendSetup setup) -> std::unique_ptr<RankBackend> {
+    return std::make_unique<CudaRankBackend>(ids, std::move(setup), scenario.model.vocab, seed,
+                                             process.device);
+  };
+  return compare_with_cpu(scenario.model, scenario.parallel, scenario.training, seed, make_rank,
+                          process.rank);
 }
 
 }  // namespace trainsim::cuda

@@ -37,19 +37,26 @@ std::string_view comm_group_name(CommGroup group) {
   return kNames[static_cast<std::size_t>(group)];
 }
 
-NcclUniqueId NcclIdRegistry::id_for(const std::string& key) {
-  const std::lock_guard lock(mutex_);
-  const auto found = ids_.find(key);
-  if (found != ids_.end()) return found->second;
+NcclUniqueId new_nccl_unique_id() {
   ncclUniqueId id{};
   check(ncclGetUniqueId(&id), "ncclGetUniqueId");
   NcclUniqueId bytes{};
   std::memcpy(bytes.data(), &id, bytes.size());
-  ids_.emplace(key, bytes);
   return bytes;
 }
 
-NcclCommunicators::NcclCommunicators(NcclIdRegistry& ids, std::int64_t rank,
+std::vector<NcclUniqueId> NcclIdRegistry::ids_for(std::span<const NcclIdRequest> requests) {
+  const std::lock_guard lock(mutex_);
+  std::vector<NcclUniqueId> ids;
+  for (const NcclIdRequest& r : requests) {
+    const auto found = ids_.find(r.key);
+    ids.push_back(found != ids_.end() ? found->second
+                                      : ids_.emplace(r.key, new_nccl_unique_id()).first->second);
+  }
+  return ids;
+}
+
+NcclCommunicators::NcclCommunicators(NcclIdSource& ids, std::int64_t rank,
                                      std::span<const RankGroup> groups,
                                      std::span<const std::int64_t> peers, int device)
     : device_(device) {
@@ -73,12 +80,15 @@ NcclCommunicators::NcclCommunicators(NcclIdRegistry& ids, std::int64_t rank,
     pending.push_back({fmt::format("p2p:{}>{}", rank, peer), 2, 0, &to_[peer]});
     pending.push_back({fmt::format("p2p:{}>{}", peer, rank), 2, 1, &from_[peer]});
   }
-  // The ids first (the registry's lock is not held across NCCL's blocking init).
+  // The ids first, all at once (the registry's lock is not held across NCCL's blocking init;
+  // the MPI exchange is one collective per process).
+  std::vector<NcclIdRequest> requests;
+  for (const Pending& p : pending)
+    requests.push_back({p.key, p.position == 0});
+  const std::vector<NcclUniqueId> bytes = ids.ids_for(requests);
   std::vector<ncclUniqueId> unique(pending.size());
-  for (std::size_t i = 0; i < pending.size(); ++i) {
-    const NcclUniqueId bytes = ids.id_for(pending[i].key);
-    std::memcpy(&unique[i], bytes.data(), bytes.size());
-  }
+  for (std::size_t i = 0; i < pending.size(); ++i)
+    std::memcpy(&unique[i], bytes[i].data(), bytes[i].size());
   const cudaError_t set = cudaSetDevice(device);
   throw_if_failed(static_cast<int>(set), "cudaSetDevice", cudaGetErrorString(set));
   // Inside one group: every communicator of this rank is created at once, so the order in

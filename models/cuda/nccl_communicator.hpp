@@ -1,10 +1,11 @@
 #pragma once
 // The NCCL communicators of one rank: one per CommGroup with more than one member (the groups
 // the cpu backend's communicator runs over, as the launcher binds them) and, with pipeline
-// parallelism, one per direction to each neighbouring stage. Ranks are threads of one
-// process, one GPU each; the unique ids that join a group's members are made once per group
-// by an NcclIdRegistry the launcher owns and hands to every rank (no global state). Across
-// nodes (one process per GPU, an MPI bootstrap of the ids) is not built yet.
+// parallelism, one per direction to each neighbouring stage. The unique ids that join a
+// group's members come from an NcclIdSource the launcher owns and hands to every rank (no
+// global state): with ranks as threads of one process, an NcclIdRegistry (made once per key,
+// shared in memory); with one process per GPU started by MPI, an MpiNcclIds (mpi_nccl_ids.hpp:
+// the group's first member makes the id, an all-gather hands it to the others).
 //
 // NCCL types stay out of this header (ncclComm_t is a pointer to an opaque struct), so that
 // the cuda backend's header needs no NCCL headers either.
@@ -33,11 +34,30 @@ std::string_view comm_group_name(CommGroup group);
 /// The bytes of an ncclUniqueId (NCCL_UNIQUE_ID_BYTES).
 using NcclUniqueId = std::array<char, 128>;
 
-/// The unique ids of a run's communicators, made once per key and shared by the rank threads.
-class NcclIdRegistry {
+/// A fresh id (ncclGetUniqueId).
+NcclUniqueId new_nccl_unique_id();
+
+/// A communicator whose id a rank needs: its key (the same on every member) and whether this
+/// rank is its first member (the one that makes the id where ids cross processes).
+struct NcclIdRequest {
+  std::string key;
+  bool first = false;
+};
+
+/// Where a rank's communicator ids come from.
+class NcclIdSource {
  public:
-  /// The id of the communicator named `key`: made (ncclGetUniqueId) by the first caller.
-  NcclUniqueId id_for(const std::string& key);
+  virtual ~NcclIdSource() = default;
+  /// The ids of one rank's communicators, in the order of `requests`; called once per rank
+  /// (with MPI: by every process, collectively).
+  virtual std::vector<NcclUniqueId> ids_for(std::span<const NcclIdRequest> requests) = 0;
+};
+
+/// The unique ids of a run whose ranks are threads of one process: made once per key
+/// (ncclGetUniqueId, by the first thread asking) and shared in memory.
+class NcclIdRegistry final : public NcclIdSource {
+ public:
+  std::vector<NcclUniqueId> ids_for(std::span<const NcclIdRequest> requests) override;
 
  private:
   std::mutex mutex_;
@@ -57,7 +77,7 @@ class NcclCommunicators {
   /// (one thread per rank), or this blocks. Groups of one get none. `peers` are the pipeline
   /// neighbours (each once; symmetric: a peer lists this rank too): two communicators each,
   /// one per direction.
-  NcclCommunicators(NcclIdRegistry& ids, std::int64_t rank, std::span<const RankGroup> groups,
+  NcclCommunicators(NcclIdSource& ids, std::int64_t rank, std::span<const RankGroup> groups,
                     std::span<const std::int64_t> peers, int device);
   ~NcclCommunicators();
   NcclCommunicators(const NcclCommunicators&) = delete;

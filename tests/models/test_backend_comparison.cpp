@@ -4,8 +4,12 @@
 // initial value (the comparison must see it).
 #include <doctest/doctest.h>
 
+#include <exception>
 #include <memory>
+#include <stdexcept>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "equivalence_asserts.hpp"
 #include "models/cpu_backend.hpp"
@@ -85,6 +89,51 @@ TEST_CASE("compare_with_cpu: a perturbed initial value on the other side is seen
   const BackendComparison c =
       compare_with_cpu(tiny(), plan, test::training_spec(4, 2), 3, cpu_ranks(comm, 0.5));
   CHECK(c.max_error > 1e-3);
+}
+
+// One process per rank (MPI), played by threads: each calls compare_with_cpu for its own rank,
+// the compared side's ranks meeting through one shared communicator as they would through NCCL.
+std::vector<BackendComparison> compare_one_rank_each(const ParallelPlan& plan,
+                                                     const std::vector<double>& deltas) {
+  CpuCommunicator comm;
+  std::vector<BackendComparison> out(deltas.size());
+  std::vector<std::exception_ptr> errors(deltas.size());
+  {
+    std::vector<std::jthread> processes;
+    for (std::size_t r = 0; r < deltas.size(); ++r) {
+      processes.emplace_back([&, r] {
+        try {
+          out[r] = compare_with_cpu(tiny(), plan, test::training_spec(4, 2), 3,
+                                    cpu_ranks(comm, deltas[r]), static_cast<std::int64_t>(r));
+        } catch (...) {
+          errors[r] = std::current_exception();
+        }
+      });
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
+  return out;
+}
+
+TEST_CASE("compare_with_cpu: one rank per caller (a process per GPU) compares that rank alone") {
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  const std::vector<BackendComparison> same = compare_one_rank_each(plan, {0.0, 0.0});
+  for (std::size_t r = 0; r < same.size(); ++r) {
+    CHECK(same[r].ranks == 2);
+    CHECK(same[r].rank == static_cast<std::int64_t>(r));
+    CHECK(same[r].loss_cpu > 0.0);
+    CHECK(same[r].loss_other == same[r].loss_cpu);
+    CHECK(same[r].max_error == 0.0);
+  }
+  // Rank 1's initial values perturbed: its own comparison sees it.
+  const std::vector<BackendComparison> perturbed = compare_one_rank_each(plan, {0.0, 0.5});
+  CHECK(perturbed[1].max_error > 1e-3);
+  CpuCommunicator comm;
+  CHECK_THROWS_WITH_AS(
+      compare_with_cpu(tiny(), plan, test::training_spec(4, 2), 3, cpu_ranks(comm, 0.0), 2),
+      "compare_with_cpu: rank 2 is outside the plan's 2 ranks", std::invalid_argument);
 }
 
 }  // namespace
