@@ -3,7 +3,6 @@
 // relative error (max |cuda − cpu| / max |cpu| per tensor) well under 1e-3 in fp32, under
 // 1e-2 in bf16; never NaN. Inputs are random normals, never zeros; bf16 inputs are rounded
 // on the GPU first and the cpu computes on the rounded values. Exits 77 without a GPU.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -410,14 +409,3 @@ TEST_CASE("one GPT layer forward and backward on one rank, bf16") {
 
 }  // namespace
 }  // namespace trainsim
-
-int main(int argc, char** argv) {
-  constexpr int kExitNoGpu = 77;  // ctest: skipped
-  std::string why;
-  if (!trainsim::cuda::gpu_available(why)) {
-    std::printf("skipped: no usable CUDA GPU (%s)\n", why.c_str());
-    return kExitNoGpu;
-  }
-  doctest::Context context(argc, argv);
-  return context.run();
-}

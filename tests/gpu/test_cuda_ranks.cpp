@@ -2,7 +2,6 @@
 // same ranks on the cpu backend (fp64): loss, every gradient and every parameter after Adam
 // within issue 6's tolerances (relative to max |cpu| per tensor: fp32 < 1e-3, bf16 < 1e-2).
 // TP 2 and DP 2 (ZeRO 1) on 2 GPUs, TP 2 x DP 2 on 4. Exits 77 (skipped) with fewer than 2.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
 #include <cstdio>
@@ -74,16 +73,3 @@ TEST_CASE("TP 2 x DP 2 on 4 GPUs equals cpu, fp32 and bf16") {
 
 }  // namespace
 }  // namespace trainsim
-
-int main(int argc, char** argv) {
-  constexpr int kExitSkipped = 77;  // ctest: skipped
-  std::string why;
-  const int gpus = trainsim::cuda::gpu_count(why);
-  if (gpus < 2) {
-    std::printf("skipped: needs 2 GPUs, found %d%s%s\n", gpus, why.empty() ? "" : ": ",
-                why.c_str());
-    return kExitSkipped;
-  }
-  doctest::Context context(argc, argv);
-  return context.run();
-}

@@ -3,7 +3,6 @@
 // all-gather, reduce-scatter, broadcast, reduce, the ZeRO flat and shard variants with
 // padding, and pipeline send / recv. Values are small integers times 0.5, exact in fp32, so
 // equality is exact. Exits 77 (skipped) with fewer than 2 GPUs: NCCL runs one rank per GPU.
-#define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -212,16 +211,3 @@ TEST_CASE("NCCL collectives of the cuda backend on two GPUs match backend.hpp") 
 
 }  // namespace
 }  // namespace trainsim
-
-int main(int argc, char** argv) {
-  constexpr int kExitSkipped = 77;  // ctest: skipped
-  std::string why;
-  const int gpus = trainsim::cuda::gpu_count(why);
-  if (gpus < 2) {
-    std::printf("skipped: needs 2 GPUs, found %d%s%s\n", gpus, why.empty() ? "" : ": ",
-                why.c_str());
-    return kExitSkipped;
-  }
-  doctest::Context context(argc, argv);
-  return context.run();
-}
