@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/cuda/cublas_library.hpp"
 #include "models/cuda/cuda_error.hpp"
 #include "models/cuda/kernels.hpp"
 
@@ -26,8 +27,9 @@ namespace k = kernels;
 void check(cudaError_t status, std::string_view call) {
   throw_if_failed(static_cast<int>(status), call, cudaGetErrorString(status));
 }
-void check(cublasStatus_t status, std::string_view call) {
-  throw_if_failed(static_cast<int>(status), call, cublasGetStatusString(status));
+void check(const CublasLibrary& blas, cublasStatus_t status, std::string_view call) {
+  if (status == CUBLAS_STATUS_SUCCESS) return;
+  throw_if_failed(static_cast<int>(status), call, blas.status_string(status));
 }
 void check(ncclResult_t status, std::string_view call) {
   throw_if_failed(static_cast<int>(status), call, ncclGetErrorString(status));
@@ -47,7 +49,6 @@ ncclDataType_t nccl_type(DType t) {
   }
   return ncclFloat32;
 }
-
 
 // Device memory of one tensor from the stream-ordered pool; freed on the compute stream once
 // the last handle goes (the executor drops a tensor only after joining the streams that used
@@ -199,6 +200,7 @@ struct CudaBackend::Impl {
   CudaBackendOptions options;
   std::array<std::vector<std::int64_t>, kCommGroupCount> groups;
   std::array<cudaStream_t, program::kStreamCount> streams{};
+  CublasLibrary blas;  // opened here: see cublas_library.hpp
   cublasHandle_t cublas = nullptr;
   program::Tag tag;
   std::uint64_t dropout_counter = 0;
@@ -377,10 +379,11 @@ struct CudaBackend::Impl {
     const float beta_f = static_cast<float>(beta);
     const void* alpha_p = a.dtype == DType::fp64 ? static_cast<const void*>(&alpha) : &alpha_f;
     const void* beta_p = a.dtype == DType::fp64 ? static_cast<const void*>(&beta) : &beta_f;
-    check(cublasSetStream(cublas, cs()), "cublasSetStream");
+    check(blas, blas.set_stream(cublas, cs()), "cublasSetStream");
     // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ, and a row-major matrix
     // is its transpose in column-major: so B goes first and the transposes carry over.
-    check(cublasGemmStridedBatchedEx(
+    check(blas,
+          blas.gemm_strided_batched_ex(
               cublas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
               as_int(n, "n"), as_int(m, "m"), as_int(kk, "k"), alpha_p, b.data, cuda_type(b.dtype),
               as_int(b.ld, "ldb"), b.stride, a.data, cuda_type(a.dtype), as_int(a.ld, "lda"),
@@ -438,7 +441,7 @@ CudaBackend::CudaBackend(std::int64_t rank, std::vector<std::int64_t> tp_group,
         "cudaMemPoolSetAttribute");
   for (cudaStream_t& s : impl_->streams)
     check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
-  check(cublasCreate(&impl_->cublas), "cublasCreate");
+  check(impl_->blas, impl_->blas.create(&impl_->cublas), "cublasCreate");
   check(cudaHostAlloc(reinterpret_cast<void**>(&impl_->gate), sizeof(int), cudaHostAllocMapped),
         "cudaHostAlloc");
   *impl_->gate = 1;
@@ -455,7 +458,7 @@ CudaBackend::~CudaBackend() {
   }
   if (impl_->begin_event != nullptr) cudaEventDestroy(impl_->begin_event);
   cudaFreeHost(impl_->gate);
-  cublasDestroy(impl_->cublas);
+  impl_->blas.destroy(impl_->cublas);
   for (cudaStream_t s : impl_->streams)
     cudaStreamDestroy(s);
 }
