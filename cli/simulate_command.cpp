@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "cli/keep_until_exit.hpp"
 #include "inputs/parameters.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
@@ -41,7 +42,7 @@ void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
   sim::ReplayOptions replay;
   replay.record_memory_timeline = !options.trace.empty();  // the trace's memory counters
-  const reports::ScenarioRun run = reports::run_scenario_file(
+  reports::ScenarioRun run = reports::run_scenario_file(
       options.scenario,
       options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
@@ -55,6 +56,8 @@ void run_simulate(const SimulateOptions& options) {
       reports::write_chrome_trace(out, run.program, run.result);
     });
   }
+  std::cout.flush();
+  keep_until_exit(std::move(run));  // the exit frees it faster than its destructors would
 }
 
 }  // namespace

@@ -446,6 +446,40 @@ TEST_CASE("malformed programs throw InvalidProgram") {
   CHECK_THROWS_AS(replay(d.program(), hw), InvalidProgram);
 }
 
+TEST_CASE("buffer ids: double allocations and stray frees are refused, small ids and large alike") {
+  // Ids below the rank's op count take the index's flat table, others its map: both must
+  // refuse the same Programs and account the same bytes.
+  const auto hw = test::small_profile();
+  for (const program::BufferId id :
+       {program::BufferId{1}, program::BufferId{1'000'000'007}, program::BufferId{-3}}) {
+    CAPTURE(id);
+    ProgramBuilder twice(1);
+    twice.add(0, Alloc{id, Bytes::of(10), MemoryCategory::activations});
+    twice.add(0, Alloc{id, Bytes::of(10), MemoryCategory::activations});
+    CHECK_THROWS_WITH_AS(replay(twice.program(), hw),
+                         doctest::Contains("allocated twice without a free"), InvalidProgram);
+    ProgramBuilder freed_twice(1);
+    freed_twice.add(0, Alloc{id, Bytes::of(10), MemoryCategory::activations});
+    freed_twice.add(0, Free{id});
+    freed_twice.add(0, Free{id});
+    CHECK_THROWS_WITH_AS(replay(freed_twice.program(), hw),
+                         doctest::Contains("that is not allocated"), InvalidProgram);
+    // Freed, the id can be allocated again; the peak is the larger of the two lives.
+    ProgramBuilder reused(1);
+    reused.add(0, Alloc{id, Bytes::of(10), MemoryCategory::activations});
+    reused.add(0, gemm(128, 128, 128));
+    reused.add(0, Free{id});
+    reused.add(0, Alloc{id, Bytes::of(30), MemoryCategory::temporaries});
+    reused.add(0, gemm(128, 128, 128));
+    reused.add(0, Free{id});
+    const SimulationResult r = replay(reused.program(), hw);
+    REQUIRE(r.memory.size() == 1);
+    CHECK(r.memory[0].peak == Bytes::of(30));
+    CHECK(r.memory[0].at_peak[static_cast<std::size_t>(MemoryCategory::temporaries)] ==
+          Bytes::of(30));
+  }
+}
+
 namespace {
 program::Program mixed_program() {
   ProgramBuilder b(8);
