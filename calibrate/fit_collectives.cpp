@@ -36,21 +36,16 @@ void check_group(const RawMeasurement& row, Tier tier, const hw::HardwareProfile
   }
 }
 
-/// A row's modelled time split into its parts that do not depend on the fitted figures: hop
-/// latencies and the flows' time at full link speed (T1).
-struct RowModel {
-  double hops = 0.0;
-  double full_speed = 0.0;
-};
-
 class RowModeller {
  public:
   explicit RowModeller(const hw::HardwareProfile& profile) : unit_(profile) {
     unit_.collectives.base_latency = Time::zero();
     unit_.collectives.intra_node_efficiency = hw::EfficiencyCurve::constant(1.0);
     unit_.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(1.0);
+    unit_.collectives.intra_node_efficiency_by_group_size.clear();
+    unit_.collectives.inter_node_efficiency_by_group_size.clear();
   }
-  RowModel operator()(const RawMeasurement& row) {
+  LinkTimes operator()(const RawMeasurement& row) {
     const program::CollectiveKind kind = *collective_kind(row.benchmark);
     auto it = topologies_.find(row.group_size);
     if (it == topologies_.end()) {
@@ -61,7 +56,7 @@ class RowModeller {
     }
     sim::Topology& topology = it->second;
     const std::vector<std::int32_t> gpus = first_gpus(row.group_size);
-    RowModel m;
+    LinkTimes m;
     m.hops =
         sim::collective_latency(kind, row.group_size, sim::nodes_spanned(gpus, topology), unit_)
             .seconds();
@@ -75,7 +70,43 @@ class RowModeller {
   std::map<std::int64_t, sim::Topology> topologies_;
 };
 
+std::string curve_text(const std::vector<hw::EfficiencyCurve::Point>& points) {
+  return fmt::format(
+      "{} curve points, {:.4f} at {} to {:.4f} at {}", points.size(), points.front().efficiency,
+      Bytes::of(static_cast<std::int64_t>(points.front().size)), points.back().efficiency,
+      Bytes::of(static_cast<std::int64_t>(points.back().size)));
+}
+
 }  // namespace
+
+double latency_at_smallest(const std::vector<const RawMeasurement*>& rows,
+                           const std::vector<LinkTimes>& parts) {
+  std::int64_t smallest = rows.front()->bytes.count();
+  for (const RawMeasurement* r : rows)
+    smallest = std::min(smallest, r->bytes.count());
+  std::vector<double> alphas;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i]->bytes.count() != smallest) continue;
+    alphas.push_back(rows[i]->time.seconds() - parts[i].hops - parts[i].full_speed);
+  }
+  return std::max(0.0, median(alphas));
+}
+
+std::vector<hw::EfficiencyCurve::Point> efficiency_points(
+    const std::vector<const RawMeasurement*>& rows, const std::vector<LinkTimes>& parts,
+    double alpha) {
+  std::map<std::int64_t, std::vector<double>> by_size;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double t = rows[i]->time.seconds();
+    const double bandwidth_time = t - alpha - parts[i].hops;
+    if (bandwidth_time < kMinBandwidthShare * t || parts[i].full_speed <= 0.0) continue;
+    by_size[rows[i]->bytes.count()].push_back(parts[i].full_speed / bandwidth_time);
+  }
+  std::vector<hw::EfficiencyCurve::Point> points;
+  for (const auto& [size, values] : by_size)
+    points.push_back({static_cast<double>(size), std::min(1.0, median(values))});
+  return points;
+}
 
 Time predict_collective_row(const RawMeasurement& row, const hw::HardwareProfile& profile) {
   sim::Topology topology(profile, static_cast<std::int32_t>(row.group_size));
@@ -92,49 +123,73 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
   if (split.fit.empty()) throw Infeasible(fmt::format("{} fit: no fitting rows", what));
 
   RowModeller modeller(profile);
-  std::vector<RowModel> models;
+  std::vector<LinkTimes> models;
   for (const RawMeasurement* r : split.fit)
     models.push_back(modeller(*r));
 
   FitSummary s;
   s.what = what;
   if (tier == Tier::intra_node) {
-    // α where the bandwidth term vanishes: the smallest size measured.
-    std::int64_t smallest = split.fit.front()->bytes.count();
-    for (const RawMeasurement* r : split.fit)
-      smallest = std::min(smallest, r->bytes.count());
-    std::vector<double> alphas;
-    for (std::size_t i = 0; i < split.fit.size(); ++i) {
-      if (split.fit[i]->bytes.count() != smallest) continue;
-      alphas.push_back(split.fit[i]->time.seconds() - models[i].hops - models[i].full_speed);
-    }
-    profile.collectives.base_latency = Time::from_seconds(std::max(0.0, median(alphas)));
+    profile.collectives.base_latency = Time::from_seconds(latency_at_smallest(split.fit, models));
     s.fields.push_back("collectives.base_latency");
   }
   const double alpha = profile.collectives.base_latency.seconds();
 
-  std::map<std::int64_t, std::vector<double>> by_size;
-  for (std::size_t i = 0; i < split.fit.size(); ++i) {
-    const double t = split.fit[i]->time.seconds();
-    const double bandwidth_time = t - alpha - models[i].hops;
-    if (bandwidth_time < kMinBandwidthShare * t || models[i].full_speed <= 0.0) continue;
-    by_size[split.fit[i]->bytes.count()].push_back(models[i].full_speed / bandwidth_time);
-  }
-  if (by_size.empty()) {
+  const std::vector<hw::EfficiencyCurve::Point> points =
+      efficiency_points(split.fit, models, alpha);
+  if (points.empty()) {
     throw Infeasible(fmt::format(
         "{} fit: no size where bandwidth time is {:.0f} % or more of the measured time; measure "
         "larger messages",
         what, kMinBandwidthShare * 100.0));
   }
-  std::vector<hw::EfficiencyCurve::Point> points;
-  for (const auto& [size, values] : by_size) {
-    points.push_back({static_cast<double>(size), std::min(1.0, median(values))});
-  }
-  (tier == Tier::intra_node ? profile.collectives.intra_node_efficiency
-                            : profile.collectives.inter_node_efficiency) =
+  const bool inter = tier == Tier::inter_node;
+  (inter ? profile.collectives.inter_node_efficiency : profile.collectives.intra_node_efficiency) =
       hw::EfficiencyCurve(points);
-  s.fields.push_back(tier == Tier::intra_node ? "collectives.intra_node_efficiency"
-                                              : "collectives.inter_node_efficiency");
+  s.fields.push_back(inter ? "collectives.inter_node_efficiency"
+                           : "collectives.intra_node_efficiency");
+
+  // One curve per group size when the rows tell sizes apart: NCCL's channels and algorithm
+  // change with the group, which one curve for all sizes averages away.
+  std::map<std::int64_t, std::pair<std::vector<const RawMeasurement*>, std::vector<LinkTimes>>>
+      by_group;
+  for (std::size_t i = 0; i < split.fit.size(); ++i) {
+    auto& [group_rows, group_models] = by_group[split.fit[i]->group_size];
+    group_rows.push_back(split.fit[i]);
+    group_models.push_back(models[i]);
+  }
+  auto& by_group_size = inter ? profile.collectives.inter_node_efficiency_by_group_size
+                              : profile.collectives.intra_node_efficiency_by_group_size;
+  if (by_group.size() <= 1 && !by_group_size.empty()) {
+    // One group size measured: the tier's curve is its curve; the base's per-size curves
+    // would override it, so they go (the writer drops the field).
+    by_group_size.clear();
+    s.fields.push_back(inter ? "collectives.inter_node_efficiency_by_group_size"
+                             : "collectives.intra_node_efficiency_by_group_size");
+  }
+  if (by_group.size() > 1) {
+    by_group_size.clear();
+    for (const auto& [group_size, group] : by_group) {
+      const auto group_points = efficiency_points(group.first, group.second, alpha);
+      if (!group_points.empty()) by_group_size.emplace(group_size, group_points);
+    }
+    s.fields.push_back(inter ? "collectives.inter_node_efficiency_by_group_size"
+                             : "collectives.intra_node_efficiency_by_group_size");
+    for (const auto& [group_size, curve] : by_group_size) {
+      FitSummary part;
+      part.what = fmt::format("{} GPUs", group_size);
+      part.fitted_rows = by_group[group_size].first.size();
+      std::vector<const RawMeasurement*> held_out;
+      for (const RawMeasurement* r : split.held_out) {
+        if (r->group_size == group_size) held_out.push_back(r);
+      }
+      part.held_out = held_out_errors(held_out, [&profile](const RawMeasurement& r) {
+        return predict_collective_row(r, profile).seconds();
+      });
+      part.values = curve_text(curve.points());
+      s.parts.push_back(std::move(part));
+    }
+  }
 
   std::int64_t size_lo = rows.front()->bytes.count();
   std::int64_t size_hi = size_lo;
@@ -156,12 +211,12 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
   s.ranges = fmt::format("{}; sizes {} to {}; groups of {} to {} GPUs", fmt::join(kinds, ", "),
                          Bytes::of(size_lo), Bytes::of(size_hi), group_lo, group_hi);
   s.values = fmt::format(
-      "{}{} curve points, {:.4f} at {} to {:.4f} at {}",
+      "{}{}{}",
       tier == Tier::intra_node ? fmt::format("base_latency {}, ", profile.collectives.base_latency)
                                : std::string(),
-      points.size(), points.front().efficiency,
-      Bytes::of(static_cast<std::int64_t>(points.front().size)), points.back().efficiency,
-      Bytes::of(static_cast<std::int64_t>(points.back().size)));
+      curve_text(points),
+      by_group_size.empty() ? std::string()
+                            : fmt::format("; curves for {} group sizes", by_group_size.size()));
   return s;
 }
 

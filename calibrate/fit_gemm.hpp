@@ -20,9 +20,12 @@ namespace trainsim::calibrate {
 inline constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kCandidateTiles{
     {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64}}};
 
-/// Fits gpu.gemm.max_efficiency and gpu.gemm.tile into `profile` from gemm rows. Call after
-/// fit_memory: the model's HBM floor and launch overhead use the profile's figures. Throws
-/// Infeasible with fewer than two fitting rows.
+/// Fits gpu.gemm.max_efficiency and gpu.gemm.tile into `profile` from gemm rows. With rows of
+/// more than one dtype, each dtype gets its own max_efficiency (gpu.gemm.max_efficiency_by_dtype)
+/// and the tile minimises their summed error; the scalar is then the best single figure over
+/// all rows, for dtypes not measured. Call after fit_memory: the model's HBM floor and launch
+/// overhead use the profile's figures. Throws Infeasible with fewer than two fitting rows of
+/// any dtype.
 FitSummary fit_gemm(const std::vector<const RawMeasurement*>& rows, hw::HardwareProfile& profile);
 
 /// The simulator's time for the GEMM of a gemm or gemm_during_collective row, alone.

@@ -6,6 +6,7 @@
 #include "calibrate/fit_gemm.hpp"
 #include "calibrate/fit_interference.hpp"
 #include "calibrate/fit_memory.hpp"
+#include "calibrate/fit_p2p.hpp"
 #include "models/errors.hpp"
 
 namespace trainsim::calibrate {
@@ -19,7 +20,7 @@ ProfileFit fit_profile(const RawMeasurements& raw, const hw::HardwareProfile& ba
   std::vector<const RawMeasurement*> intra;
   std::vector<const RawMeasurement*> inter;
   std::vector<const RawMeasurement*> interference;
-  std::size_t send_recv = 0;
+  std::vector<const RawMeasurement*> send_recv;
   for (const RawMeasurement& r : raw.rows) {
     if (!r.verified) {
       ++result.unverified_rows;
@@ -38,7 +39,7 @@ ProfileFit fit_profile(const RawMeasurements& raw, const hw::HardwareProfile& ba
         interference.push_back(&r);
         break;
       case Benchmark::send_recv:
-        ++send_recv;
+        send_recv.push_back(&r);
         break;
       default:
         (r.tier == Tier::intra_node ? intra : inter).push_back(&r);
@@ -49,17 +50,12 @@ ProfileFit fit_profile(const RawMeasurements& raw, const hw::HardwareProfile& ba
     result.notes.push_back(
         fmt::format("{} rows with verified = no left out of every fit", result.unverified_rows));
   }
-  if (send_recv > 0) {
-    result.notes.push_back(fmt::format(
-        "{} send_recv rows not fitted: the profile has no point-to-point curve (the replay "
-        "times transfers with the tier's collective curve)",
-        send_recv));
-  }
   hw::HardwareProfile& p = result.profile;
   if (!memory.empty()) result.fits.push_back(fit_memory(memory, p));
   if (!gemm.empty()) result.fits.push_back(fit_gemm(gemm, p));
   if (!intra.empty()) result.fits.push_back(fit_collectives(intra, Tier::intra_node, p));
   if (!inter.empty()) result.fits.push_back(fit_collectives(inter, Tier::inter_node, p));
+  if (!send_recv.empty()) result.fits.push_back(fit_p2p(send_recv, p));
   if (!interference.empty()) {
     if (gemm.empty()) {
       result.notes.push_back(

@@ -45,6 +45,9 @@ struct FitSummary {
   std::string values;               ///< the fitted figures, as written to the profile
   std::vector<std::string> fields;  ///< profile field paths replaced
   std::string holdout_rule = "every 5th row held out";
+  /// Figures fitted per subset of the rows (one group size, one dtype): their own values and
+  /// held-out errors, on the held-out rows of the subset; no fields of their own.
+  std::vector<FitSummary> parts;
 };
 
 /// Median of `values` (the mean of the middle two for an even count); 0 for none.

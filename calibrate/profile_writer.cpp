@@ -28,13 +28,36 @@ YAML::Node curve_node(const hw::EfficiencyCurve& curve) {
   return node;
 }
 
-void set_field(YAML::Node root, const std::string& path, const hw::HardwareProfile& p) {
+YAML::Node curves_node(const std::map<std::int64_t, hw::EfficiencyCurve>& by_group_size) {
+  YAML::Node node(YAML::NodeType::Map);
+  for (const auto& [group_size, curve] : by_group_size)
+    node[std::to_string(group_size)] = curve_node(curve);
+  return node;
+}
+
+/// Writes field `path` of `p` into `root`; false when the fitted profile has no such field
+/// (an emptied map), which the caller removes.
+bool set_field(YAML::Node root, const std::string& path, const hw::HardwareProfile& p) {
+  const auto& c = p.collectives;
+  if (path == "gpu.gemm.max_efficiency_by_dtype" && p.gpu.gemm.max_efficiency_by_dtype.empty())
+    return false;
+  if (path == "collectives.intra_node_efficiency_by_group_size" &&
+      c.intra_node_efficiency_by_group_size.empty())
+    return false;
+  if (path == "collectives.inter_node_efficiency_by_group_size" &&
+      c.inter_node_efficiency_by_group_size.empty())
+    return false;
   if (path == "gpu.memory_efficiency") {
     root["gpu"]["memory_efficiency"] = fraction(p.gpu.memory_efficiency);
   } else if (path == "gpu.kernel_launch") {
     root["gpu"]["kernel_launch"] = microseconds(p.gpu.kernel_launch);
   } else if (path == "gpu.gemm.max_efficiency") {
     root["gpu"]["gemm"]["max_efficiency"] = fraction(p.gpu.gemm.max_efficiency);
+  } else if (path == "gpu.gemm.max_efficiency_by_dtype") {
+    YAML::Node by_dtype(YAML::NodeType::Map);
+    for (const auto& [dtype, efficiency] : p.gpu.gemm.max_efficiency_by_dtype)
+      by_dtype[std::string(to_string(dtype))] = fraction(efficiency);
+    root["gpu"]["gemm"]["max_efficiency_by_dtype"] = by_dtype;
   } else if (path == "gpu.gemm.tile") {
     YAML::Node tile(YAML::NodeType::Sequence);
     tile.push_back(p.gpu.gemm.tile_m);
@@ -47,11 +70,26 @@ void set_field(YAML::Node root, const std::string& path, const hw::HardwareProfi
     root["collectives"]["intra_node_efficiency"] = curve_node(p.collectives.intra_node_efficiency);
   } else if (path == "collectives.inter_node_efficiency") {
     root["collectives"]["inter_node_efficiency"] = curve_node(p.collectives.inter_node_efficiency);
+  } else if (path == "collectives.intra_node_efficiency_by_group_size") {
+    root["collectives"]["intra_node_efficiency_by_group_size"] =
+        curves_node(p.collectives.intra_node_efficiency_by_group_size);
+  } else if (path == "collectives.inter_node_efficiency_by_group_size") {
+    root["collectives"]["inter_node_efficiency_by_group_size"] =
+        curves_node(p.collectives.inter_node_efficiency_by_group_size);
+  } else if (path == "collectives.p2p.base_latency" && c.p2p.base_latency) {
+    root["collectives"]["p2p"]["base_latency"] = microseconds(*p.collectives.p2p.base_latency);
+  } else if (path == "collectives.p2p.intra_node_efficiency") {
+    root["collectives"]["p2p"]["intra_node_efficiency"] =
+        curve_node(p.collectives.p2p.intra_node_efficiency);
+  } else if (path == "collectives.p2p.inter_node_efficiency") {
+    root["collectives"]["p2p"]["inter_node_efficiency"] =
+        curve_node(p.collectives.p2p.inter_node_efficiency);
   } else if (path == "interference.compute_slowdown_during_comm") {
     root["interference"]["compute_slowdown_during_comm"] = fraction(p.compute_slowdown_during_comm);
   } else {
     throw std::logic_error("fitted_profile_yaml: no writer for field " + path);
   }
+  return true;
 }
 
 std::string environment_text(const MeasurementSource& source) {
@@ -82,9 +120,25 @@ std::string fitted_profile_yaml(const std::filesystem::path& base_file, const Pr
         source, s.fitted_rows + s.held_out.rows, s.what, environment_text(measurements), s.ranges,
         s.values, s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.held_out.rows,
         s.holdout_rule);
+    std::string parts;
+    for (const FitSummary& part : s.parts) {
+      parts += fmt::format("; {}: {}, held-out median {:.2f} %, p90 {:.2f} % ({} rows)", part.what,
+                           part.values, part.held_out.median * 100.0, part.held_out.p90 * 100.0,
+                           part.held_out.rows);
+    }
     for (const std::string& field : s.fields) {
-      set_field(root, field, fit.profile);
-      root["provenance"][field] = provenance;
+      if (set_field(root, field, fit.profile)) {
+        root["provenance"][field] = provenance + parts;
+      } else {
+        const auto dot = field.rfind('.');
+        YAML::Node parent = root;
+        for (std::size_t begin = 0, end = 0; begin < dot; begin = end + 1) {
+          end = field.find('.', begin);
+          parent.reset(parent[field.substr(begin, end - begin)]);
+        }
+        parent.remove(field.substr(dot + 1));
+        root["provenance"].remove(field);
+      }
     }
   }
   YAML::Emitter out;

@@ -38,6 +38,11 @@ void run_fit(const FitOptions& options) {
     fmt::print("  {:<24} {:>6} {:>9} {:>9.2f}% {:>9.2f}%  {}\n", s.what, s.fitted_rows,
                s.held_out.rows, s.held_out.median * 100.0, s.held_out.p90 * 100.0, s.values);
     fmt::print("  {:<24} covered: {}\n", "", s.ranges);
+    for (const calibrate::FitSummary& part : s.parts) {
+      fmt::print("    {:<22} {:>6} {:>9} {:>9.2f}% {:>9.2f}%  {}\n", part.what, part.fitted_rows,
+                 part.held_out.rows, part.held_out.median * 100.0, part.held_out.p90 * 100.0,
+                 part.values);
+    }
   }
   for (const std::string& note : fit.notes)
     fmt::print("  note: {}\n", note);
@@ -49,8 +54,9 @@ void add_fit_command(CLI::App& app) {
   auto options = std::make_shared<FitOptions>();
   CLI::App* cmd = app.add_subcommand(
       "fit",
-      "Fit a calibrated hardware profile from raw microbenchmark rows (GEMM, memory, launch, "
-      "collectives, interference); every 5th row per fit is held out and its error reported");
+      "Fit a calibrated hardware profile from raw microbenchmark rows (GEMM per dtype, memory, "
+      "launch, collectives per group size, send/recv, interference); every 5th row per fit is held "
+      "out and its error reported");
   cmd->add_option("raw", options->raw, "Raw measurement CSV (schema: calibrate/README.md)")
       ->required();
   cmd->add_option("--base", options->base,

@@ -156,9 +156,24 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
   spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 
-  const YamlMap gemm =
-      gpu.required("gemm").as_map({"max_efficiency", "tile", "ctas_per_sm", "size_efficiency"});
+  const YamlMap gemm = gpu.required("gemm").as_map(
+      {"max_efficiency", "max_efficiency_by_dtype", "tile", "ctas_per_sm", "size_efficiency"});
   spec.gemm.max_efficiency = rec.numeric(gemm.required("max_efficiency")).as_fraction();
+  if (auto by_dtype = gemm.find("max_efficiency_by_dtype")) {
+    const YamlMap map = rec.numeric(*by_dtype).as_open_map();
+    if (map.entries().empty()) by_dtype->fail("expected at least one {dtype: fraction} entry");
+    for (const YamlMap::Entry& entry : map.entries()) {
+      const auto dtype = dtype_from_string(dtype_names[entry.key.as_choice(dtype_names)]);
+      if (!spec.peak.contains(*dtype)) {
+        entry.key.fail(
+            fmt::format("{} has no peak under gpu.peak; a GEMM efficiency for it "
+                        "would never be used",
+                        entry.key.text()));
+      }
+      if (!spec.gemm.max_efficiency_by_dtype.emplace(*dtype, entry.value.as_fraction()).second)
+        entry.key.fail(fmt::format("duplicate dtype \"{}\"", entry.key.text()));
+    }
+  }
   const YamlValue tile_value = rec.numeric(gemm.required("tile"));
   const std::vector<YamlValue> tile = tile_value.as_sequence();
   if (tile.size() != 2) {
@@ -203,15 +218,69 @@ hw::NetworkSpec read_network(const YamlValue& value, FieldRecorder& rec) {
   return spec;
 }
 
-hw::CollectiveSpec read_collectives(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap coll =
+/// {group size: curve}; intra-node sizes must fit in a node of `node_gpus`, inter-node ones
+/// must not (a group fills whole nodes in rank order).
+std::map<std::int64_t, hw::EfficiencyCurve> read_curves_by_group_size(const YamlValue& value,
+                                                                      bool inter_node,
+                                                                      std::int64_t node_gpus) {
+  const YamlMap map = value.as_open_map();
+  if (map.entries().empty()) value.fail("expected at least one {group size: curve} entry");
+  std::map<std::int64_t, hw::EfficiencyCurve> out;
+  for (const YamlMap::Entry& entry : map.entries()) {
+    const std::int64_t size = entry.key.as_int();
+    if (size < 2) {
+      entry.key.fail(fmt::format("group size must be at least 2, got \"{}\"", entry.key.text()));
+    }
+    if (inter_node ? size <= node_gpus : size > node_gpus) {
+      entry.key.fail(fmt::format(
+          "group size {} is {} one node of {} GPUs; valid: {}", size,
+          inter_node ? "within" : "more than", node_gpus,
+          inter_node ? fmt::format("more than {}", node_gpus) : fmt::format("2 to {}", node_gpus)));
+    }
+    if (out.contains(size)) entry.key.fail(fmt::format("duplicate group size {}", size));
+    out.emplace(size, read_curve(entry.value, Dimension::bytes));
+  }
+  return out;
+}
+
+hw::P2pSpec read_p2p(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap p2p =
       value.as_map({"base_latency", "intra_node_efficiency", "inter_node_efficiency"});
+  if (p2p.entries().empty()) {
+    value.fail(
+        "expected at least one of base_latency, intra_node_efficiency, "
+        "inter_node_efficiency");
+  }
+  hw::P2pSpec spec;
+  if (auto latency = p2p.find("base_latency"))
+    spec.base_latency = latency_in_range(rec.numeric(*latency));
+  if (auto curve = p2p.find("intra_node_efficiency"))
+    spec.intra_node_efficiency = read_curve(rec.numeric(*curve), Dimension::bytes);
+  if (auto curve = p2p.find("inter_node_efficiency"))
+    spec.inter_node_efficiency = read_curve(rec.numeric(*curve), Dimension::bytes);
+  return spec;
+}
+
+hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gpus,
+                                    FieldRecorder& rec) {
+  const YamlMap coll = value.as_map({"base_latency", "intra_node_efficiency",
+                                     "inter_node_efficiency", "intra_node_efficiency_by_group_size",
+                                     "inter_node_efficiency_by_group_size", "p2p"});
   hw::CollectiveSpec spec;
   spec.base_latency = latency_in_range(rec.numeric(coll.required("base_latency")));
   spec.intra_node_efficiency =
       read_curve(rec.numeric(coll.required("intra_node_efficiency")), Dimension::bytes);
   spec.inter_node_efficiency =
       read_curve(rec.numeric(coll.required("inter_node_efficiency")), Dimension::bytes);
+  if (auto by_size = coll.find("intra_node_efficiency_by_group_size")) {
+    spec.intra_node_efficiency_by_group_size =
+        read_curves_by_group_size(rec.numeric(*by_size), false, node_gpus);
+  }
+  if (auto by_size = coll.find("inter_node_efficiency_by_group_size")) {
+    spec.inter_node_efficiency_by_group_size =
+        read_curves_by_group_size(rec.numeric(*by_size), true, node_gpus);
+  }
+  if (auto p2p = coll.find("p2p")) spec.p2p = read_p2p(*p2p, rec);
   return spec;
 }
 
@@ -295,7 +364,7 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.gpu = read_gpu(top.required("gpu"), rec);
   profile.node = read_node(top.required("node"), rec);
   profile.network = read_network(top.required("network"), rec);
-  profile.collectives = read_collectives(top.required("collectives"), rec);
+  profile.collectives = read_collectives(top.required("collectives"), profile.node.gpus, rec);
   const YamlMap interference =
       top.required("interference")
           .as_map({"compute_slowdown_during_comm", "comm_slowdown_during_compute"});

@@ -26,14 +26,42 @@ Time collective_latency(CollectiveKind kind, std::int64_t members, std::int64_t 
 }
 
 Time p2p_latency(bool inter_node, const hw::HardwareProfile& hw) {
-  return hw.collectives.base_latency + (inter_node ? hw.network.latency : hw.node.latency);
+  return hw.collectives.p2p.base_latency.value_or(hw.collectives.base_latency) +
+         (inter_node ? hw.network.latency : hw.node.latency);
 }
 
-double comm_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw) {
-  const hw::EfficiencyCurve& curve =
-      inter_node ? hw.collectives.inter_node_efficiency : hw.collectives.intra_node_efficiency;
+namespace {
+double efficiency_at(const hw::EfficiencyCurve& curve, Bytes size) {
   if (curve.empty()) return 1.0;
   return curve.at(std::max(1.0, size.as_double()));
+}
+
+/// Runs flows started on `network` to completion; the time the last one took.
+Time drain(FlowNetwork& network) {
+  Time elapsed = Time::zero();
+  std::vector<std::int32_t> done;
+  while (network.active_count() > 0) {
+    const Time dt = network.next_completion();
+    if (dt == Time::max()) break;
+    network.advance(dt);
+    elapsed += dt;
+    network.take_completed(done);
+  }
+  return elapsed;
+}
+}  // namespace
+
+double comm_efficiency(Bytes size, bool inter_node, std::int64_t group_size,
+                       const hw::HardwareProfile& hw) {
+  return efficiency_at(hw.collectives.efficiency_curve(inter_node, group_size), size);
+}
+
+double p2p_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw) {
+  const hw::CollectiveSpec& c = hw.collectives;
+  const hw::EfficiencyCurve& own =
+      inter_node ? c.p2p.inter_node_efficiency : c.p2p.intra_node_efficiency;
+  if (!own.empty()) return efficiency_at(own, size);
+  return efficiency_at(inter_node ? c.inter_node_efficiency : c.intra_node_efficiency, size);
 }
 
 void append_collective_flows(CollectiveKind kind, double size, std::span<const std::int32_t> gpus,
@@ -142,22 +170,26 @@ Time estimate_collective(CollectiveKind kind, Bytes size, std::span<const std::i
                           specs);
   if (specs.empty()) return latency;
   FlowNetwork network(topology.link_capacities());
-  const double efficiency = comm_efficiency(size, nodes > 1, hw);
+  const double efficiency =
+      comm_efficiency(size, nodes > 1, static_cast<std::int64_t>(gpus.size()), hw);
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
     network.start(route, f.bytes / efficiency, std::numeric_limits<double>::infinity(), 0);
   }
-  Time elapsed = Time::zero();
-  std::vector<std::int32_t> done;
-  while (network.active_count() > 0) {
-    const Time dt = network.next_completion();
-    if (dt == Time::max()) break;
-    network.advance(dt);
-    elapsed += dt;
-    network.take_completed(done);
-  }
-  return elapsed + latency;
+  return drain(network) + latency;
+}
+
+Time estimate_p2p(Bytes size, std::int32_t src, std::int32_t dst, Topology& topology,
+                  const hw::HardwareProfile& hw) {
+  const bool inter = topology.node_of(src) != topology.node_of(dst);
+  const Time latency = p2p_latency(inter, hw);
+  const auto route = topology.route(src, dst);
+  if (route.empty() || size.count() <= 0) return latency;
+  FlowNetwork network(topology.link_capacities());
+  network.start(route, size.as_double() / p2p_efficiency(size, inter, hw),
+                std::numeric_limits<double>::infinity(), 0);
+  return drain(network) + latency;
 }
 
 }  // namespace trainsim::sim

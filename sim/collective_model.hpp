@@ -35,11 +35,18 @@ std::int64_t ring_steps(program::CollectiveKind kind, std::int64_t n);
 Time collective_latency(program::CollectiveKind kind, std::int64_t members, std::int64_t nodes,
                         const hw::HardwareProfile& hw);
 
-/// base_latency + one hop of the tier crossed.
+/// The point-to-point base latency (collectives.p2p.base_latency, else
+/// collectives.base_latency) + one hop of the tier crossed.
 Time p2p_latency(bool inter_node, const hw::HardwareProfile& hw);
 
-/// NCCL's achieved fraction of link bandwidth for an `size`-byte operation on a tier.
-double comm_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw);
+/// NCCL's achieved fraction of link bandwidth for an `size`-byte collective over
+/// `group_size` GPUs on a tier (CollectiveSpec::efficiency_curve picks the curve).
+double comm_efficiency(Bytes size, bool inter_node, std::int64_t group_size,
+                       const hw::HardwareProfile& hw);
+
+/// The same for a `size`-byte send/receive: the tier's collectives.p2p curve, else the tier's
+/// collective curve for every group size (what transfers used before p2p curves existed).
+double p2p_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw);
 
 /// Appends the flows of one collective over `gpus` (ring order) to `out`, with `size` in
 /// bytes: all-reduce sends 2(n-1)/n·S to the next member, all-gather and reduce-scatter
@@ -91,5 +98,11 @@ std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& t
 Time estimate_collective(program::CollectiveKind kind, Bytes size,
                          std::span<const std::int32_t> gpus, Topology& topology,
                          const hw::HardwareProfile& hw);
+
+/// Time of one send/receive of `size` bytes from `src` to `dst` alone on an idle cluster: one
+/// flow of size / p2p_efficiency at link speed, plus p2p_latency. For the fit and tests; the
+/// replay times transfers itself.
+Time estimate_p2p(Bytes size, std::int32_t src, std::int32_t dst, Topology& topology,
+                  const hw::HardwareProfile& hw);
 
 }  // namespace trainsim::sim

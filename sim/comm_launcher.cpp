@@ -86,9 +86,10 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
           collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
       flow_specs_.clear();
       append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
-      queue_flows(comm_efficiency(c.size, hs.nodes > 1, hw_),
-                  group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
-                                static_cast<std::size_t>(c.kind)]);
+      queue_flows(
+          comm_efficiency(c.size, hs.nodes > 1, static_cast<std::int64_t>(hs.gpus.size()), hw_),
+          group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
+                        static_cast<std::size_t>(c.kind)]);
     }
     keep_plan(plan, c.size, a.latency);
     queued_.clear();
@@ -130,7 +131,7 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
       flow_specs_.push_back({src, send.peer, send.size.as_double()});
       append_p2p_images(c, src, send.peer, send.size.as_double());
     }
-    queue_flows(comm_efficiency(send.size, inter, hw_),
+    queue_flows(p2p_efficiency(send.size, inter, hw_),
                 channel_routes_[static_cast<std::size_t>(info.ref)]);
     keep_plan(plan, send.size, a.latency);
     queued_.clear();

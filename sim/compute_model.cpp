@@ -32,7 +32,8 @@ GemmEstimate estimate_gemm(const program::Gemm& gemm, const hw::HardwareProfile&
   e.wave_efficiency = static_cast<double>(e.tiles) / (static_cast<double>(e.waves) * wave);
   const Flops flops = gemm.flops();
   e.size_efficiency = model.size_efficiency.empty() ? 1.0 : model.size_efficiency.at(flops.count());
-  e.efficiency = model.max_efficiency * e.tile_efficiency * e.wave_efficiency * e.size_efficiency;
+  e.efficiency = model.max_efficiency_for(gemm.dtype) * e.tile_efficiency * e.wave_efficiency *
+                 e.size_efficiency;
   e.math_time = flops / (hw.peak(gemm.dtype) * e.efficiency);
   // The same achieved HBM bandwidth as kernel_time: a GEMM streams no faster than a copy.
   e.memory_time = gemm.min_bytes() / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency);

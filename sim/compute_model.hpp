@@ -17,7 +17,7 @@ struct GemmEstimate {
   Time time;                     ///< modelled duration including launch overhead
   Time math_time;                ///< FLOPs / (peak x efficiency)
   Time memory_time;              ///< min_bytes / (HBM bandwidth x memory_efficiency), the floor
-  double efficiency = 0.0;       ///< max_efficiency x tile x wave x size
+  double efficiency = 0.0;       ///< max_efficiency (the dtype's) x tile x wave x size
   double tile_efficiency = 0.0;  ///< useful share of the issued CTA tiles (§12.2)
   double wave_efficiency = 0.0;  ///< filled share of the waves (§12.3)
   double size_efficiency = 0.0;  ///< gemm.size_efficiency at the GEMM's FLOPs

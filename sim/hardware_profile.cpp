@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <stdexcept>
 
 #include "models/errors.hpp"
@@ -23,6 +24,22 @@ double EfficiencyCurve::at(double size) const {
   const double w =
       (std::log2(size) - std::log2(lo.size)) / (std::log2(hi.size) - std::log2(lo.size));
   return lo.efficiency + w * (hi.efficiency - lo.efficiency);
+}
+
+double GemmModel::max_efficiency_for(DType dtype) const {
+  const auto it = max_efficiency_by_dtype.find(dtype);
+  return it == max_efficiency_by_dtype.end() ? max_efficiency : it->second;
+}
+
+const EfficiencyCurve& CollectiveSpec::efficiency_curve(bool inter_node,
+                                                        std::int64_t group_size) const {
+  const auto& by_size =
+      inter_node ? inter_node_efficiency_by_group_size : intra_node_efficiency_by_group_size;
+  // The last listed size <= group_size: NCCL's behaviour changes in steps with the group
+  // (channels, algorithm), so a measured curve stands for the sizes up to the next one.
+  auto it = by_size.upper_bound(group_size);
+  if (it == by_size.begin()) return inter_node ? inter_node_efficiency : intra_node_efficiency;
+  return std::prev(it)->second;
 }
 
 std::vector<std::string> HardwareProfile::guessed_fields() const {

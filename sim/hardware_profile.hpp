@@ -41,10 +41,16 @@ class EfficiencyCurve {
 /// GEMM time = FLOPs / (peak · efficiency), floored by HBM traffic (parallelism-reference §12).
 struct GemmModel {
   double max_efficiency = 0.8;  ///< fraction of peak that large, well-shaped GEMMs reach
-  std::int64_t tile_m = 128;    ///< CTA tile for tile and wave quantization
+  /// Per-dtype figures replacing max_efficiency for their dtype (cuBLAS reaches different
+  /// fractions of each dtype's peak); dtypes not listed use max_efficiency.
+  std::map<DType, double> max_efficiency_by_dtype;
+  std::int64_t tile_m = 128;  ///< CTA tile for tile and wave quantization
   std::int64_t tile_n = 128;
   std::int64_t ctas_per_sm = 1;
   EfficiencyCurve size_efficiency;  ///< extra ramp for small GEMMs, x = FLOPs of one GEMM
+
+  /// max_efficiency_by_dtype's figure for `dtype`, else max_efficiency.
+  double max_efficiency_for(DType dtype) const;
 };
 
 struct GpuSpec {
@@ -76,12 +82,29 @@ struct NetworkSpec {
   double oversubscription = 1.0;  ///< fat-tree core: node uplinks / core capacity (>= 1)
 };
 
+/// Point-to-point transfers (pipeline sends and receives) where they were measured apart from
+/// the collectives; each part is optional and, when absent, transfers use the collectives'.
+struct P2pSpec {
+  std::optional<Time> base_latency;       ///< absent: collectives.base_latency
+  EfficiencyCurve intra_node_efficiency;  ///< empty: the tier's collective curve
+  EfficiencyCurve inter_node_efficiency;
+};
+
 /// Collective behaviour beyond the links: latency per algorithm step and the fraction of
 /// link bandwidth NCCL reaches as a function of message size (bytes), per tier.
 struct CollectiveSpec {
   Time base_latency;
-  EfficiencyCurve intra_node_efficiency;
+  EfficiencyCurve intra_node_efficiency;  ///< every group size without a curve of its own
   EfficiencyCurve inter_node_efficiency;
+  /// Curves measured at particular group sizes. A curve applies to groups of its size and
+  /// larger, up to the next listed size (the nearest smaller measured size rules); groups
+  /// smaller than every listed size use the tier's curve above.
+  std::map<std::int64_t, EfficiencyCurve> intra_node_efficiency_by_group_size;
+  std::map<std::int64_t, EfficiencyCurve> inter_node_efficiency_by_group_size;
+  P2pSpec p2p;
+
+  /// The curve a collective over `group_size` GPUs uses on its tier (rule above).
+  const EfficiencyCurve& efficiency_curve(bool inter_node, std::int64_t group_size) const;
 };
 
 struct HardwareProfile {

@@ -45,7 +45,14 @@ struct Writer {
 };
 
 std::string gemm_cells(const program::Gemm& g) {
-  return fmt::format("bf16,{},{},{},{}", g.m, g.n, g.k, g.batch);
+  return fmt::format("{},{},{},{},{}", to_string(g.dtype), g.m, g.n, g.k, g.batch);
+}
+
+hw::EfficiencyCurve scaled(const hw::EfficiencyCurve& curve, double factor) {
+  std::vector<hw::EfficiencyCurve::Point> points;
+  for (const auto& p : curve.points())
+    points.push_back({p.size, factor * p.efficiency});
+  return hw::EfficiencyCurve(points);
 }
 
 }  // namespace
@@ -58,10 +65,14 @@ hw::HardwareProfile synthetic_truth(const hw::HardwareProfile& base) {
   t.gpu.gemm.tile_m = 128;
   t.gpu.gemm.tile_n = 256;
   t.collectives.base_latency = Time::from_us(11.0);
-  std::vector<hw::EfficiencyCurve::Point> inter;
-  for (const auto& p : base.collectives.inter_node_efficiency.points())
-    inter.push_back({p.size, 0.9 * p.efficiency});
-  t.collectives.inter_node_efficiency = hw::EfficiencyCurve(inter);
+  t.gpu.gemm.max_efficiency_by_dtype[DType::tf32] = 0.66;
+  t.collectives.inter_node_efficiency = scaled(base.collectives.inter_node_efficiency, 0.9);
+  // Groups of 8 reach less than the smaller ones (2 and 4 keep the tier's curve).
+  t.collectives.intra_node_efficiency_by_group_size.emplace(
+      8, scaled(base.collectives.intra_node_efficiency, 0.85));
+  t.collectives.p2p.base_latency = Time::from_us(6.0);
+  t.collectives.p2p.intra_node_efficiency = scaled(base.collectives.intra_node_efficiency, 0.8);
+  t.collectives.p2p.inter_node_efficiency = scaled(base.collectives.inter_node_efficiency, 0.95);
   t.compute_slowdown_during_comm = 0.21;
   return t;
 }
@@ -93,8 +104,20 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
       }
     }
   }
+  // tf32 GEMMs, which the truth runs at their own efficiency.
+  for (const std::int64_t m : {1152, 4224, 8192}) {
+    for (const std::int64_t n : {1152, 4224, 8192}) {
+      for (const std::int64_t k : {1024, 8192}) {
+        const program::Gemm g = program::Gemm::of(m, n, k, 1, DType::tf32);
+        w.row("gemm", gemm_cells(g), "", "", "", sim::estimate_gemm(g, truth).time, "");
+      }
+    }
+  }
   std::vector<std::int64_t> sizes{8, 1024};
-  for (std::int64_t s = std::int64_t{32} << 10; s <= std::int64_t{4} << 30; s *= 4)
+  // x2 steps as the microbenchmarks sweep: a curve fitted per group size or for send_recv
+  // alone has few rows per size, and a held-out one is predicted between its neighbours. 19
+  // sizes: with a multiple of 5, every kind's sweep would hold out the same sizes.
+  for (std::int64_t s = std::int64_t{32} << 10; s <= std::int64_t{2} << 30; s *= 2)
     sizes.push_back(s);
   const std::vector<std::pair<std::string_view, program::CollectiveKind>> kinds{
       {"all_reduce", program::CollectiveKind::all_reduce},
@@ -111,6 +134,17 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
         w.row(name, ",,,,", std::to_string(s), std::to_string(group),
               inter ? "inter_node" : "intra_node",
               sim::estimate_collective(kind, Bytes::of(s), gpus, topology, truth), "");
+      }
+    }
+  }
+  {
+    // send_recv: GPU 0 to GPU 1, and to the first GPU of the next node.
+    sim::Topology topology(truth, static_cast<std::int32_t>(2 * truth.node.gpus));
+    for (const bool inter : {false, true}) {
+      const auto peer = static_cast<std::int32_t>(inter ? truth.node.gpus : 1);
+      for (const std::int64_t s : sizes) {
+        w.row("send_recv", ",,,,", std::to_string(s), "2", inter ? "inter_node" : "intra_node",
+              sim::estimate_p2p(Bytes::of(s), 0, peer, topology, truth), "");
       }
     }
   }

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -51,8 +52,13 @@ void check_recovery(double noise, double tolerance) {
   CHECK(fit.unverified_rows == 1);
   CHECK(p.gpu.gemm.tile_m == truth.gpu.gemm.tile_m);
   CHECK(p.gpu.gemm.tile_n == truth.gpu.gemm.tile_n);
-  CHECK(p.gpu.gemm.max_efficiency ==
-        doctest::Approx(truth.gpu.gemm.max_efficiency).epsilon(tolerance));
+  // One max_efficiency per measured dtype (bf16 at the truth's scalar, tf32 at its own).
+  REQUIRE(p.gpu.gemm.max_efficiency_by_dtype.size() == 2);
+  for (const DType dtype : {DType::bf16, DType::tf32}) {
+    INFO(to_string(dtype));
+    CHECK(p.gpu.gemm.max_efficiency_by_dtype.at(dtype) ==
+          doctest::Approx(truth.gpu.gemm.max_efficiency_for(dtype)).epsilon(tolerance));
+  }
   CHECK(p.gpu.memory_efficiency == doctest::Approx(truth.gpu.memory_efficiency).epsilon(tolerance));
   CHECK(p.gpu.kernel_launch.us() ==
         doctest::Approx(truth.gpu.kernel_launch.us()).epsilon(3 * tolerance));
@@ -62,13 +68,51 @@ void check_recovery(double noise, double tolerance) {
               3 * tolerance);
   check_curve(p.collectives.inter_node_efficiency, truth.collectives.inter_node_efficiency,
               3 * tolerance);
+  // A curve per group size measured, each recovering the truth's curve for that size (8 has
+  // its own; 2, 4 and the inter-node groups the tier's).
+  const auto& intra_sizes = p.collectives.intra_node_efficiency_by_group_size;
+  const auto& inter_sizes = p.collectives.inter_node_efficiency_by_group_size;
+  REQUIRE(intra_sizes.size() == 3);
+  REQUIRE(inter_sizes.size() == 2);
+  for (const auto& [sizes, inter] :
+       {std::pair{&intra_sizes, false}, std::pair{&inter_sizes, true}}) {
+    for (const auto& [group_size, curve] : *sizes) {
+      INFO("group of " << group_size);
+      check_curve(curve, truth.collectives.efficiency_curve(inter, group_size), 3 * tolerance);
+    }
+  }
+  CHECK(intra_sizes.at(8).at(1e9) < 0.9 * intra_sizes.at(4).at(1e9));
+  // Point-to-point: its own α and curves.
+  REQUIRE(p.collectives.p2p.base_latency.has_value());
+  CHECK(p.collectives.p2p.base_latency->us() ==
+        doctest::Approx(truth.collectives.p2p.base_latency->us()).epsilon(3 * tolerance));
+  check_curve(p.collectives.p2p.intra_node_efficiency, truth.collectives.p2p.intra_node_efficiency,
+              3 * tolerance);
+  check_curve(p.collectives.p2p.inter_node_efficiency, truth.collectives.p2p.inter_node_efficiency,
+              3 * tolerance);
   CHECK(p.compute_slowdown_during_comm ==
         doctest::Approx(truth.compute_slowdown_during_comm).epsilon(3 * tolerance));
   for (const FitSummary& s : fit.fits) {
     INFO(s.what);
     CHECK(s.held_out.rows > 0);
-    CHECK(s.held_out.median < 2 * noise + 1e-3);
+    // send_recv has one row per size and tier, so a held-out row's size has no fitted point:
+    // it is predicted between its neighbours on a truth curve (selene's measured sweep x 0.8)
+    // that bends by up to 30 % between sizes x2 apart. A hand-chosen 5 % (measured: 1.8 -
+    // 2.2 % over both tiers, 3.9 % on the 3 intra-node rows); every other fit has other rows
+    // at each held-out size.
+    const double bound = s.what == "p2p" ? 0.05 : 2 * noise + 1e-3;
+    CHECK(s.held_out.median < bound);
+    for (const FitSummary& part : s.parts) {
+      INFO(part.what);
+      CHECK(part.held_out.rows > 0);
+      CHECK(part.held_out.median < bound);
+    }
   }
+  const auto has_fit = [&fit](std::string_view what) {
+    return std::any_of(fit.fits.begin(), fit.fits.end(),
+                       [what](const FitSummary& s) { return s.what == what; });
+  };
+  CHECK(has_fit("p2p"));
 }
 
 TEST_CASE("fit recovers the true parameters from noiseless synthetic rows") {
@@ -84,6 +128,11 @@ TEST_CASE("an untouched base profile does not pass for the truth") {
   const hw::HardwareProfile base = inputs::load_hardware_profile(kBaseFile);
   const hw::HardwareProfile truth = testing::synthetic_truth(base);
   CHECK(std::abs(base.gpu.gemm.max_efficiency / truth.gpu.gemm.max_efficiency - 1.0) > 0.05);
+  CHECK(std::abs(base.gpu.gemm.max_efficiency / truth.gpu.gemm.max_efficiency_for(DType::tf32) -
+                 1.0) > 0.05);
+  CHECK(base.collectives.intra_node_efficiency_by_group_size.empty());
+  CHECK(!base.collectives.p2p.base_latency.has_value());
+  CHECK(std::abs(base.collectives.base_latency / *truth.collectives.p2p.base_latency - 1.0) > 0.05);
   CHECK(base.gpu.gemm.tile_m != truth.gpu.gemm.tile_m);
   CHECK(std::abs(base.gpu.memory_efficiency / truth.gpu.memory_efficiency - 1.0) > 0.05);
   CHECK(std::abs(base.collectives.base_latency / truth.collectives.base_latency - 1.0) > 0.05);
@@ -109,6 +158,21 @@ TEST_CASE("the calibrated profile loads back with the fitted figures and their p
         doctest::Approx(fit.profile.gpu.kernel_launch.us()).epsilon(1e-5));
   CHECK(loaded.collectives.intra_node_efficiency.points().size() ==
         fit.profile.collectives.intra_node_efficiency.points().size());
+  CHECK(loaded.gpu.gemm.max_efficiency_by_dtype.size() == 2);
+  CHECK(loaded.gpu.gemm.max_efficiency_for(DType::tf32) ==
+        doctest::Approx(fit.profile.gpu.gemm.max_efficiency_for(DType::tf32)).epsilon(1e-5));
+  REQUIRE(loaded.collectives.intra_node_efficiency_by_group_size.size() == 3);
+  CHECK(loaded.collectives.intra_node_efficiency_by_group_size.at(8).points().size() ==
+        fit.profile.collectives.intra_node_efficiency_by_group_size.at(8).points().size());
+  CHECK(loaded.collectives.inter_node_efficiency_by_group_size.size() == 2);
+  REQUIRE(loaded.collectives.p2p.base_latency.has_value());
+  CHECK(loaded.collectives.p2p.base_latency->us() ==
+        doctest::Approx(fit.profile.collectives.p2p.base_latency->us()).epsilon(1e-5));
+  CHECK(loaded.collectives.p2p.inter_node_efficiency.points().size() ==
+        fit.profile.collectives.p2p.inter_node_efficiency.points().size());
+  CHECK(loaded.provenance.at("collectives.intra_node_efficiency_by_group_size").find("8 GPUs") !=
+        std::string::npos);
+  CHECK(loaded.provenance.at("gpu.gemm.max_efficiency_by_dtype").find("tf32") != std::string::npos);
   CHECK(loaded.compute_slowdown_during_comm ==
         doctest::Approx(fit.profile.compute_slowdown_during_comm).epsilon(1e-5));
   // Unfitted fields keep the base's figure and source.

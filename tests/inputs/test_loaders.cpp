@@ -104,6 +104,30 @@ TEST_CASE("profiles: curves are sorted by size whatever the file order") {
   CHECK(p.file == data / "good-profile.yaml");
 }
 
+TEST_CASE("profiles: the optional calibrated fields load, and their absence leaves them empty") {
+  const hw::HardwareProfile p = load_hardware_profile(data / "good-profile-calibrated.yaml");
+  CHECK(p.gpu.gemm.max_efficiency_for(DType::fp32) == doctest::Approx(0.6));
+  CHECK(p.gpu.gemm.max_efficiency_for(DType::bf16) == doctest::Approx(0.9));
+  const hw::CollectiveSpec& c = p.collectives;
+  REQUIRE(c.intra_node_efficiency_by_group_size.size() == 1);
+  CHECK(c.intra_node_efficiency_by_group_size.at(4).points().size() == 2);
+  REQUIRE(c.inter_node_efficiency_by_group_size.size() == 2);
+  CHECK(c.efficiency_curve(true, 12).at(1048576.0) == doctest::Approx(0.2));
+  CHECK(c.efficiency_curve(true, 16).at(1048576.0) == doctest::Approx(0.25));
+  CHECK(c.efficiency_curve(false, 2).at(1048576.0) == doctest::Approx(0.5));  // the tier's
+  REQUIRE(c.p2p.base_latency.has_value());
+  CHECK(c.p2p.base_latency->us() == doctest::Approx(3));
+  CHECK(c.p2p.intra_node_efficiency.at(1048576.0) == doctest::Approx(0.6));
+  CHECK(c.p2p.inter_node_efficiency.empty());
+  CHECK(p.provenance.contains("collectives.p2p.base_latency"));
+
+  const hw::HardwareProfile plain = load_hardware_profile(data / "good-profile.yaml");
+  CHECK(plain.gpu.gemm.max_efficiency_by_dtype.empty());
+  CHECK(plain.collectives.intra_node_efficiency_by_group_size.empty());
+  CHECK(!plain.collectives.p2p.base_latency.has_value());
+  CHECK(plain.collectives.p2p.intra_node_efficiency.empty());
+}
+
 TEST_CASE("scenarios: every shipped scenario loads") {
   int count = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios")) {

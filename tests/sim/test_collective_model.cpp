@@ -174,3 +174,41 @@ TEST_CASE("golden: a 2-node all-reduce of full nodes reaches eff x 8 NICs of bus
   check_close(estimate_collective(CollectiveKind::all_reduce, s, all, topo1, one_nic),
               per_link / Bandwidth::gb_per_s(8) + latency, 10);
 }
+
+TEST_CASE("per-group-size curves: the nearest smaller listed size rules, the tier's below") {
+  auto hw = test::small_profile();
+  hw.node.gpus = 8;
+  hw.collectives.intra_node_efficiency_by_group_size = {{4, hw::EfficiencyCurve::constant(0.5)},
+                                                        {8, hw::EfficiencyCurve::constant(0.25)}};
+  const Bytes s = Bytes::of(64'000'000);
+  CHECK(comm_efficiency(s, false, 2, hw) == 0.8);  // below 4: the tier's curve
+  CHECK(comm_efficiency(s, false, 4, hw) == 0.5);
+  CHECK(comm_efficiency(s, false, 6, hw) == 0.5);  // nearest smaller listed size
+  CHECK(comm_efficiency(s, false, 8, hw) == 0.25);
+  CHECK(comm_efficiency(s, true, 8, hw) == 0.8);  // the other tier has no per-size curves
+  // estimate_collective picks the group's curve: 2(n-1)/n S / (B eff) + base + 6 hops.
+  Topology topo(hw, 8);
+  const std::vector<std::int32_t> gpus{0, 1, 2, 3};
+  check_close(estimate_collective(CollectiveKind::all_reduce, s, gpus, topo, hw),
+              Bytes::of(96'000'000) / Bandwidth::gb_per_s(50) + Time::from_us(2 + 6));
+}
+
+TEST_CASE("p2p: its own curve and latency where the profile has them, else the collectives'") {
+  auto hw = test::small_profile();
+  Topology topo(hw, 8);
+  const Bytes s = Bytes::of(10'000'000);
+  // No p2p figures: the tier's collective curve (0.8) and base latency (2 us) + one hop.
+  CHECK(p2p_efficiency(s, false, hw) == 0.8);
+  check_close(estimate_p2p(s, 0, 1, topo, hw), s / Bandwidth::gb_per_s(80) + Time::from_us(3));
+  check_close(estimate_p2p(s, 0, 4, topo, hw), s / Bandwidth::gb_per_s(8) + Time::from_us(7));
+  // Per-group-size collective curves do not apply to transfers.
+  hw.collectives.intra_node_efficiency_by_group_size = {{2, hw::EfficiencyCurve::constant(0.1)}};
+  CHECK(p2p_efficiency(s, false, hw) == 0.8);
+  hw.collectives.p2p.base_latency = Time::from_us(4);
+  hw.collectives.p2p.intra_node_efficiency = hw::EfficiencyCurve::constant(0.5);
+  CHECK(p2p_latency(false, hw) == Time::from_us(5));
+  CHECK(p2p_latency(true, hw) == Time::from_us(9));
+  check_close(estimate_p2p(s, 0, 1, topo, hw), s / Bandwidth::gb_per_s(50) + Time::from_us(5));
+  // The inter-node tier has no p2p curve: the collective one, with the p2p latency.
+  check_close(estimate_p2p(s, 0, 4, topo, hw), s / Bandwidth::gb_per_s(8) + Time::from_us(9));
+}

@@ -56,3 +56,14 @@ TEST_CASE("memory-bound kernels pay bytes over achieved bandwidth plus launch") 
   program::Kernel k{Bytes::of(1'000'000), Bytes::of(500'000), Flops::of(1e6)};
   CHECK(kernel_time(k, hw) == Bytes::of(1'500'000) / Bandwidth::gb_per_s(1500) + Time::from_us(3));
 }
+
+TEST_CASE("a per-dtype max_efficiency replaces the scalar for its dtype only") {
+  auto hw = test::small_profile();
+  hw.gpu.gemm.max_efficiency = 0.8;
+  hw.gpu.gemm.max_efficiency_by_dtype[DType::fp32] = 0.5;
+  const auto bf16 = gemm(512, 512, 4096);
+  const auto fp32 = program::Gemm::of(512, 512, 4096, 1, DType::fp32);
+  CHECK(estimate_gemm(bf16, hw).time == bf16.flops() / (FlopRate::tflops(100) * 0.8));
+  CHECK(estimate_gemm(fp32, hw).time == fp32.flops() / (FlopRate::tflops(25) * 0.5));
+  CHECK(estimate_gemm(fp32, hw).efficiency == 0.5);
+}

@@ -367,6 +367,20 @@ TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteratio
   check_breakdowns_add_up(r);
 }
 
+TEST_CASE("pipeline: transfers use the profile's p2p curve and latency when it has them") {
+  auto hw = test::small_profile();
+  hw.collectives.p2p.base_latency = Time::from_us(4);
+  hw.collectives.p2p.intra_node_efficiency = hw::EfficiencyCurve::constant(0.4);
+  const SimulationResult r = replay(pipeline_program(), hw);
+  REQUIRE(r.stuck.empty());
+  const Time f = gemm_time(gemm(512, 512, 4096), hw);
+  const Time bw = gemm_time(gemm(512, 1024, 4096), hw);
+  // 100 GB/s x 0.4, and 4 us + one 1 us hop (the collectives' 2 us base latency is not used).
+  const Time p2p = Bytes::of(2'000'000) / Bandwidth::gb_per_s(40) + Time::from_us(5);
+  const Time adam = Bytes::of(6'000'000) / Bandwidth::gb_per_s(1500);
+  check_close(r.iteration_time, f + p2p + f + f + bw + p2p + bw + adam);
+}
+
 TEST_CASE("pipeline: sends and receives on their own streams progress concurrently") {
   // Two stages exchanging tensors, each sending before it receives. On one in-order stream
   // both sends wait for receives that are queued behind them: a deadlock. On pp_send and
