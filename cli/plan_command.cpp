@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -54,28 +55,40 @@ void run_plan(const PlanOptions& o) {
   options.threads = o.threads;
   options.space.max_micro_batch = o.max_micro_batch;
   options.space.tensor_grids = !o.no_grids;
-  options.progress = [&bar](std::string_view phase, std::size_t done, std::size_t total) {
+  // Wall time per phase: each interval between two progress calls goes to the later call's
+  // phase (the first call of a phase comes before its work starts).
+  std::map<std::string, double, std::less<>> phase_seconds;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  options.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    // Before a phase's first item: enumeration, pruning, estimating (the work between).
+    phase_seconds[done > 0 ? std::string(phase) : std::string("other")] +=
+        std::chrono::duration<double>(now - last).count();
+    last = now;
     bar.update(phase, done, total);
   };
-  const auto start = std::chrono::steady_clock::now();
   reports::PlanReport report;
   report.scenario = scenario.name;
   report.hardware = hardware.name;
   report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
   if (gpus == scenario.gpus && batch == scenario.training.global_batch) {
-    bar.update("reference", 0, 1);
+    options.progress("reference", 0, 1);
     sim::Layout own{scenario.parallel, scenario.training.micro_batch};
     report.reference = sim::replay_layout(scenario.model, hardware, own, batch);
-    bar.update("reference", 1, 1);
+    options.progress("reference", 1, 1);
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   std::cout << reports::plan_text(report);
   // Timing goes to stderr: stdout and the files stay byte-identical between runs.
-  fmt::print(stderr, "searched {} layouts in {:.1f} s ({:.0f} layouts/s)\n",
-             report.search.layouts, seconds,
-             static_cast<double>(report.search.layouts) / seconds);
+  std::string phases;
+  for (const auto& [phase, s] : phase_seconds)
+    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", phase, s);
+  fmt::print(stderr, "searched {} layouts in {:.1f} s ({:.0f} layouts/s; {})\n",
+             report.search.layouts, seconds, static_cast<double>(report.search.layouts) / seconds,
+             phases);
   if (!o.json.empty()) {
     reports::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
   }

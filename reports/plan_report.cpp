@@ -39,8 +39,8 @@ nlohmann::ordered_json layout_json(const sim::Layout& layout) {
   return j;
 }
 
-nlohmann::ordered_json replayed_json(const sim::ReplayedLayout& r, std::size_t rank,
-                                     Bytes capacity, bool reference) {
+nlohmann::ordered_json replayed_json(const sim::ReplayedLayout& r, std::size_t rank, Bytes capacity,
+                                     bool reference) {
   nlohmann::ordered_json j;
   j["rank"] = rank;
   j["description"] = sim::describe(r.candidate.layout);
@@ -57,26 +57,25 @@ nlohmann::ordered_json replayed_json(const sim::ReplayedLayout& r, std::size_t r
   j["headroom_bytes"] = capacity.count() - r.peak.count();
   j["fits"] = r.fits;
   const sim::TimeBreakdown& b = r.breakdown;
-  j["breakdown_s"] = {{"compute", b.compute.seconds()},
-                      {"recompute", b.recompute.seconds()},
-                      {"optimizer", b.optimizer.seconds()},
-                      {"exposed_comm", exposed_comm(b).seconds()},
-                      {"bubble", b.bubble.seconds()},
-                      {"other", b.other.seconds()}};
+  j["breakdown_s"] = {
+      {"compute", b.compute.seconds()},     {"recompute", b.recompute.seconds()},
+      {"optimizer", b.optimizer.seconds()}, {"exposed_comm", exposed_comm(b).seconds()},
+      {"bubble", b.bubble.seconds()},       {"other", b.other.seconds()}};
   return j;
 }
 
 std::string row(std::string_view label, const sim::ReplayedLayout& r, Bytes capacity,
                 std::string_view estimate) {
-  constexpr std::string_view kRow = "  {:<5}{:>10}  {:>10}  {:>8}  {:>6}  {:>6}  {:>8}  {:>9}  {:>8}  {}";
+  constexpr std::string_view kRow =
+      "  {:<5}{:>10}  {:>10}  {:>8}  {:>6}  {:>6}  {:>8}  {:>9}  {:>8}  {}";
   return fmt::format(
       kRow, label, to_string(r.iteration), fmt::format("{:.0f}", r.tokens_per_s),
       fmt::format("{:.1f}", r.model_rate_per_gpu.flops_per_second() / 1e12),
       fmt::format("{:.1f}%", share(r.breakdown.bubble, r.iteration)),
       fmt::format("{:.1f}%", share(exposed_comm(r.breakdown), r.iteration)),
       fmt::format("{:.1f}%", share(r.breakdown.recompute, r.iteration)),
-      fmt::format("{:.1f} GiB", (capacity - r.peak).as_double() / (1024.0 * 1024 * 1024)),
-      estimate, sim::describe(r.candidate.layout));
+      fmt::format("{:.1f} GiB", (capacity - r.peak).as_double() / (1024.0 * 1024 * 1024)), estimate,
+      sim::describe(r.candidate.layout));
 }
 
 /// Why `a` beats `b`: the breakdown terms that differ most, as shares of each iteration.
@@ -162,9 +161,8 @@ nlohmann::ordered_json plan_json(const PlanReport& report) {
   j["rejected"] = nlohmann::ordered_json::array();
   for (const sim::ReplayedLayout& r : s.rejected)
     j["rejected"].push_back(replayed_json(r, 0, s.capacity, false));
-  j["reference"] = report.reference
-                       ? replayed_json(*report.reference, 0, s.capacity, true)
-                       : nlohmann::ordered_json(nullptr);
+  j["reference"] = report.reference ? replayed_json(*report.reference, 0, s.capacity, true)
+                                    : nlohmann::ordered_json(nullptr);
   return j;
 }
 

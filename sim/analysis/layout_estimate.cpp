@@ -24,16 +24,15 @@ ReducedRun run_reduced(const ModelSpec& model, const Layout& reduced, std::int64
   if (plan.pipeline.schedule == PipelineSchedule::layered) plan.pipeline.chunks = layers;
   const TrainingSpec training =
       training_of(reduced, reduced.micro_batch * plan.data.size * micro_batches);
-  const program::Program program =
-      build_program(m, plan, training, ProgramScope::representative);
+  const program::Program program = build_program(m, plan, training, ProgramScope::representative);
   ReplayOptions options;
   options.record_op_timings = false;
   const SimulationResult result = replay(program, hardware, options);
   ReducedRun run;
   run.time_s = result.iteration_time.seconds();
-  const auto top = std::max_element(
-      result.memory.begin(), result.memory.end(),
-      [](const RankMemory& x, const RankMemory& y) { return x.peak < y.peak; });
+  const auto top =
+      std::max_element(result.memory.begin(), result.memory.end(),
+                       [](const RankMemory& x, const RankMemory& y) { return x.peak < y.peak; });
   if (top != result.memory.end()) {
     run.peak = top->peak.as_double();
     run.activations =
@@ -75,14 +74,16 @@ double bubble_micro_batches(const PipelineParallel& pp) {
 
 Layout reduced_layout(const Layout& layout) {
   Layout r = layout;
-  const bool layered_alone = layout.plan.pipeline.size == 1 &&
-                             layout.plan.pipeline.schedule == PipelineSchedule::layered;
-  r.plan.pipeline = layered_alone ? PipelineParallel{1, PipelineSchedule::layered, 1}
-                                  : PipelineParallel{};
+  const bool layered_alone =
+      layout.plan.pipeline.size == 1 && layout.plan.pipeline.schedule == PipelineSchedule::layered;
+  r.plan.pipeline =
+      layered_alone ? PipelineParallel{1, PipelineSchedule::layered, 1} : PipelineParallel{};
   return r;
 }
 
-std::string reduced_key(const Layout& layout) { return describe(reduced_layout(layout)); }
+std::string reduced_key(const Layout& layout) {
+  return describe(reduced_layout(layout));
+}
 
 Layout compute_layout(const Layout& layout) {
   Layout r = reduced_layout(layout);
@@ -156,13 +157,28 @@ double ReducedFit::bubble_s(const ParallelPlan& plan, double stage_layers) const
   return bubble_micro_batches(plan.pipeline) * time_s_.e * stage_layers;
 }
 
-Time ReducedFit::compute_floor(const ModelSpec& model, const Layout& layout,
-                               std::int64_t global_batch) const {
+LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& layout,
+                                         std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
   const auto m = static_cast<double>(global_batch / (layout.micro_batch * plan.data.size));
   const auto L = static_cast<double>(model.layers / plan.pipeline.size);
-  return Time::from_seconds(
-      std::max(0.0, m * (time_s_.c + time_s_.e * L) + bubble_s(plan, L)));
+  const double d = static_cast<double>(plan.data.size);
+  const double once = (time_s_.a + time_s_.b * L) / (plan.data.zero >= 1 ? d : 1.0);
+  LayoutEstimate out;
+  out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, L)));
+  out.iteration =
+      Time::from_seconds(std::max(0.0, once + m * (time_s_.c + time_s_.e * L) + bubble_s(plan, L)));
+  // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
+  // the bf16 weight's 2, each kept 1/d.
+  const double params = (static_cast<double>(model.parameters_per_layer()) * L +
+                         static_cast<double>(model.embedding_parameters())) /
+                        static_cast<double>(plan.tensor.size);
+  const int z = plan.data.zero;
+  const double sharded = (z >= 1 ? 12.0 : 0.0) + (z >= 2 ? 4.0 : 0.0) + (z >= 3 ? 2.0 : 0.0);
+  const LayoutEstimate at_d1 = estimate(model, layout, global_batch);
+  out.peak =
+      Bytes::rounded(std::max(0.0, at_d1.peak.as_double() - params * sharded * (1.0 - 1.0 / d)));
+  return out;
 }
 
 }  // namespace trainsim::sim

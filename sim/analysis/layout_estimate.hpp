@@ -68,12 +68,16 @@ class ReducedFit {
   LayoutEstimate estimate(const ModelSpec& model, const Layout& layout,
                           std::int64_t global_batch) const;
 
-  /// Fitted on compute_layout(layout): the estimate without what happens once per iteration
-  /// (a + b·L/p: optimizer, data-parallel reduction), only the micro batches and the bubble.
-  /// Data parallelism and ZeRO add communication and shard the optimizer, so a layout's
-  /// estimate is (up to the fits' extrapolation) at least this: the search's lower bound.
-  Time compute_floor(const ModelSpec& model, const Layout& layout,
-                     std::int64_t global_batch) const;
+  /// Fitted on compute_layout(layout) (d = 1, ZeRO 0): `iteration` is the micro batches and
+  /// the bubble, plus the once-per-iteration part a + b·L/p (the optimizer step at d = 1)
+  /// divided by d when ZeRO shards the optimizer; data parallelism only adds communication
+  /// to that, so a layout's estimate is (up to the fits' extrapolation) at least this: the
+  /// search's lower bound. `peak` is the d = 1 peak less the bytes ZeRO shards away
+  /// (weights, fp32 gradients and Adam state of the stage's layers and the embedding, each
+  /// times 1 − 1/d, counted generously so that the peak stays an underestimate of
+  /// estimate()'s): the search prunes on it before fitting the full reduced layout.
+  LayoutEstimate compute_floor(const ModelSpec& model, const Layout& layout,
+                               std::int64_t global_batch) const;
 
  private:
   struct Bilinear {

@@ -19,7 +19,9 @@
 namespace trainsim::sim {
 namespace {
 
-std::string gib(Bytes b) { return fmt::format("{:.1f} GiB", b.as_double() / (1024.0 * 1024 * 1024)); }
+std::string gib(Bytes b) {
+  return fmt::format("{:.1f} GiB", b.as_double() / (1024.0 * 1024 * 1024));
+}
 
 /// Why no layout exists: the batch cannot feed the replicas, or the count splits no way.
 [[noreturn]] void explain_empty_space(const ModelSpec& model, std::int64_t gpus,
@@ -75,7 +77,7 @@ void run_all(std::size_t count, unsigned threads, std::string_view phase,
 
 /// Layouts estimated per round of the bounded search: a fixed size, so that where the search
 /// stops does not depend on the thread count.
-constexpr std::size_t kBatchLayouts = 256;
+constexpr std::size_t kBatchLayouts = 64;
 
 /// ReducedFits by reduced layout (describe() as the key), fitted on demand in parallel.
 class FitCache {
@@ -138,8 +140,7 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                             std::int64_t gpus, std::int64_t global_batch,
                             const SearchOptions& options) {
   if (options.top < 1) throw Infeasible("top: 0 layouts to replay; use 1 or more");
-  const std::vector<Layout> layouts =
-      enumerate_layouts(model, gpus, global_batch, options.space);
+  const std::vector<Layout> layouts = enumerate_layouts(model, gpus, global_batch, options.space);
   if (layouts.empty()) explain_empty_space(model, gpus, global_batch);
 
   SearchResult out;
@@ -164,7 +165,8 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     throw Infeasible(fmt::format(
         "no layout of {} GPUs fits in {} per GPU: the weights, gradients and Adam state alone "
         "need at least {} ({}); use more GPUs or GPUs with more memory",
-        gpus, gib(out.capacity), gib(lowest_floor->first), describe(layouts[lowest_floor->second])));
+        gpus, gib(out.capacity), gib(lowest_floor->first),
+        describe(layouts[lowest_floor->second])));
   }
 
   // Time floors from the tensor blocks alone, then survivors in order of their floor.
@@ -174,17 +176,25 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     compute_of[i] = compute_layout(layouts[i]);
   compute.fit(model, hardware, survivors, compute_of, options, "bound");
   out.compute_layouts = compute.size();
+  const double limit = out.capacity.as_double() * (1.0 + options.memory_margin);
+  std::optional<std::pair<Bytes, std::size_t>> lowest_peak;
+  const auto note_peak = [&](Bytes peak, std::size_t i) {
+    if (!lowest_peak || peak < lowest_peak->first) lowest_peak = {peak, i};
+    if (peak.as_double() <= limit) return true;
+    ++out.pruned_by_estimate;
+    return false;
+  };
   std::vector<std::pair<Time, std::size_t>> order;
   for (std::size_t i : survivors) {
-    if (const ReducedFit* f = compute.find(compute_of[i]))
-      order.emplace_back(f->compute_floor(model, layouts[i], global_batch), i);
+    if (const ReducedFit* f = compute.find(compute_of[i])) {
+      const LayoutEstimate floor = f->compute_floor(model, layouts[i], global_batch);
+      if (note_peak(floor.peak, i)) order.emplace_back(floor.iteration, i);
+    }
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto& x, const auto& y) { return x.first < y.first; });
 
-  const double limit = out.capacity.as_double() * (1.0 + options.memory_margin);
   const std::size_t window = 4 * options.top;
-  std::optional<std::pair<Bytes, std::size_t>> lowest_peak;
   FitCache reduced;
   std::vector<Layout> reduced_of(layouts.size());
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
@@ -205,14 +215,11 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       const ReducedFit* f = reduced.find(reduced_of[i]);
       if (!f) continue;
       EstimatedLayout e{layouts[i], f->estimate(model, layouts[i], global_batch), i};
-      if (!lowest_peak || e.estimate.peak < lowest_peak->first) lowest_peak = {e.estimate.peak, i};
-      if (e.estimate.peak.as_double() > limit) {
-        ++out.pruned_by_estimate;
-        continue;
-      }
+      if (!note_peak(e.estimate.peak, i)) continue;
       out.ranked.push_back(e);
-      best_times.insert(std::upper_bound(best_times.begin(), best_times.end(), e.estimate.iteration),
-                        e.estimate.iteration);
+      best_times.insert(
+          std::upper_bound(best_times.begin(), best_times.end(), e.estimate.iteration),
+          e.estimate.iteration);
     }
     next = end_batch;
   }
@@ -223,9 +230,10 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
         lowest_peak ? fmt::format("; the smallest estimated peak is {} ({})",
                                   gib(lowest_peak->first), describe(layouts[lowest_peak->second]))
                     : std::string{};
-    throw Infeasible(fmt::format("no layout of {} GPUs fits in {} per GPU{}; use more GPUs, a "
-                                 "smaller micro batch limit or GPUs with more memory",
-                                 gpus, gib(out.capacity), nearest));
+    throw Infeasible(
+        fmt::format("no layout of {} GPUs fits in {} per GPU{}; use more GPUs, a "
+                    "smaller micro batch limit or GPUs with more memory",
+                    gpus, gib(out.capacity), nearest));
   }
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [](const EstimatedLayout& x, const EstimatedLayout& y) {
@@ -233,17 +241,23 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                    });
 
   // Full replays in rounds of the number still missing, so that the set replayed does not
-  // depend on the thread count.
+  // depend on the thread count; first the layouts estimated to fit, then those in the margin.
+  std::vector<std::size_t> replay_order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t k = 0; k < out.ranked.size(); ++k) {
+      if ((out.ranked[k].estimate.peak <= out.capacity) == (pass == 0)) replay_order.push_back(k);
+    }
+  }
   std::size_t replayed = 0;
   const std::size_t budget = std::min(out.ranked.size(), 3 * options.top);
   while (out.best.size() < options.top && replayed < budget) {
     const std::size_t round = std::min(options.top - out.best.size(), budget - replayed);
     std::vector<ReplayedLayout> replays(round);
     run_all(round, options.threads, "replay", options.progress, [&](std::size_t j) {
-      const EstimatedLayout& c = out.ranked[replayed + j];
-      replays[j] = replay_layout(model, hardware, c.layout, global_batch);
-      replays[j].candidate = c;
-      replays[j].estimate_rank = replayed + j + 1;
+      const std::size_t k = replay_order[replayed + j];
+      replays[j] = replay_layout(model, hardware, out.ranked[k].layout, global_batch);
+      replays[j].candidate = out.ranked[k];
+      replays[j].estimate_rank = k + 1;
     });
     replayed += round;
     for (ReplayedLayout& r : replays)
@@ -254,15 +268,14 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
         "no layout of {} GPUs fits in {} per GPU: the {} best estimates were replayed and all "
         "exceed it (smallest replayed peak {}); use more GPUs or GPUs with more memory",
         gpus, gib(out.capacity), out.rejected.size(),
-        gib(std::min_element(out.rejected.begin(), out.rejected.end(),
-                             [](const ReplayedLayout& x, const ReplayedLayout& y) {
-                               return x.peak < y.peak;
-                             })->peak)));
+        gib(std::min_element(
+                out.rejected.begin(), out.rejected.end(),
+                [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.peak < y.peak; })
+                ->peak)));
   }
-  std::stable_sort(out.best.begin(), out.best.end(),
-                   [](const ReplayedLayout& x, const ReplayedLayout& y) {
-                     return x.iteration < y.iteration;
-                   });
+  std::stable_sort(
+      out.best.begin(), out.best.end(),
+      [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.iteration < y.iteration; });
   return out;
 }
 

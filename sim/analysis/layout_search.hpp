@@ -14,8 +14,9 @@
 // replay allocates, so never drops a layout that fits), then the estimated peak above
 // capacity·(1 + memory_margin) (the margin absorbs the estimate's error; tests check on a
 // small space that no dropped layout fits in its full replay). The full replays check the
-// survivors' memory: a replayed layout over capacity is set aside (`rejected`) and the next
-// estimate is replayed, until K fit or 3·K have been replayed.
+// survivors' memory: the layouts estimated to fit are replayed first (in estimated order),
+// then those in the margin; a replayed layout over capacity is set aside (`rejected`) and the
+// next one replayed, until K fit or 3·K have been replayed.
 //
 // Deterministic: the reduced replays and full replays run on `threads` threads, each into
 // its own slot, merged in enumeration order; ties in time are broken by enumeration order.
@@ -36,16 +37,16 @@
 namespace trainsim::sim {
 
 /// Called as the search advances: phase ("estimate", "replay"), items done, items in all.
-using SearchProgress = std::function<void(std::string_view phase, std::size_t done,
-                                          std::size_t total)>;
+using SearchProgress =
+    std::function<void(std::string_view phase, std::size_t done, std::size_t total)>;
 
 struct SearchOptions {
   LayoutSpaceOptions space;
-  std::size_t top = 3;            ///< K: layouts replayed in full and returned
-  unsigned threads = 0;           ///< 0: one per core
-  double memory_margin = 0.25;    ///< estimated peak allowed above capacity before pruning
-  bool exhaustive = false;        ///< estimate every survivor (no bound)
-  SearchProgress progress;        ///< may be empty
+  std::size_t top = 3;          ///< K: layouts replayed in full and returned
+  unsigned threads = 0;         ///< 0: one per core
+  double memory_margin = 0.15;  ///< estimated peak allowed above capacity before pruning
+  bool exhaustive = false;      ///< estimate every survivor (no bound)
+  SearchProgress progress;      ///< may be empty
 };
 
 struct EstimatedLayout {
@@ -70,15 +71,15 @@ struct SearchResult {
   std::int64_t gpus = 0;
   std::int64_t global_batch = 0;
   Bytes capacity;
-  std::size_t layouts = 0;              ///< valid layouts enumerated
-  std::size_t pruned_by_floor = 0;      ///< model state alone above capacity
-  std::size_t pruned_by_estimate = 0;   ///< estimated peak above capacity·(1 + margin)
-  std::size_t compute_layouts = 0;      ///< tensor blocks alone replayed for the floors (4 each)
-  std::size_t bounded_out = 0;          ///< floor above the 4·K-th best estimate: not estimated
-  std::size_t reduced_layouts = 0;      ///< distinct reduced layouts replayed (4 replays each)
-  std::vector<EstimatedLayout> ranked;  ///< survivors, by estimated iteration time
-  std::vector<ReplayedLayout> best;     ///< up to K that fit, by replayed iteration time
-  std::vector<ReplayedLayout> rejected; ///< replayed and over capacity
+  std::size_t layouts = 0;               ///< valid layouts enumerated
+  std::size_t pruned_by_floor = 0;       ///< model state alone above capacity
+  std::size_t pruned_by_estimate = 0;    ///< estimated peak above capacity·(1 + margin)
+  std::size_t compute_layouts = 0;       ///< tensor blocks alone replayed for the floors (4 each)
+  std::size_t bounded_out = 0;           ///< floor above the 4·K-th best estimate: not estimated
+  std::size_t reduced_layouts = 0;       ///< distinct reduced layouts replayed (4 replays each)
+  std::vector<EstimatedLayout> ranked;   ///< survivors, by estimated iteration time
+  std::vector<ReplayedLayout> best;      ///< up to K that fit, by replayed iteration time
+  std::vector<ReplayedLayout> rejected;  ///< replayed and over capacity
 };
 
 /// Replays `layout` in full at `global_batch`; estimate fields of the result are left empty.

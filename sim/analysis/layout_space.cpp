@@ -28,7 +28,8 @@ std::vector<TensorParallel> tensor_blocks(std::int64_t size, bool grids) {
   }
   for (std::int64_t q = 2; q * q * 2 <= size; ++q) {
     if (size % (q * q) == 0 && size / (q * q) >= 2) {
-      out.push_back({TensorKind::two_and_half_d, size, false, size / (q * q), GridOrder::row_major});
+      out.push_back(
+          {TensorKind::two_and_half_d, size, false, size / (q * q), GridOrder::row_major});
     }
   }
   for (std::int64_t q = 2; q * q * q <= size; ++q) {

@@ -35,8 +35,8 @@ struct LayoutSpaceOptions {
   /// Largest micro batch tried. Megatron's runs use 1 to 16; larger ones rarely fit a large
   /// model and multiply the space (a hand-chosen default, disclosed in the README).
   std::int64_t max_micro_batch = 16;
-  bool tensor_grids = true;          ///< also 2D, 2.5D and 3D tensor parallelism
-  bool overlap_grad_reduce = true;   ///< the data-parallel reduction's overlap, not searched
+  bool tensor_grids = true;         ///< also 2D, 2.5D and 3D tensor parallelism
+  bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
 };
 
 /// Every valid layout of `model` training `global_batch` sequences on exactly `gpus` GPUs, in a
