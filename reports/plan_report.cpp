@@ -120,10 +120,13 @@ std::string plan_text(const PlanReport& report) {
     line(row(fmt::format("#{}", i + 1), r, s.capacity,
              fmt::format("{:+.1f}%", 100.0 * estimate_error(r))));
   }
-  if (report.reference) line(row("ref", *report.reference, s.capacity, "-"));
+  if (report.reference) {
+    line(row("ref", *report.reference, s.capacity, report.reference->fits ? "-" : "over"));
+  }
   line("");
   line("  TFLOP/s: model FLOPs per GPU (3 × forward, no recomputation); bubble, comm (exposed),");
-  line("  recomp: shares of the iteration on pipeline stage 0; est.: estimate vs replay");
+  line("  recomp: shares of the iteration on pipeline stage 0; est.: estimate vs replay; ref: the");
+  line("  scenario's own layout (\"over\": it does not fit)");
   for (const sim::ReplayedLayout& r : s.rejected) {
     line(fmt::format("  replayed but over capacity: {} (peak {}, estimated {})",
                      sim::describe(r.candidate.layout), to_gib_string(r.peak),

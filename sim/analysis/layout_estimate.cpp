@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "models/build_program.hpp"
+#include "models/dtype.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::sim {
@@ -62,11 +63,16 @@ double layers_in_flight(const ParallelPlan& plan, std::int64_t micro_batches,
   return static_cast<double>(m) * L;
 }
 
-double bubble_micro_batches(const PipelineParallel& pp) {
+/// The bubble in micro-batch times (§7): p − 1 for gpipe and 1f1b, (p − 1)/v for the chunked
+/// schedules; breadth-first and layered loop over the chunks, and with fewer micro batches
+/// than stages (m < p) every loop drains, so they pay p − 1 like 1f1b.
+double bubble_micro_batches(const PipelineParallel& pp, std::int64_t micro_batches) {
   const double gap = static_cast<double>(pp.size - 1);
   if (pp.schedule == PipelineSchedule::gpipe || pp.schedule == PipelineSchedule::one_f_one_b) {
     return gap;
   }
+  const bool loops = pp.schedule != PipelineSchedule::interleaved;
+  if (loops && micro_batches < pp.size) return gap;
   return gap / static_cast<double>(pp.chunks);
 }
 
@@ -122,6 +128,21 @@ ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
     return f;
   };
   time_s_ = fit([](const ReducedRun& r) { return r.time_s; });
+  // One stage-boundary transfer: a micro batch's boundary activation (or its gradient),
+  // split over the tensor block (Megatron's scatter/gather, SP, or the grid's own blocks).
+  // Stage s holds GPUs [s·t·d, (s+1)·t·d): a block of a node or more sends across nodes,
+  // where every GPU of the node sends at once through the node's NICs.
+  const ParallelPlan& plan = reduced.plan;
+  const double bytes = static_cast<double>(reduced.micro_batch * model.seq_len * model.hidden *
+                                           bytes_per_element(model.dtype)) /
+                       static_cast<double>(plan.tensor.size);
+  const bool across = plan.tensor.size * plan.data.size >= hardware.node.gpus;
+  const double per_gpu = across ? hardware.network.nic_bandwidth.bytes_per_second() *
+                                      static_cast<double>(hardware.network.nics_per_node) /
+                                      static_cast<double>(hardware.node.gpus)
+                                : hardware.node.gpu_bandwidth.bytes_per_second();
+  transfer_s_ =
+      bytes / per_gpu + (across ? hardware.network.latency : hardware.node.latency).seconds();
   peak_bytes_ = fit([](const ReducedRun& r) { return r.peak; });
   activation_bytes_per_layer_ = std::max(0.0, runs[2].activations - runs[0].activations);
 }
@@ -140,9 +161,15 @@ LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout
     return out;
   }
   const double per_micro_batch = time_s_.c + time_s_.e * L;
-  const double bubble = bubble_s(plan, L);
-  out.iteration =
-      Time::from_seconds(std::max(0.0, time_s_.a + time_s_.b * L + mm * per_micro_batch + bubble));
+  const double bubble = bubble_s(plan, m, L);
+  // Megatron's p2p calls block: each pass of the critical stage waits for its transfer, a
+  // forward and a backward one per micro batch and chunk, plus the p − 1 of the ramp.
+  const double transfers = 2.0 *
+                           (mm * static_cast<double>(plan.pipeline.chunks) +
+                            static_cast<double>(plan.pipeline.size - 1)) *
+                           transfer_s_;
+  out.iteration = Time::from_seconds(
+      std::max(0.0, time_s_.a + time_s_.b * L + mm * per_micro_batch + bubble + transfers));
   out.bubble = Time::from_seconds(std::max(0.0, bubble));
   const double extra_layers = layers_in_flight(plan, m, stage_layers) - L;
   out.peak = Bytes::rounded(
@@ -150,24 +177,26 @@ LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout
   return out;
 }
 
-double ReducedFit::bubble_s(const ParallelPlan& plan, double stage_layers) const {
+double ReducedFit::bubble_s(const ParallelPlan& plan, std::int64_t micro_batches,
+                            double stage_layers) const {
   if (plan.pipeline.size == 1) return 0.0;
   // The bubble is the other stages' layers (§7); the embedding and head run once per micro
   // batch on their own stage, already in the m micro-batch times of the slowest stage.
-  return bubble_micro_batches(plan.pipeline) * time_s_.e * stage_layers;
+  return bubble_micro_batches(plan.pipeline, micro_batches) * time_s_.e * stage_layers;
 }
 
 LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& layout,
                                          std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
-  const auto m = static_cast<double>(global_batch / (layout.micro_batch * plan.data.size));
+  const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
+  const auto m = static_cast<double>(micro_batches);
   const auto L = static_cast<double>(model.layers / plan.pipeline.size);
   const double d = static_cast<double>(plan.data.size);
   const double once = (time_s_.a + time_s_.b * L) / (plan.data.zero >= 1 ? d : 1.0);
   LayoutEstimate out;
-  out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, L)));
-  out.iteration =
-      Time::from_seconds(std::max(0.0, once + m * (time_s_.c + time_s_.e * L) + bubble_s(plan, L)));
+  out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, micro_batches, L)));
+  out.iteration = Time::from_seconds(
+      std::max(0.0, once + m * (time_s_.c + time_s_.e * L) + bubble_s(plan, micro_batches, L)));
   // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
   // the bf16 weight's 2, each kept 1/d.
   const double params = (static_cast<double>(model.parameters_per_layer()) * L +

@@ -11,10 +11,12 @@
 // batch through l layers with the embedding and head, a + b·l what happens once per
 // iteration (the data-parallel reduction's exposed part, the optimizer step). Then for p
 // stages of L/p layers and m micro batches:
-//   T ≈ a + b·L/p + (m + B)·(c + e·L/p),  B = p − 1 (gpipe, 1f1b) or (p − 1)/v (interleaved,
-//   breadth-first, layered), the bubble of parallelism-reference §7 in micro-batch times.
-// Every stage is charged the embedding and the head, so T is slightly high for pipelines;
-// point-to-point transfers are left out (a few per micro batch, small next to L/p layers).
+//   T ≈ a + b·L/p + m·(c + e·L/p) + B·e·L/p,  B = p − 1 (gpipe, 1f1b) or (p − 1)/v
+//   (interleaved; breadth-first and layered when m >= p, else p − 1: each chunk loop drains),
+// the bubble of parallelism-reference §7 in micro-batch times of the stage's layers. The
+// slowest stage is charged the embedding and the head on every micro batch. Pipelines add
+// 2·(m·v + p − 1) blocking stage-boundary transfers of mb·s·h/t elements, across nodes at
+// the node's NIC bandwidth shared by its GPUs (within a node at the GPU's fabric bandwidth).
 // tests/sim/test_layout_search.cpp bounds |T − replay| / replay on a set of layouts.
 //
 // Peak memory: the four peaks fit M(l, m) the same way; a pipeline stage holds M(L/p, 1) plus
@@ -39,7 +41,7 @@ namespace trainsim::sim {
 /// What the estimate gives for one layout.
 struct LayoutEstimate {
   Time iteration;
-  Time bubble;  ///< B·(c + e·L/p): the pipeline's idle time in the estimate
+  Time bubble;  ///< B·e·L/p: the pipeline's idle time in the estimate
   Bytes peak;
 };
 
@@ -84,11 +86,12 @@ class ReducedFit {
     double a = 0, b = 0, c = 0, e = 0;
     double at(double l, double m) const { return a + b * l + c * m + e * l * m; }
   };
-  double bubble_s(const ParallelPlan& plan, double stage_layers) const;
+  double bubble_s(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers) const;
 
   Bilinear time_s_;
   Bilinear peak_bytes_;
   double activation_bytes_per_layer_ = 0;
+  double transfer_s_ = 0;  ///< one stage-boundary transfer of a micro batch
 };
 
 }  // namespace trainsim::sim

@@ -35,7 +35,7 @@ ModelSpec small_model(std::int64_t layers) {
 constexpr std::int64_t kGpus = 4;
 constexpr std::int64_t kBatch = 8;
 /// |estimated / replayed − 1| on every survivor of that space (sim/analysis/README.md).
-constexpr double kEstimateBound = 0.40;
+constexpr double kEstimateBound = 0.50;
 
 LayoutSpaceOptions small_space() {
   LayoutSpaceOptions o;
@@ -205,4 +205,42 @@ TEST_CASE("search_layouts: impossible requests say why") {
     CHECK_THROWS_WITH_AS(search_layouts(model, hw, kGpus, kBatch),
                          doctest::Contains("no layout of 4 GPUs fits in"), Infeasible);
   }
+}
+
+TEST_CASE(
+    "search_layouts: on a 22B model the estimate of the best layouts is within 25 % of "
+    "their replay") {
+  // Korthikanti's 22B GPT (48 layers, h 6144) at batch 4 on 8 GPUs of the small profile:
+  // the 12 best estimates (the window the bounded search guarantees) replayed in full.
+  ModelSpec m;
+  m.layers = 48;
+  m.hidden = 6144;
+  m.heads = 64;
+  m.ffn = 24576;
+  m.seq_len = 2048;
+  m.vocab = 51200;
+  const hw::HardwareProfile hw = test::small_profile();
+  SearchOptions options;
+  options.top = 3;
+  const SearchResult result = search_layouts(m, hw, 8, 4, options);
+  REQUIRE(result.ranked.size() >= 12);
+  if (std::getenv("TRAINSIM_LAYOUT_ERRORS")) {
+    for (const EstimatedLayout& e : result.ranked) {
+      const ReplayedLayout r = replay_layout(m, hw, e.layout, 4);
+      std::printf("%+.3f est %.3f (bubble %.3f) replay %.3f (bubble %.3f) %s\n",
+                  e.estimate.iteration.seconds() / r.iteration.seconds() - 1.0,
+                  e.estimate.iteration.seconds(), e.estimate.bubble.seconds(),
+                  r.iteration.seconds(), r.breakdown.bubble.seconds(), describe(e.layout).c_str());
+    }
+  }
+  double worst = 0.0;
+  for (std::size_t k = 0; k < 12; ++k) {
+    const EstimatedLayout& e = result.ranked[k];
+    const ReplayedLayout r = replay_layout(m, hw, e.layout, 4);
+    const double error = e.estimate.iteration.seconds() / r.iteration.seconds() - 1.0;
+    INFO(describe(e.layout));
+    CHECK(std::abs(error) < 0.25);
+    worst = std::max(worst, std::abs(error));
+  }
+  std::printf("22B on 8 GPUs, 12 best estimates vs replay: worst |error| %.1f%%\n", 100 * worst);
 }
