@@ -89,7 +89,7 @@ TEST_CASE("enumerate_layouts: the grid kinds appear where their shape fits, and 
 }
 
 TEST_CASE(
-    "search_layouts: pruning never drops a layout whose full replay fits; the estimate "
+    "search_layouts: pruning never drops a layout whose full replay fits, and the estimate "
     "stays within its bound") {
   const ModelSpec model = small_model(4);
   hw::HardwareProfile hw = test::small_profile();
