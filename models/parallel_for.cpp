@@ -8,9 +8,11 @@
 
 namespace trainsim {
 
-void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work) {
+void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work,
+                          unsigned threads_wanted) {
+  const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
   const std::size_t threads =
-      std::min<std::size_t>(count, std::max(1U, std::thread::hardware_concurrency()));
+      std::min<std::size_t>(count, threads_wanted == 0 ? cores : threads_wanted);
   if (threads <= 1) {
     for (std::size_t i = 0; i < count; ++i)
       work(i);

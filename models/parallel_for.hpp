@@ -8,9 +8,10 @@
 
 namespace trainsim {
 
-/// Calls `work(i)` for every i in [0, count), on up to one thread per core. Rethrows the
-/// exception of the lowest i that threw, the one a sequential loop would have thrown (the
-/// pieces after it have run too).
-void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work);
+/// Calls `work(i)` for every i in [0, count), on up to `threads` threads (0: one per core).
+/// Rethrows the exception of the lowest i that threw, the one a sequential loop would have
+/// thrown (the pieces after it have run too).
+void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work,
+                          unsigned threads = 0);
 
 }  // namespace trainsim

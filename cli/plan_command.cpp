@@ -1,0 +1,123 @@
+#include "cli/plan_command.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/progress_bar.hpp"
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/plan_report.hpp"
+#include "sim/analysis/layout_search.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct PlanOptions {
+  std::filesystem::path scenario;
+  std::int64_t gpus = 0;   ///< 0: the scenario's
+  std::int64_t batch = 0;  ///< 0: the scenario's global batch
+  std::size_t top = 3;
+  unsigned threads = 0;
+  std::int64_t max_micro_batch = 16;
+  bool no_grids = false;
+  std::string json;
+  std::string csv;
+};
+
+void run_plan(const PlanOptions& o) {
+  if (o.top < 1) throw CLI::ValidationError("--top", fmt::format("at least 1; got {}", o.top));
+  if (o.gpus < 0) throw CLI::ValidationError("--gpus", fmt::format("at least 1; got {}", o.gpus));
+  if (o.batch < 0) {
+    throw CLI::ValidationError("--batch", fmt::format("at least 1 sequence; got {}", o.batch));
+  }
+  if (o.max_micro_batch < 1) {
+    throw CLI::ValidationError("--max-micro-batch",
+                               fmt::format("at least 1; got {}", o.max_micro_batch));
+  }
+  if (!o.json.empty()) reports::check_destination(o.json);
+  if (!o.csv.empty()) reports::check_destination(o.csv);
+  const Scenario scenario = inputs::load_scenario(o.scenario);
+  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const std::int64_t gpus = o.gpus > 0 ? o.gpus : scenario.gpus;
+  const std::int64_t batch = o.batch > 0 ? o.batch : scenario.training.global_batch;
+
+  ProgressBar bar;
+  sim::SearchOptions options;
+  options.top = o.top;
+  options.threads = o.threads;
+  options.space.max_micro_batch = o.max_micro_batch;
+  options.space.tensor_grids = !o.no_grids;
+  // Wall time per phase: each interval between two progress calls goes to the later call's
+  // phase (the first call of a phase comes before its work starts).
+  std::map<std::string, double, std::less<>> phase_seconds;
+  const auto start = std::chrono::steady_clock::now();
+  auto last = start;
+  options.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
+    const auto now = std::chrono::steady_clock::now();
+    // Before a phase's first item: enumeration, pruning, estimating (the work between).
+    phase_seconds[done > 0 ? std::string(phase) : std::string("other")] +=
+        std::chrono::duration<double>(now - last).count();
+    last = now;
+    bar.update(phase, done, total);
+  };
+  reports::PlanReport report;
+  report.scenario = scenario.name;
+  report.hardware = hardware.name;
+  report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
+  if (gpus == scenario.gpus && batch == scenario.training.global_batch) {
+    options.progress("reference", 0, 1);
+    sim::Layout own{scenario.parallel, scenario.training.micro_batch};
+    report.reference = sim::replay_layout(scenario.model, hardware, own, batch);
+    options.progress("reference", 1, 1);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::cout << reports::plan_text(report);
+  // Timing goes to stderr: stdout and the files stay byte-identical between runs.
+  std::string phases;
+  for (const auto& [phase, s] : phase_seconds)
+    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", phase, s);
+  fmt::print(stderr, "searched {} layouts in {:.1f} s ({:.0f} layouts/s; {})\n",
+             report.search.layouts, seconds, static_cast<double>(report.search.layouts) / seconds,
+             phases);
+  if (!o.json.empty()) {
+    reports::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
+  }
+  if (!o.csv.empty()) reports::write_atomically(o.csv, reports::plan_csv(report));
+}
+
+}  // namespace
+
+void add_plan_command(CLI::App& app) {
+  auto options = std::make_shared<PlanOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "plan",
+      "Search every valid layout (tensor kind and size, pipeline and schedule, data parallel "
+      "and ZeRO, sequence parallelism, recomputation, micro batch) of the scenario's model on "
+      "N GPUs; print the fastest that fit, replayed in full");
+  cmd->add_option("scenario", options->scenario, "Scenario YAML file (model, batch, hardware)")
+      ->required();
+  cmd->add_option("--gpus", options->gpus, "GPUs to lay out (default: the scenario's)");
+  cmd->add_option("--batch", options->batch, "Global batch in sequences (default: the scenario's)");
+  cmd->add_option("--top", options->top, "Layouts replayed in full and listed")
+      ->capture_default_str();
+  cmd->add_option("--threads", options->threads, "Worker threads (0: one per core)")
+      ->capture_default_str();
+  cmd->add_option("--max-micro-batch", options->max_micro_batch, "Largest micro batch searched")
+      ->capture_default_str();
+  cmd->add_flag("--no-grids", options->no_grids, "Search 1D tensor parallelism only");
+  cmd->add_option("--json", options->json, "Write the result as JSON to this file");
+  cmd->add_option("--csv", options->csv, "Write every estimated layout as CSV to this file");
+  cmd->callback([options] { run_plan(*options); });
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,13 @@
+#pragma once
+// `trainsim plan SCENARIO [--gpus N] [--batch B] [--top K] [--threads N] [--max-micro-batch M]
+// [--no-grids] [--json FILE] [--csv FILE]`: searches every valid layout of the scenario's
+// model on N GPUs (sim/analysis/layout_search.hpp) and prints the best, replayed in full, with
+// why they win; beside them the scenario's own layout when N and B are the scenario's.
+
+#include <CLI/CLI.hpp>
+
+namespace trainsim::cli {
+
+void add_plan_command(CLI::App& app);
+
+}  // namespace trainsim::cli

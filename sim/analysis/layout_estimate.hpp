@@ -1,0 +1,97 @@
+#pragma once
+// The cheap estimate of a layout's iteration time and peak memory that `trainsim plan` ranks
+// the whole space by before it replays the best few in full (layout_search). One job: turn a
+// few replays of reduced Programs into estimates for every layout.
+//
+// The reduced Program of a layout keeps its tensor block, data-parallel size, ZeRO stage,
+// recomputation and micro batch, but runs l layers on one pipeline stage with m micro
+// batches per replica, for l, m in {1, 2} (four replays: `ReducedKey` identifies them, and
+// layouts that differ only in pipeline size and schedule share them). The four times fit
+// T(l, m) = a + b·l + c·m + e·l·m exactly: c + e·l is the forward and backward of one micro
+// batch through l layers with the embedding and head, a + b·l what happens once per
+// iteration (the data-parallel reduction's exposed part, the optimizer step). Then for p
+// stages of L/p layers and m micro batches:
+//   T ≈ a + b·L/p + m·(c + e·L/p) + B·e·L/p,  B = p − 1 (gpipe, 1f1b) or (p − 1)/v
+//   (interleaved; breadth-first and layered when m >= p, else p − 1: each chunk loop drains),
+// the bubble of parallelism-reference §7 in micro-batch times of the stage's layers. The
+// slowest stage is charged the embedding and the head on every micro batch. Pipelines add
+// 2·(m·v + p − 1) blocking stage-boundary transfers of mb·s·h/t elements, across nodes at
+// the node's NIC bandwidth shared by its GPUs (within a node at the GPU's fabric bandwidth).
+// tests/sim/test_layout_search.cpp bounds |T − replay| / replay on a set of layouts.
+//
+// Peak memory: the four peaks fit M(l, m) the same way; a pipeline stage holds M(L/p, 1) plus
+// the activations of the micro batches in flight beyond the first (A per layer and micro
+// batch: the activation bytes at the peak of l = 2 minus l = 1): 1f1b min(p, m), gpipe,
+// breadth-first and layered m, interleaved Megatron's warm-up 2(p − 1) + (v − 1)p + 1 chunk
+// passes (at most m·v) of L/(p·v) layers. `model_state_floor` is a closed-form lower bound
+// (weights, fp32 gradients and Adam state of the stage's layers, sharded as the ZeRO stage
+// says, nothing else) used to skip the replays of layouts that cannot fit at all.
+
+#include <cstdint>
+#include <string>
+
+#include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
+#include "sim/analysis/layout_space.hpp"
+#include "sim/hardware_profile.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+/// What the estimate gives for one layout.
+struct LayoutEstimate {
+  Time iteration;
+  Time bubble;  ///< B·e·L/p: the pipeline's idle time in the estimate
+  Bytes peak;
+};
+
+/// The reduced layout whose replays serve `layout`: one stage, the rest kept (p = 1 layered
+/// keeps its schedule, one layer per chunk; every other schedule becomes plain accumulation).
+Layout reduced_layout(const Layout& layout);
+
+/// A key naming the reduced layout (describe() of it): layouts with equal keys share replays.
+std::string reduced_key(const Layout& layout);
+
+/// The reduced layout of the compute alone: reduced_layout without data parallelism (d = 1,
+/// ZeRO 0), replayed on the tensor block's GPUs only, so cheap even where d is large.
+Layout compute_layout(const Layout& layout);
+
+/// A lower bound on the bytes one GPU of `layout` holds (see above).
+Bytes model_state_floor(const ModelSpec& model, const Layout& layout);
+
+/// The four replays of one reduced layout, fitted.
+class ReducedFit {
+ public:
+  /// Replays `reduced` (one stage) with l, m in {1, 2}. Throws Infeasible when the executor
+  /// rejects a reduced Program (it accepts them whenever it accepts the layout).
+  ReducedFit(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware);
+
+  /// The estimate for `layout` (whose reduced_layout is the one fitted) at `global_batch`.
+  LayoutEstimate estimate(const ModelSpec& model, const Layout& layout,
+                          std::int64_t global_batch) const;
+
+  /// Fitted on compute_layout(layout) (d = 1, ZeRO 0): `iteration` is the micro batches and
+  /// the bubble, plus the once-per-iteration part a + b·L/p (the optimizer step at d = 1)
+  /// divided by d when ZeRO shards the optimizer; data parallelism only adds communication
+  /// to that, so a layout's estimate is (up to the fits' extrapolation) at least this: the
+  /// search's lower bound. `peak` is the d = 1 peak less the bytes ZeRO shards away
+  /// (weights, fp32 gradients and Adam state of the stage's layers and the embedding, each
+  /// times 1 − 1/d, counted generously so that the peak stays an underestimate of
+  /// estimate()'s): the search prunes on it before fitting the full reduced layout.
+  LayoutEstimate compute_floor(const ModelSpec& model, const Layout& layout,
+                               std::int64_t global_batch) const;
+
+ private:
+  struct Bilinear {
+    double a = 0, b = 0, c = 0, e = 0;
+    double at(double l, double m) const { return a + b * l + c * m + e * l * m; }
+  };
+  double bubble_s(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers) const;
+
+  Bilinear time_s_;
+  Bilinear peak_bytes_;
+  double activation_bytes_per_layer_ = 0;
+  double transfer_s_ = 0;  ///< one stage-boundary transfer of a micro batch
+};
+
+}  // namespace trainsim::sim

@@ -1,0 +1,282 @@
+#include "sim/analysis/layout_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "models/build_program.hpp"
+#include "models/errors.hpp"
+#include "models/parallel_for.hpp"
+#include "sim/replay.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+std::string gib(Bytes b) {
+  return fmt::format("{:.1f} GiB", b.as_double() / (1024.0 * 1024 * 1024));
+}
+
+/// Why no layout exists: the batch cannot feed the replicas, or the count splits no way.
+[[noreturn]] void explain_empty_space(const ModelSpec& model, std::int64_t gpus,
+                                      std::int64_t global_batch) {
+  std::optional<std::int64_t> fewest_replicas;
+  std::int64_t widest = 0;
+  for (std::int64_t t = 1; t <= gpus; ++t) {
+    if (gpus % t != 0 || model.heads % t != 0 || model.ffn % t != 0) continue;
+    for (std::int64_t p = 1; p <= gpus / t; ++p) {
+      if ((gpus / t) % p != 0 || model.layers % p != 0) continue;
+      const std::int64_t d = gpus / (t * p);
+      if (!fewest_replicas || d < *fewest_replicas) {
+        fewest_replicas = d;
+        widest = t * p;
+      }
+    }
+  }
+  if (fewest_replicas && *fewest_replicas > global_batch) {
+    throw Infeasible(fmt::format(
+        "global_batch: {} sequences cannot use {} GPUs: one replica spans at most {} GPUs "
+        "(tensor size dividing heads {} × pipeline size dividing layers {}), so {} GPUs need at "
+        "least {} data-parallel replicas of one sequence each; use a global batch of at least "
+        "{} or at most {} GPUs",
+        global_batch, gpus, widest, model.heads, model.layers, gpus, *fewest_replicas,
+        *fewest_replicas, widest * global_batch));
+  }
+  throw Infeasible(fmt::format(
+      "gpus: {} GPUs split into no valid tensor × pipeline × data layout of this model "
+      "(tensor sizes must divide heads {} and ffn {}, or form a q², q²·d or q³ grid; pipeline "
+      "sizes must divide layers {}; data sizes must divide global_batch {}); use a GPU count "
+      "such as a product of those",
+      gpus, model.heads, model.ffn, model.layers, global_batch));
+}
+
+/// Runs work(i) for i in [0, count) on `threads` threads and reports progress after each.
+void run_all(std::size_t count, unsigned threads, std::string_view phase,
+             const SearchProgress& progress, const std::function<void(std::size_t)>& work) {
+  std::atomic<std::size_t> done{0};
+  std::mutex report;
+  if (progress) progress(phase, 0, count);
+  for_each_in_parallel(
+      count,
+      [&](std::size_t i) {
+        work(i);
+        const std::size_t now = ++done;
+        if (progress) {
+          const std::lock_guard lock(report);
+          progress(phase, now, count);
+        }
+      },
+      threads);
+}
+
+/// Layouts estimated per round of the bounded search: a fixed size, so that where the search
+/// stops does not depend on the thread count.
+constexpr std::size_t kBatchLayouts = 64;
+
+/// ReducedFits by reduced layout (describe() as the key), fitted on demand in parallel.
+class FitCache {
+ public:
+  /// Fits the reduced layouts of `which` (reduced[i] for i in which) not fitted yet.
+  void fit(const ModelSpec& model, const hw::HardwareProfile& hardware,
+           const std::vector<std::size_t>& which, const std::vector<Layout>& reduced,
+           const SearchOptions& options, std::string_view phase) {
+    std::vector<Layout> todo;
+    for (std::size_t i : which) {
+      const auto [it, added] = index_.emplace(describe(reduced[i]), fits_.size() + todo.size());
+      if (added) todo.push_back(reduced[i]);
+    }
+    const std::size_t first = fits_.size();
+    fits_.resize(first + todo.size());
+    run_all(todo.size(), options.threads, phase, options.progress, [&](std::size_t k) {
+      try {
+        fits_[first + k] = std::make_unique<ReducedFit>(model, todo[k], hardware);
+      } catch (const Infeasible&) {
+        // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
+      }
+    });
+  }
+  const ReducedFit* find(const Layout& reduced) const {
+    const auto it = index_.find(describe(reduced));
+    return it == index_.end() ? nullptr : fits_[it->second].get();
+  }
+  std::size_t size() const { return fits_.size(); }
+
+ private:
+  std::map<std::string, std::size_t> index_;
+  std::vector<std::unique_ptr<ReducedFit>> fits_;
+};
+
+}  // namespace
+
+ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& hardware,
+                             const Layout& layout, std::int64_t global_batch) {
+  const TrainingSpec training = training_of(layout, global_batch);
+  const program::Program program =
+      build_program(model, layout.plan, training, ProgramScope::representative);
+  ReplayOptions options;
+  options.record_op_timings = false;
+  const SimulationResult result = replay(program, hardware, options);
+  ReplayedLayout out;
+  out.candidate.layout = layout;
+  out.iteration = result.iteration_time;
+  const double seconds = result.iteration_time.seconds();
+  out.tokens_per_s = static_cast<double>(global_batch * model.seq_len) / seconds;
+  out.model_rate_per_gpu = FlopRate::flops_per_second(
+      model.model_flops(global_batch).count() / seconds / static_cast<double>(layout.plan.gpus()));
+  for (const RankMemory& m : result.memory)
+    out.peak = std::max(out.peak, m.peak);
+  out.fits = out.peak <= hardware.gpu.memory;
+  if (!result.breakdown.empty()) out.breakdown = result.breakdown.front();
+  return out;
+}
+
+SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& hardware,
+                            std::int64_t gpus, std::int64_t global_batch,
+                            const SearchOptions& options) {
+  if (options.top < 1) throw Infeasible("top: 0 layouts to replay; use 1 or more");
+  const std::vector<Layout> layouts = enumerate_layouts(model, gpus, global_batch, options.space);
+  if (layouts.empty()) explain_empty_space(model, gpus, global_batch);
+
+  SearchResult out;
+  out.gpus = gpus;
+  out.global_batch = global_batch;
+  out.capacity = hardware.gpu.memory;
+  out.layouts = layouts.size();
+
+  // Floor pruning.
+  std::vector<std::size_t> survivors;
+  std::optional<std::pair<Bytes, std::size_t>> lowest_floor;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const Bytes floor = model_state_floor(model, layouts[i]);
+    if (!lowest_floor || floor < lowest_floor->first) lowest_floor = {floor, i};
+    if (floor > out.capacity) {
+      ++out.pruned_by_floor;
+      continue;
+    }
+    survivors.push_back(i);
+  }
+  if (survivors.empty()) {
+    throw Infeasible(fmt::format(
+        "no layout of {} GPUs fits in {} per GPU: the weights, gradients and Adam state alone "
+        "need at least {} ({}); use more GPUs or GPUs with more memory",
+        gpus, gib(out.capacity), gib(lowest_floor->first),
+        describe(layouts[lowest_floor->second])));
+  }
+
+  // Time floors from the tensor blocks alone, then survivors in order of their floor.
+  FitCache compute;
+  std::vector<Layout> compute_of(layouts.size());
+  for (std::size_t i : survivors)
+    compute_of[i] = compute_layout(layouts[i]);
+  compute.fit(model, hardware, survivors, compute_of, options, "bound");
+  out.compute_layouts = compute.size();
+  const double limit = out.capacity.as_double() * (1.0 + options.memory_margin);
+  std::optional<std::pair<Bytes, std::size_t>> lowest_peak;
+  const auto note_peak = [&](Bytes peak, std::size_t i) {
+    if (!lowest_peak || peak < lowest_peak->first) lowest_peak = {peak, i};
+    if (peak.as_double() <= limit) return true;
+    ++out.pruned_by_estimate;
+    return false;
+  };
+  std::vector<std::pair<Time, std::size_t>> order;
+  for (std::size_t i : survivors) {
+    if (const ReducedFit* f = compute.find(compute_of[i])) {
+      const LayoutEstimate floor = f->compute_floor(model, layouts[i], global_batch);
+      if (note_peak(floor.peak, i)) order.emplace_back(floor.iteration, i);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+
+  const std::size_t window = 4 * options.top;
+  FitCache reduced;
+  std::vector<Layout> reduced_of(layouts.size());
+  std::vector<Time> best_times;  // estimated times of the ranked, sorted
+  std::size_t next = 0;
+  while (next < order.size()) {
+    if (!options.exhaustive && best_times.size() >= window &&
+        best_times[window - 1] <= order[next].first) {
+      break;
+    }
+    const std::size_t end_batch = std::min(order.size(), next + kBatchLayouts);
+    std::vector<std::size_t> batch;
+    for (std::size_t k = next; k < end_batch; ++k) {
+      batch.push_back(order[k].second);
+      reduced_of[order[k].second] = reduced_layout(layouts[order[k].second]);
+    }
+    reduced.fit(model, hardware, batch, reduced_of, options, "estimate");
+    for (std::size_t i : batch) {
+      const ReducedFit* f = reduced.find(reduced_of[i]);
+      if (!f) continue;
+      EstimatedLayout e{layouts[i], f->estimate(model, layouts[i], global_batch), i};
+      if (!note_peak(e.estimate.peak, i)) continue;
+      out.ranked.push_back(e);
+      best_times.insert(
+          std::upper_bound(best_times.begin(), best_times.end(), e.estimate.iteration),
+          e.estimate.iteration);
+    }
+    next = end_batch;
+  }
+  out.bounded_out = order.size() - next;
+  out.reduced_layouts = reduced.size();
+  if (out.ranked.empty()) {
+    const std::string nearest =
+        lowest_peak ? fmt::format("; the smallest estimated peak is {} ({})",
+                                  gib(lowest_peak->first), describe(layouts[lowest_peak->second]))
+                    : std::string{};
+    throw Infeasible(
+        fmt::format("no layout of {} GPUs fits in {} per GPU{}; use more GPUs, a "
+                    "smaller micro batch limit or GPUs with more memory",
+                    gpus, gib(out.capacity), nearest));
+  }
+  std::stable_sort(out.ranked.begin(), out.ranked.end(),
+                   [](const EstimatedLayout& x, const EstimatedLayout& y) {
+                     return x.estimate.iteration < y.estimate.iteration;
+                   });
+
+  // Full replays in rounds of the number still missing, so that the set replayed does not
+  // depend on the thread count; first the layouts estimated to fit, then those in the margin.
+  std::vector<std::size_t> replay_order;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t k = 0; k < out.ranked.size(); ++k) {
+      if ((out.ranked[k].estimate.peak <= out.capacity) == (pass == 0)) replay_order.push_back(k);
+    }
+  }
+  std::size_t replayed = 0;
+  const std::size_t budget = std::min(out.ranked.size(), 3 * options.top);
+  while (out.best.size() < options.top && replayed < budget) {
+    const std::size_t round = std::min(options.top - out.best.size(), budget - replayed);
+    std::vector<ReplayedLayout> replays(round);
+    run_all(round, options.threads, "replay", options.progress, [&](std::size_t j) {
+      const std::size_t k = replay_order[replayed + j];
+      replays[j] = replay_layout(model, hardware, out.ranked[k].layout, global_batch);
+      replays[j].candidate = out.ranked[k];
+      replays[j].estimate_rank = k + 1;
+    });
+    replayed += round;
+    for (ReplayedLayout& r : replays)
+      (r.fits ? out.best : out.rejected).push_back(std::move(r));
+  }
+  if (out.best.empty()) {
+    throw Infeasible(fmt::format(
+        "no layout of {} GPUs fits in {} per GPU: the {} best estimates were replayed and all "
+        "exceed it (smallest replayed peak {}); use more GPUs or GPUs with more memory",
+        gpus, gib(out.capacity), out.rejected.size(),
+        gib(std::min_element(
+                out.rejected.begin(), out.rejected.end(),
+                [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.peak < y.peak; })
+                ->peak)));
+  }
+  std::stable_sort(
+      out.best.begin(), out.best.end(),
+      [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.iteration < y.iteration; });
+  return out;
+}
+
+}  // namespace trainsim::sim

@@ -1,0 +1,96 @@
+#pragma once
+// `trainsim plan`'s search: every valid layout of a model on N GPUs at a global batch
+// (layout_space), the ones that cannot fit pruned, the rest ranked by the cheap estimate
+// (layout_estimate), the best K replayed in full and ranked by their replays. Public so that
+// a later search over batch size and GPU count (training time) can call it per point.
+//
+// Bound: the survivors are first given a cheap floor on their time (ReducedFit::
+// compute_floor, from replays of the tensor block alone) and estimated in full in order of
+// that floor, in batches of a fixed size; the search stops when 4·K layouts are estimated
+// and the 4·K-th best estimate is at most the next floor, since no layout left could enter
+// the 4·K best (`bounded_out` counts those never estimated; `exhaustive` turns this off).
+//
+// Pruning is in two steps: a closed-form floor on the model state (never above what the
+// replay allocates, so never drops a layout that fits), then the estimated peak above
+// capacity·(1 + memory_margin) (the margin absorbs the estimate's error; tests check on a
+// small space that no dropped layout fits in its full replay). The full replays check the
+// survivors' memory: the layouts estimated to fit are replayed first (in estimated order),
+// then those in the margin; a replayed layout over capacity is set aside (`rejected`) and the
+// next one replayed, until K fit or 3·K have been replayed.
+//
+// Deterministic: the reduced replays and full replays run on `threads` threads, each into
+// its own slot, merged in enumeration order; ties in time are broken by enumeration order.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "sim/analysis/layout_estimate.hpp"
+#include "sim/analysis/layout_space.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/simulation_result.hpp"
+#include "units/units.hpp"
+
+namespace trainsim::sim {
+
+/// Called as the search advances: phase ("estimate", "replay"), items done, items in all.
+using SearchProgress =
+    std::function<void(std::string_view phase, std::size_t done, std::size_t total)>;
+
+struct SearchOptions {
+  LayoutSpaceOptions space;
+  std::size_t top = 3;          ///< K: layouts replayed in full and returned
+  unsigned threads = 0;         ///< 0: one per core
+  double memory_margin = 0.15;  ///< estimated peak allowed above capacity before pruning
+  bool exhaustive = false;      ///< estimate every survivor (no bound)
+  SearchProgress progress;      ///< may be empty
+};
+
+struct EstimatedLayout {
+  Layout layout;
+  LayoutEstimate estimate;
+  std::size_t index = 0;  ///< position in the enumeration (the tie-break)
+};
+
+/// A layout replayed in full (representative ranks).
+struct ReplayedLayout {
+  EstimatedLayout candidate;
+  std::size_t estimate_rank = 0;  ///< 1-based place in the estimated ranking
+  Time iteration;
+  double tokens_per_s = 0;
+  FlopRate model_rate_per_gpu;  ///< model FLOPs (3 × forward) per second per GPU
+  Bytes peak;                   ///< largest over GPUs
+  bool fits = false;
+  TimeBreakdown breakdown;  ///< of the first recorded rank (pipeline stage 0)
+};
+
+struct SearchResult {
+  std::int64_t gpus = 0;
+  std::int64_t global_batch = 0;
+  Bytes capacity;
+  std::size_t layouts = 0;               ///< valid layouts enumerated
+  std::size_t pruned_by_floor = 0;       ///< model state alone above capacity
+  std::size_t pruned_by_estimate = 0;    ///< estimated peak above capacity·(1 + margin)
+  std::size_t compute_layouts = 0;       ///< tensor blocks alone replayed for the floors (4 each)
+  std::size_t bounded_out = 0;           ///< floor above the 4·K-th best estimate: not estimated
+  std::size_t reduced_layouts = 0;       ///< distinct reduced layouts replayed (4 replays each)
+  std::vector<EstimatedLayout> ranked;   ///< survivors, by estimated iteration time
+  std::vector<ReplayedLayout> best;      ///< up to K that fit, by replayed iteration time
+  std::vector<ReplayedLayout> rejected;  ///< replayed and over capacity
+};
+
+/// Replays `layout` in full at `global_batch`; estimate fields of the result are left empty.
+ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& hardware,
+                             const Layout& layout, std::int64_t global_batch);
+
+/// The search. Throws Infeasible with what is wrong and what would do: gpus < 1; a global
+/// batch too small for the GPUs (more data-parallel replicas needed than sequences); a GPU
+/// count no split of tensor × pipeline × data can use; no layout that fits in memory.
+SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& hardware,
+                            std::int64_t gpus, std::int64_t global_batch,
+                            const SearchOptions& options = {});
+
+}  // namespace trainsim::sim

@@ -1,0 +1,129 @@
+#include "sim/analysis/layout_space.hpp"
+
+#include <fmt/format.h>
+
+#include "models/build_program.hpp"
+#include "models/errors.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+std::vector<std::int64_t> divisors(std::int64_t n) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t k = 1; k <= n; ++k) {
+    if (n % k == 0) out.push_back(k);
+  }
+  return out;
+}
+
+/// The tensor blocks of `size` GPUs: 1D with and without SP, and the grid kinds whose shape
+/// makes exactly `size` (every 2.5D split q²·d with q, d >= 2).
+std::vector<TensorParallel> tensor_blocks(std::int64_t size, bool grids) {
+  std::vector<TensorParallel> out;
+  out.push_back({TensorKind::one_d, size, false, 1, GridOrder::row_major});
+  if (size >= 2) out.push_back({TensorKind::one_d, size, true, 1, GridOrder::row_major});
+  if (!grids) return out;
+  for (std::int64_t q = 2; q * q <= size; ++q) {
+    if (q * q == size) out.push_back({TensorKind::two_d, size, false, 1, GridOrder::row_major});
+  }
+  for (std::int64_t q = 2; q * q * 2 <= size; ++q) {
+    if (size % (q * q) == 0 && size / (q * q) >= 2) {
+      out.push_back(
+          {TensorKind::two_and_half_d, size, false, size / (q * q), GridOrder::row_major});
+    }
+  }
+  for (std::int64_t q = 2; q * q * q <= size; ++q) {
+    if (q * q * q == size) {
+      out.push_back({TensorKind::three_d, size, false, 1, default_grid_order(TensorKind::three_d)});
+    }
+  }
+  return out;
+}
+
+/// The schedules of p stages: p = 1: plain accumulation (1f1b) and layered; p >= 2 the rest.
+std::vector<PipelineParallel> pipelines(std::int64_t p, std::int64_t layers) {
+  std::vector<PipelineParallel> out;
+  if (p == 1) {
+    out.push_back({1, PipelineSchedule::one_f_one_b, 1});
+    out.push_back({1, PipelineSchedule::layered, layers});
+    return out;
+  }
+  out.push_back({p, PipelineSchedule::gpipe, 1});
+  out.push_back({p, PipelineSchedule::one_f_one_b, 1});
+  for (std::int64_t v : divisors(layers / p)) {
+    if (v < 2) continue;
+    out.push_back({p, PipelineSchedule::interleaved, v});
+    out.push_back({p, PipelineSchedule::breadth_first, v});
+  }
+  out.push_back({p, PipelineSchedule::layered, layers / p});
+  return out;
+}
+
+bool accepted(const ModelSpec& model, const ParallelPlan& plan, const TrainingSpec& training) {
+  try {
+    check_supported(model, plan, training);
+    return true;
+  } catch (const Infeasible&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string describe(const Layout& layout) {
+  const ParallelPlan& p = layout.plan;
+  std::string tensor = fmt::format("{} t={}", to_string(p.tensor.kind), p.tensor.size);
+  if (p.tensor.kind == TensorKind::two_and_half_d) tensor += fmt::format(" d={}", p.tensor.depth);
+  if (p.tensor.sequence_parallel) tensor += " sp";
+  std::string pipe = fmt::format("pp {} {}", p.pipeline.size, to_string(p.pipeline.schedule));
+  if (p.pipeline.chunks > 1) pipe += fmt::format(" v={}", p.pipeline.chunks);
+  return fmt::format("{} · {} · dp {} zero {} · recompute {} · mb {}", tensor, pipe, p.data.size,
+                     p.data.zero, to_string(p.recompute), layout.micro_batch);
+}
+
+TrainingSpec training_of(const Layout& layout, std::int64_t global_batch) {
+  TrainingSpec training;
+  training.global_batch = global_batch;
+  training.micro_batch = layout.micro_batch;
+  return training;
+}
+
+std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
+                                      std::int64_t global_batch,
+                                      const LayoutSpaceOptions& options) {
+  if (gpus < 1) throw Infeasible(fmt::format("gpus: {}; use 1 or more", gpus));
+  if (global_batch < 1) {
+    throw Infeasible(fmt::format("global_batch: {}; use 1 or more sequences", global_batch));
+  }
+  std::vector<Layout> out;
+  for (std::int64_t t : divisors(gpus)) {
+    for (const TensorParallel& tensor : tensor_blocks(t, options.tensor_grids)) {
+      for (std::int64_t p : divisors(gpus / t)) {
+        if (model.layers % p != 0) continue;
+        const std::int64_t d = gpus / (t * p);
+        if (global_batch % d != 0) continue;
+        for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
+          for (int zero = 0; zero <= (d == 1 ? 0 : 3); ++zero) {
+            for (Recompute recompute : {Recompute::none, Recompute::selective, Recompute::full}) {
+              for (std::int64_t mb : divisors(global_batch / d)) {
+                if (mb > options.max_micro_batch) break;
+                Layout layout;
+                layout.plan.tensor = tensor;
+                layout.plan.pipeline = pipeline;
+                layout.plan.data = {d, zero, options.overlap_grad_reduce};
+                layout.plan.recompute = recompute;
+                layout.micro_batch = mb;
+                if (accepted(model, layout.plan, training_of(layout, global_batch))) {
+                  out.push_back(layout);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace trainsim::sim

@@ -1,0 +1,53 @@
+#pragma once
+// The layouts `trainsim plan` searches: every way to run a model's training on a number of
+// GPUs at a global batch that the executor accepts. One job: enumerate and describe; nothing
+// here times or ranks a layout (layout_estimate, layout_search do).
+//
+// A layout is a ParallelPlan plus a micro batch. The axes: tensor kind and size (1D: t
+// dividing heads and ffn, with and without sequence parallelism; 2D q²; 2.5D q²·d; 3D q³,
+// each grid in its kind's default order), pipeline size p dividing the layers, schedule and
+// chunks (p = 1: plain gradient accumulation, or layered with one layer per chunk; p >= 2:
+// gpipe, 1f1b, interleaved and breadth-first with every chunk count v >= 2 whose p·v divides
+// the layers, layered with v = layers / p), data parallel size d = gpus / (t·p), ZeRO stage
+// (0 to 3; only 0 when d = 1, where sharding changes nothing), recomputation (none,
+// selective, full), micro batch (divisors of the batch per replica up to max_micro_batch).
+// Each candidate passes the executor's own check (check_supported, which also covers the
+// grid rules of the scenario loader), so only layouts the executor accepts are returned.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
+
+namespace trainsim::sim {
+
+struct Layout {
+  ParallelPlan plan;
+  std::int64_t micro_batch = 1;
+};
+
+/// "1d t=8 sp · pp 64 interleaved v=2 · dp 6 zero 1 · recompute full · mb 1"
+std::string describe(const Layout& layout);
+
+struct LayoutSpaceOptions {
+  /// Largest micro batch tried. Megatron's runs use 1 to 16; larger ones rarely fit a large
+  /// model and multiply the space (a hand-chosen default, disclosed in the README).
+  std::int64_t max_micro_batch = 16;
+  bool tensor_grids = true;         ///< also 2D, 2.5D and 3D tensor parallelism
+  bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
+};
+
+/// Every valid layout of `model` training `global_batch` sequences on exactly `gpus` GPUs, in a
+/// fixed order (tensor, pipeline, data, recompute, micro batch). Throws Infeasible naming the
+/// value for gpus < 1 or global_batch < 1; an empty result means nothing is valid (the caller
+/// says why: layout_search::explain_empty_space).
+std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
+                                      std::int64_t global_batch,
+                                      const LayoutSpaceOptions& options = {});
+
+/// The TrainingSpec of `layout` at `global_batch` (adam, training mode).
+TrainingSpec training_of(const Layout& layout, std::int64_t global_batch);
+
+}  // namespace trainsim::sim

@@ -1,0 +1,246 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "models/build_program.hpp"
+#include "models/errors.hpp"
+#include "sim/analysis/layout_search.hpp"
+#include "sim_fixtures.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+using namespace trainsim::sim;
+
+namespace {
+
+ModelSpec small_model(std::int64_t layers) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = 256;
+  m.heads = 4;
+  m.ffn = 1024;
+  m.seq_len = 256;
+  m.vocab = 1024;
+  m.vocab_divisor = 1;
+  return m;
+}
+
+/// The space of the pruning and estimate tests: 4 layers on 4 GPUs (one node), batch 8.
+constexpr std::int64_t kGpus = 4;
+constexpr std::int64_t kBatch = 8;
+/// |estimated / replayed − 1| on every survivor of that space (sim/analysis/README.md).
+constexpr double kEstimateBound = 0.50;
+
+LayoutSpaceOptions small_space() {
+  LayoutSpaceOptions o;
+  o.max_micro_batch = 4;
+  return o;
+}
+
+std::vector<ReplayedLayout> replay_all(const ModelSpec& model, const hw::HardwareProfile& hw,
+                                       const std::vector<Layout>& layouts) {
+  std::vector<ReplayedLayout> out;
+  for (const Layout& l : layouts)
+    out.push_back(replay_layout(model, hw, l, kBatch));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("enumerate_layouts: every valid layout of a 2-layer model on 2 GPUs, counted by hand") {
+  // t = 1: p = 1 (d = 2, one micro batch of 1 per replica): {accumulation, layered} × ZeRO
+  // 0-3 × 3 recomputations = 24; p = 2 (d = 1, mb 1 or 2): {gpipe, 1f1b, layered v=1} × 3 × 2
+  // = 18. t = 2 (p = d = 1): {1D, 1D + SP} × {accumulation, layered} × 3 × mb {1, 2} = 24.
+  LayoutSpaceOptions o;
+  o.tensor_grids = false;
+  const std::vector<Layout> layouts = enumerate_layouts(small_model(2), 2, 2, o);
+  CHECK(layouts.size() == 24 + 18 + 24);
+  std::set<std::string> names;
+  for (const Layout& l : layouts) {
+    names.insert(describe(l));
+    CHECK(l.plan.gpus() == 2);
+    CHECK_NOTHROW(check_supported(small_model(2), l.plan, training_of(l, 2)));
+  }
+  CHECK(names.size() == layouts.size());  // no layout twice
+  CHECK(names.count("1d t=2 sp · pp 1 layered v=2 · dp 1 zero 0 · recompute full · mb 2") == 1);
+  CHECK(names.count("1d t=1 · pp 2 gpipe · dp 1 zero 0 · recompute none · mb 1") == 1);
+}
+
+TEST_CASE("enumerate_layouts: the grid kinds appear where their shape fits, and only there") {
+  // 4 GPUs: a 2 x 2 grid (2D) fits; 2.5D needs q²·d >= 8 and 3D q³ >= 8.
+  const std::vector<Layout> layouts = enumerate_layouts(small_model(4), 4, 8, small_space());
+  std::set<TensorKind> kinds;
+  for (const Layout& l : layouts)
+    kinds.insert(l.plan.tensor.kind);
+  CHECK(kinds == std::set<TensorKind>{TensorKind::one_d, TensorKind::two_d});
+  const std::vector<Layout> eight = enumerate_layouts(small_model(4), 8, 8, small_space());
+  const auto has = [&](TensorKind k) {
+    return std::any_of(eight.begin(), eight.end(),
+                       [k](const Layout& l) { return l.plan.tensor.kind == k; });
+  };
+  CHECK(has(TensorKind::two_and_half_d));
+  CHECK(has(TensorKind::three_d));
+}
+
+TEST_CASE(
+    "search_layouts: pruning never drops a layout whose full replay fits, and the estimate "
+    "stays within its bound") {
+  const ModelSpec model = small_model(4);
+  hw::HardwareProfile hw = test::small_profile();
+  const std::vector<Layout> layouts = enumerate_layouts(model, kGpus, kBatch, small_space());
+  REQUIRE(layouts.size() > 100);
+  const std::vector<ReplayedLayout> full = replay_all(model, hw, layouts);
+  // A capacity that half the layouts exceed, so that pruning has work.
+  std::vector<Bytes> peaks;
+  for (const ReplayedLayout& r : full)
+    peaks.push_back(r.peak);
+  std::nth_element(peaks.begin(), peaks.begin() + static_cast<long>(peaks.size() / 2), peaks.end());
+  hw.gpu.memory = peaks[peaks.size() / 2];
+
+  SearchOptions options;
+  options.space = small_space();
+  options.exhaustive = true;
+  options.memory_margin = std::getenv("TRAINSIM_LAYOUT_ERRORS") ? 10.0 : options.memory_margin;
+  const SearchResult result = search_layouts(model, hw, kGpus, kBatch, options);
+  CHECK(result.layouts == layouts.size());
+  CHECK(result.bounded_out == 0);
+  CHECK(result.pruned_by_floor + result.pruned_by_estimate + result.ranked.size() ==
+        layouts.size());
+  std::vector<bool> kept(layouts.size(), false);
+  for (const EstimatedLayout& e : result.ranked)
+    kept[e.index] = true;
+  std::size_t fitting = 0, pruned = 0;
+  double worst = 0.0;
+  std::string worst_layout;
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const bool fits = full[i].peak <= hw.gpu.memory;
+    fitting += fits ? 1 : 0;
+    if (!kept[i]) {
+      ++pruned;
+      INFO(describe(layouts[i]));
+      CHECK_FALSE(fits);
+    }
+  }
+  CHECK(pruned > 0);
+  CHECK(fitting > 0);
+  // The shortcut against the full replay on every survivor.
+  for (const EstimatedLayout& e : result.ranked) {
+    const double error = e.estimate.iteration.seconds() / full[e.index].iteration.seconds() - 1.0;
+    if (std::getenv("TRAINSIM_LAYOUT_ERRORS")) {
+      std::printf("%+.3f mem %+.3f %s\n", error,
+                  e.estimate.peak.as_double() / full[e.index].peak.as_double() - 1.0,
+                  describe(e.layout).c_str());
+    }
+    if (std::abs(error) > std::abs(worst)) {
+      worst = error;
+      worst_layout = describe(e.layout);
+    }
+  }
+  std::printf(
+      "layout estimate vs replay, %zu layouts of a 4-layer model on 4 GPUs: worst %+.1f%% "
+      "(%s)\n",
+      result.ranked.size(), 100.0 * worst, worst_layout.c_str());
+  CHECK(std::abs(worst) < kEstimateBound);
+  // The winners are the fastest fitting replays among those replayed.
+  REQUIRE_FALSE(result.best.empty());
+  for (const ReplayedLayout& r : result.best) {
+    CHECK(r.fits);
+    CHECK(r.iteration == full[r.candidate.index].iteration);
+  }
+  // The bounded search estimates fewer layouts and finds the same best ones.
+  options.exhaustive = false;
+  const SearchResult bounded = search_layouts(model, hw, kGpus, kBatch, options);
+  CHECK(bounded.bounded_out > 0);
+  REQUIRE(bounded.best.size() == result.best.size());
+  for (std::size_t i = 0; i < result.best.size(); ++i)
+    CHECK(bounded.best[i].candidate.index == result.best[i].candidate.index);
+}
+
+TEST_CASE("search_layouts: the same result on 1 and 2 threads") {
+  const ModelSpec model = small_model(4);
+  const hw::HardwareProfile hw = test::small_profile();
+  SearchOptions options;
+  options.space = small_space();
+  options.top = 4;
+  options.threads = 1;
+  const SearchResult one = search_layouts(model, hw, kGpus, kBatch, options);
+  options.threads = 2;
+  const SearchResult two = search_layouts(model, hw, kGpus, kBatch, options);
+  REQUIRE(one.ranked.size() == two.ranked.size());
+  for (std::size_t i = 0; i < one.ranked.size(); ++i) {
+    CHECK(one.ranked[i].index == two.ranked[i].index);
+    CHECK(one.ranked[i].estimate.iteration == two.ranked[i].estimate.iteration);
+  }
+  REQUIRE(one.best.size() == two.best.size());
+  for (std::size_t i = 0; i < one.best.size(); ++i) {
+    CHECK(one.best[i].candidate.index == two.best[i].candidate.index);
+    CHECK(one.best[i].iteration == two.best[i].iteration);
+  }
+}
+
+TEST_CASE("search_layouts: impossible requests say why") {
+  const ModelSpec model = small_model(4);
+  hw::HardwareProfile hw = test::small_profile();
+  SUBCASE("more GPUs than the batch can use") {
+    // One replica spans at most heads 4 × layers 4 = 16 GPUs; 64 GPUs need 4 replicas.
+    CHECK_THROWS_WITH_AS(search_layouts(model, hw, 64, 2),
+                         doctest::Contains("global_batch: 2 sequences cannot use 64 GPUs"),
+                         Infeasible);
+  }
+  SUBCASE("a GPU count no split can use") {
+    CHECK_THROWS_WITH_AS(search_layouts(model, hw, 7, 8),
+                         doctest::Contains("gpus: 7 GPUs split into no valid"), Infeasible);
+  }
+  SUBCASE("no GPUs") {
+    CHECK_THROWS_WITH_AS(search_layouts(model, hw, 0, 8), doctest::Contains("gpus: 0"), Infeasible);
+  }
+  SUBCASE("a model that fits nowhere") {
+    hw.gpu.memory = Bytes::of(1 << 20);
+    CHECK_THROWS_WITH_AS(search_layouts(model, hw, kGpus, kBatch),
+                         doctest::Contains("no layout of 4 GPUs fits in"), Infeasible);
+  }
+}
+
+TEST_CASE(
+    "search_layouts: on a 22B model the estimate of the best layouts is within 25 % of "
+    "their replay") {
+  // Korthikanti's 22B GPT (48 layers, h 6144) at batch 4 on 8 GPUs of the small profile:
+  // the 12 best estimates (the window the bounded search guarantees) replayed in full.
+  ModelSpec m;
+  m.layers = 48;
+  m.hidden = 6144;
+  m.heads = 64;
+  m.ffn = 24576;
+  m.seq_len = 2048;
+  m.vocab = 51200;
+  const hw::HardwareProfile hw = test::small_profile();
+  SearchOptions options;
+  options.top = 3;
+  const SearchResult result = search_layouts(m, hw, 8, 4, options);
+  REQUIRE(result.ranked.size() >= 12);
+  if (std::getenv("TRAINSIM_LAYOUT_ERRORS")) {
+    for (const EstimatedLayout& e : result.ranked) {
+      const ReplayedLayout r = replay_layout(m, hw, e.layout, 4);
+      std::printf("%+.3f est %.3f (bubble %.3f) replay %.3f (bubble %.3f) %s\n",
+                  e.estimate.iteration.seconds() / r.iteration.seconds() - 1.0,
+                  e.estimate.iteration.seconds(), e.estimate.bubble.seconds(),
+                  r.iteration.seconds(), r.breakdown.bubble.seconds(), describe(e.layout).c_str());
+    }
+  }
+  double worst = 0.0;
+  for (std::size_t k = 0; k < 12; ++k) {
+    const EstimatedLayout& e = result.ranked[k];
+    const ReplayedLayout r = replay_layout(m, hw, e.layout, 4);
+    const double error = e.estimate.iteration.seconds() / r.iteration.seconds() - 1.0;
+    INFO(describe(e.layout));
+    CHECK(std::abs(error) < 0.25);
+    worst = std::max(worst, std::abs(error));
+  }
+  std::printf("22B on 8 GPUs, 12 best estimates vs replay: worst |error| %.1f%%\n", 100 * worst);
+}
