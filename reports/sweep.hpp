@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/svg_plot.hpp"
+#include "reports/gnuplot_plot.hpp"
 
 namespace trainsim::reports {
 

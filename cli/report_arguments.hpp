@@ -1,0 +1,24 @@
+#pragma once
+// An analysis report runs its command with fixed arguments; parsing them with the command's own
+// option definitions, and recording them in the report's `command` block, makes the command
+// line shown in the README the one that produced it.
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+#include "reports/report_content.hpp"
+
+namespace trainsim::cli {
+
+/// Parses `args` (as typed after `trainsim COMMAND`) with `cmd`'s options. Throws
+/// std::invalid_argument naming the command and CLI11's message when they do not parse.
+void parse_report_arguments(CLI::App& cmd, const std::string& command,
+                            const std::vector<std::string>& args);
+
+/// Adds block `command`: the command line in a shell code fence, run from the repository root.
+void add_command_block(reports::ReportContent& content, const std::string& command,
+                       const std::vector<std::string>& args);
+
+}  // namespace trainsim::cli
