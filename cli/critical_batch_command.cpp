@@ -171,10 +171,7 @@ void add_critical_batch_command(CLI::App& app) {
 
 reports::ReportContent critical_batch_report(const std::filesystem::path& root,
                                              const std::vector<std::string>& args) {
-  CriticalBatchOptions options;
-  CLI::App cmd;
-  define_options(cmd, options);
-  parse_report_arguments(cmd, "critical-batch", args);
+  CriticalBatchOptions options = parse_report_options(define_options, "critical-batch", args);
   if (!options.scenario.empty()) options.scenario = root / options.scenario;
   const CriticalBatchOutcome r = analyze_options(options);
   reports::ReportContent content;

@@ -170,10 +170,7 @@ void add_isoefficiency_command(CLI::App& app) {
 
 reports::ReportContent isoefficiency_report(const std::filesystem::path& root,
                                             const std::vector<std::string>& args) {
-  IsoCommandOptions options;
-  CLI::App cmd;
-  define_options(cmd, options);
-  parse_report_arguments(cmd, "isoefficiency", args);
+  IsoCommandOptions options = parse_report_options(define_options, "isoefficiency", args);
   options.scenario = root / options.scenario;
   const IsoOutcome outcome = analyze(options);
   reports::ReportContent content =

@@ -17,6 +17,17 @@ namespace trainsim::cli {
 void parse_report_arguments(CLI::App& cmd, const std::string& command,
                             const std::vector<std::string>& args);
 
+/// The options of `command` as `define` declares them, parsed from `args`.
+template <typename Options>
+Options parse_report_options(void (*define)(CLI::App&, Options&), const std::string& command,
+                             const std::vector<std::string>& args) {
+  Options options;
+  CLI::App cmd;
+  define(cmd, options);
+  parse_report_arguments(cmd, command, args);
+  return options;
+}
+
 /// Adds block `command`: the command line in a shell code fence, run from the repository root.
 void add_command_block(reports::ReportContent& content, const std::string& command,
                        const std::vector<std::string>& args);

@@ -61,10 +61,13 @@ void run_report(const ReportOptions& o) {
   for (const ReportSource* source : sources) {
     const std::filesystem::path committed = root / "reports" / source->name;
     const std::filesystem::path readme = committed / "README.md";
+    // The README is read after the (possibly long) computation, so prose edited meanwhile is
+    // kept.
+    const reports::ReportContent content = source->generate(root);
     const std::string readme_text =
         std::filesystem::exists(readme) ? reports::read_file(readme) : std::string();
-    const reports::ReportFiles files = reports::render_report(
-        source->name, source->title, source->generate(root), readme_text, readme.string());
+    const reports::ReportFiles files =
+        reports::render_report(source->name, source->title, content, readme_text, readme.string());
     if (!o.check) {
       const std::filesystem::path dir = o.out.empty() ? committed : std::filesystem::path(o.out);
       reports::write_report_files(files, dir);

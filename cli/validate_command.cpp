@@ -39,6 +39,8 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
       fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
     }
     if (!report.notes.empty()) fmt::print("{}\n", report.notes);
+    for (const reports::ReportTable& table : report.tables)
+      fmt::print("{}:\n{}\n", table.id, table.markdown());
     for (const reports::Sweep& sweep : report.sweeps) {
       fmt::print("{}\n", sweep.format());
       if (plots.empty()) continue;

@@ -85,7 +85,7 @@ std::string gnuplot_script(const PlotSpec& plot) {
     const std::string name = fmt::format("series{}", i);
     data += datablock(name, points);
     plots += fmt::format(
-        "{}${} using 1:2 with linespoints linewidth 2 pointtype 7 pointsize 0.6 "
+        "{}${} using 1:2 with linespoints linewidth 2 pointtype 7 pointsize 0.8 "
         "linecolor rgb '{}' title {}",
         plots.empty() ? "" : ", ", name, kPalette[i % std::size(kPalette)],
         gnuplot_string(plot.series[i].name));

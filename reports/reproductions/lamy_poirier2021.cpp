@@ -416,22 +416,25 @@ std::string threshold_text(const RowFigures& r, const Threshold& t, double nic_g
   return fmt::format("{:.2f} GB/s", t.within * nic_gb_per_s);
 }
 
-std::string table(const std::vector<RowFigures>& rows, double nic_gb_per_s) {
-  std::string out = fmt::format("  {:<41}{:>10}{:>8}{:>9}{:>9}{:>10}{:>8}{:>13}{:>13}{:>11}{:>8}\n",
-                                "schedule", "iteration", "bubble", "DP exp.", "PP exp.", "peak mem",
-                                "p2p", "5 % thr. it.", "5 % thr. f+b", "free: it.", "bubble");
+ReportTable table(const std::vector<RowFigures>& rows, double nic_gb_per_s,
+                  const LayoutSpec& layout) {
+  ReportTable t{std::string("results") + layout.id,
+                {"schedule", "iteration", "bubble", "DP exposed", "PP exposed", "peak memory",
+                 "p2p per GPU", "5 % threshold, iteration", "5 % threshold, fwd + bwd",
+                 "iteration, free network", "bubble, free network"},
+                {}};
   for (const RowFigures& r : rows) {
-    out += fmt::format(
-        "  {:<41}{:>8.2f} s{:>7.1f}%{:>7.2f} s{:>7.2f} s{:>6.1f} GiB{:>5.1f} "
-        "GB{:>13}{:>13}{:>9.2f} "
-        "s{:>7.1f}%{}\n",
-        r.layout, r.base.iteration_s, 100.0 * r.base.bubble, r.base.exposed_dp_s,
-        r.base.exposed_pp_s, r.peak_gib, r.p2p_gb,
-        threshold_text(r, r.iteration_threshold, nic_gb_per_s),
-        threshold_text(r, r.forward_backward_threshold, nic_gb_per_s), r.free.iteration_s,
-        100.0 * r.free.bubble, r.fits ? "" : "  DOES NOT FIT in 80 GiB");
+    t.add_row(
+        {r.layout, fmt::format("{:.2f} s", r.base.iteration_s),
+         fmt::format("{:.1f} %", 100.0 * r.base.bubble),
+         fmt::format("{:.2f} s", r.base.exposed_dp_s), fmt::format("{:.2f} s", r.base.exposed_pp_s),
+         fmt::format("{:.1f} GiB{}", r.peak_gib, r.fits ? "" : " (DOES NOT FIT in 80 GiB)"),
+         fmt::format("{:.1f} GB", r.p2p_gb), threshold_text(r, r.iteration_threshold, nic_gb_per_s),
+         threshold_text(r, r.forward_backward_threshold, nic_gb_per_s),
+         fmt::format("{:.2f} s", r.free.iteration_s),
+         fmt::format("{:.1f} %", 100.0 * r.free.bubble)});
   }
-  return out;
+  return t;
 }
 
 const RowFigures& only(const std::vector<RowFigures>& rows, Role role) {
@@ -814,7 +817,8 @@ ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
     }
     for (Claim& claim : claims(rows, nic_gb_per_s, layout))
       report.claims.push_back(std::move(claim));
-    report.notes += fmt::format("{}: {}\n{}", layout.name, layout.setup, table(rows, nic_gb_per_s));
+    report.notes += fmt::format("{} (table results{}): {}\n", layout.name, layout.id, layout.setup);
+    report.tables.push_back(table(rows, nic_gb_per_s, layout));
     if (options.sweeps) {
       for (Sweep& sweep : bandwidth_sweeps(rows, nic_gb_per_s, layout))
         report.sweeps.push_back(std::move(sweep));

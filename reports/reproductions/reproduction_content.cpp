@@ -91,6 +91,10 @@ void add_reproduction(ReportContent& content, const std::string& name,
   if (!report.comparisons.empty()) add_comparisons(content, report.comparisons, prefix);
   if (!report.claims.empty()) content.add_block(prefix + "claims", claims_markdown(report.claims));
   if (!report.notes.empty()) content.add_block(prefix + "notes", fenced(report.notes));
+  for (ReportTable table : report.tables) {
+    table.id = prefix + table.id;
+    content.add_table(std::move(table));
+  }
   for (const Sweep& sweep : report.sweeps)
     add_sweep(content, sweep, prefix);
   content.add_block(prefix + "summary", reproduction_summary(name, report) + "\n");

@@ -11,8 +11,8 @@ namespace trainsim::reports {
 
 /// Adds, each block name prefixed by `prefix`: `comparisons` (table: figure, published, ours,
 /// unit, signed error, tolerance, verdict, source; then the explained shortfalls), `claims`
-/// (a numbered list), `notes` (fenced text), one table and plot per sweep (named by its id)
-/// and `summary` (the verdict line `trainsim validate` prints). Empty parts add no block.
+/// (a numbered list), `notes` (fenced text), its tables, one table and plot per sweep (named by its
+/// id) and `summary` (the verdict line `trainsim validate` prints). Empty parts add no block.
 void add_reproduction(ReportContent& content, const std::string& name,
                       const ReproductionReport& report, const std::string& prefix = {});
 
