@@ -185,7 +185,7 @@ TEST_CASE("gnuplot plot: an SVG with a line per series, the same bytes twice, wr
   CHECK(svg.find("inference") != std::string::npos);
   CHECK(svg.find("published 1.48×") != std::string::npos);
   CHECK(svg.find("it's &lt;2D> &amp;") != std::string::npos);  // gnuplot escapes & and <
-  CHECK(count(svg, "stroke='rgb(  0, 114, 178)'") >= 1);          // the first series' colour
+  CHECK(count(svg, "stroke='rgb(  0, 114, 178)'") >= 1);       // the first series' colour
   CHECK(render_svg(example()) == svg);
   const TemporaryDirectory dir("trainsim-test-plot");
   write_svg(dir.path() / "p.svg", example());
@@ -193,7 +193,7 @@ TEST_CASE("gnuplot plot: an SVG with a line per series, the same bytes twice, wr
 }
 
 TEST_CASE(
-    "report files: a new README holds every block; --check finds changed, missing and "
+    "report files: a new README holds every block, the check finds changed, missing and "
     "stale files") {
   PlotSpec plot = example();
   plot.title = "tiny";
