@@ -52,8 +52,8 @@ std::vector<const ReportSource*> selected(const ReportOptions& o) {
 }
 
 void run_report(const ReportOptions& o) {
-  if (!o.out.empty() && (o.check || o.all || o.names.size() != 1)) {
-    throw CLI::ValidationError("--out", "applies to one report name, without --check or --all");
+  if (!o.out.empty() && (o.all || o.names.size() != 1)) {
+    throw CLI::ValidationError("--out", "applies to one report name, not to --all");
   }
   const std::vector<const ReportSource*> sources = selected(o);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
@@ -68,14 +68,14 @@ void run_report(const ReportOptions& o) {
         std::filesystem::exists(readme) ? reports::read_file(readme) : std::string();
     const reports::ReportFiles files =
         reports::render_report(source->name, source->title, content, readme_text, readme.string());
+    const std::filesystem::path dir = o.out.empty() ? committed : std::filesystem::path(o.out);
     if (!o.check) {
-      const std::filesystem::path dir = o.out.empty() ? committed : std::filesystem::path(o.out);
       reports::write_report_files(files, dir);
       fmt::print("{}: wrote {} files to {}\n", source->name, files.size(), dir.string());
       continue;
     }
     const std::vector<reports::ReportDifference> differences =
-        reports::compare_report_files(files, committed);
+        reports::compare_report_files(files, dir);
     if (differences.empty()) {
       fmt::print("{}: the {} committed files are what the code regenerates\n", source->name,
                  files.size());
@@ -85,7 +85,7 @@ void run_report(const ReportOptions& o) {
     fmt::print("{}: {} files differ from what the code regenerates:\n", source->name,
                differences.size());
     for (const reports::ReportDifference& d : differences)
-      fmt::print("  reports/{}/{}: {}\n", source->name, d.file, d.what);
+      fmt::print("  {}: {}\n", (dir / d.file).string(), d.what);
   }
   if (!differing.empty()) {
     std::string names;
@@ -112,8 +112,8 @@ void add_report_command(CLI::App& app) {
                 "Regenerate in memory and fail, listing each file and its first differing line, "
                 "where the committed reports differ");
   cmd->add_option("--out", o->out,
-                  "Write the report to DIR instead of reports/NAME/ (its README's prose still "
-                  "comes from reports/NAME/README.md)");
+                  "Write (with --check: compare) the report in DIR instead of reports/NAME/ (its "
+                  "README's prose still comes from reports/NAME/README.md)");
   cmd->callback([o] { run_report(*o); });
 }
 
