@@ -1,5 +1,7 @@
 #include "cli/critical_batch_command.hpp"
 
+#include "cli/report_arguments.hpp"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -78,14 +80,18 @@ sim::CriticalBatchAnalysis analyze(const std::string& source, double loss,
   }
 }
 
-void run_critical_batch(const CriticalBatchOptions& o) {
+struct CriticalBatchOutcome {
+  sim::CriticalBatchAnalysis analysis;
+  std::optional<reports::ScenarioBatch> scenario;
+};
+
+CriticalBatchOutcome analyze_options(const CriticalBatchOptions& o) {
   const int modes = static_cast<int>(!o.params.empty()) + static_cast<int>(!o.loss.empty()) +
                     static_cast<int>(!o.scenario.empty());
   if (modes != 1) {
     throw CLI::ValidationError("critical-batch",
                                "give exactly one of --params N, --loss L or --scenario FILE");
   }
-  if (!o.json.empty()) reports::check_destination(o.json);
   std::optional<scaling::Tokens> batch;
   if (const auto b = parse_optional("--batch", o.batch, true)) batch = scaling::Tokens::of(*b);
   const std::optional<double> target = parse_optional("--target-loss", o.target_loss, false);
@@ -120,10 +126,36 @@ void run_critical_batch(const CriticalBatchOptions& o) {
                 loss, n, tokens);
     from_scenario = sb;
   }
-  fmt::print("{}", reports::critical_batch_text(a, from_scenario));
+  return {a, from_scenario};
+}
+
+void run_critical_batch(const CriticalBatchOptions& o) {
+  if (!o.json.empty()) reports::check_destination(o.json);
+  const CriticalBatchOutcome r = analyze_options(o);
+  fmt::print("{}", reports::critical_batch_text(r.analysis, r.scenario));
   if (!o.json.empty())
     reports::write_atomically(o.json,
-                              reports::critical_batch_json(a, from_scenario).dump(2) + "\n");
+                              reports::critical_batch_json(r.analysis, r.scenario).dump(2) + "\n");
+}
+
+void define_options(CLI::App& cmd, CriticalBatchOptions& o) {
+  CLI::Option* params = cmd.add_option(
+      "--params", o.params,
+      "Model size N (non-embedding parameters): 175e9, 175B, 1T; needs --target-loss");
+  CLI::Option* loss = cmd.add_option("--loss", o.loss, "Loss in nats: B_crit at this loss");
+  CLI::Option* scenario = cmd.add_option(
+      "--scenario", o.scenario,
+      "Scenario YAML: N from its model (embeddings left out), B = global batch × seq_len tokens");
+  CLI::Option* batch =
+      cmd.add_option("--batch", o.batch, "Batch in tokens (175e3, 3.15M) to compare with B_crit");
+  CLI::Option* target = cmd.add_option(
+      "--target-loss", o.target_loss,
+      "Loss in nats the run trains to (with --scenario: default, the loss at which its batch is "
+      "critical)");
+  cmd.add_option("--json", o.json, "Write the result as JSON to this file");
+  params->excludes(loss)->excludes(scenario);
+  loss->excludes(scenario)->excludes(target);
+  scenario->excludes(batch);
 }
 
 }  // namespace
@@ -133,24 +165,21 @@ void add_critical_batch_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "critical-batch",
       "Kaplan's critical batch size for a loss or a model size, and the steps/compute trade-off");
-  CLI::Option* params = cmd->add_option(
-      "--params", o->params,
-      "Model size N (non-embedding parameters): 175e9, 175B, 1T; needs --target-loss");
-  CLI::Option* loss = cmd->add_option("--loss", o->loss, "Loss in nats: B_crit at this loss");
-  CLI::Option* scenario = cmd->add_option(
-      "--scenario", o->scenario,
-      "Scenario YAML: N from its model (embeddings left out), B = global batch × seq_len tokens");
-  CLI::Option* batch =
-      cmd->add_option("--batch", o->batch, "Batch in tokens (175e3, 3.15M) to compare with B_crit");
-  CLI::Option* target = cmd->add_option(
-      "--target-loss", o->target_loss,
-      "Loss in nats the run trains to (with --scenario: default, the loss at which its batch is "
-      "critical)");
-  cmd->add_option("--json", o->json, "Write the result as JSON to this file");
-  params->excludes(loss)->excludes(scenario);
-  loss->excludes(scenario)->excludes(target);
-  scenario->excludes(batch);
+  define_options(*cmd, *o);
   cmd->callback([o] { run_critical_batch(*o); });
+}
+
+reports::ReportContent critical_batch_report(const std::filesystem::path& root,
+                                             const std::vector<std::string>& args) {
+  CriticalBatchOptions options = parse_report_options(define_options, "critical-batch", args);
+  if (!options.scenario.empty()) options.scenario = root / options.scenario;
+  const CriticalBatchOutcome r = analyze_options(options);
+  reports::ReportContent content;
+  add_command_block(content, "critical-batch", args);
+  content.add_block("output",
+                    reports::fenced(reports::critical_batch_text(r.analysis, r.scenario)));
+  content.add_table(reports::critical_batch_trade_off_table(r.analysis));
+  return content;
 }
 
 }  // namespace trainsim::cli

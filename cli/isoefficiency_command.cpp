@@ -1,5 +1,7 @@
 #include "cli/isoefficiency_command.hpp"
 
+#include "cli/report_arguments.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,7 +48,17 @@ sim::IsoAxis parse_axis(const std::string& text) {
   throw CLI::ValidationError("--axis", fmt::format("valid: hidden, batch; got '{}'", text));
 }
 
-void run_isoefficiency(const IsoCommandOptions& o) {
+// What the analysis found, with what it was asked (the request points into `scenario`).
+struct IsoOutcome {
+  Scenario scenario;
+  std::string hardware;
+  sim::IsoefficiencyOptions options;
+  std::vector<sim::SchemeIsoefficiency> schemes;
+
+  reports::IsoRequest request() const { return {&scenario, hardware, options}; }
+};
+
+IsoOutcome analyze(const IsoCommandOptions& o) {
   if (!(o.target > 0.0 && o.target < 1.0)) {
     throw CLI::ValidationError(
         "--target", fmt::format("an efficiency strictly between 0 and 1; got {}", o.target));
@@ -68,14 +80,12 @@ void run_isoefficiency(const IsoCommandOptions& o) {
       throw CLI::ValidationError("--tensor", e.what());
     }
   }();
-  if (!o.json.empty()) reports::check_destination(o.json);
-  if (!o.plot.empty()) reports::check_destination(o.plot);
-  const Scenario scenario = inputs::load_scenario(o.scenario);
+  IsoOutcome outcome{inputs::load_scenario(o.scenario), {}, {}, {}};
+  const Scenario& scenario = outcome.scenario;
   const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
 
-  reports::IsoRequest request;
-  request.scenario = &scenario;
-  request.hardware = hardware.name;
+  outcome.hardware = hardware.name;
+  reports::IsoRequest request{&scenario, hardware.name, {}};
   request.options.search.target = o.target;
   request.options.search.axis = parse_axis(o.axis);
   request.options.search.max_size =
@@ -99,10 +109,10 @@ void run_isoefficiency(const IsoCommandOptions& o) {
         kind == TensorKind::two_and_half_d ? std::optional(o.depth) : std::nullopt;
     return reports::variant_plan(block, {kind, depth}).plan;
   };
-  const std::vector<sim::SchemeIsoefficiency> schemes =
+  outcome.options = request.options;
+  outcome.schemes =
       sim::analyze_isoefficiency(scenario, hardware, kinds, request.options, plan_for);
-
-  std::cout << reports::isoefficiency_text(request, schemes);
+  const std::vector<sim::SchemeIsoefficiency>& schemes = outcome.schemes;
   const bool none = std::all_of(schemes.begin(), schemes.end(),
                                 [](const sim::SchemeIsoefficiency& s) { return s.points.empty(); });
   if (none) {
@@ -116,10 +126,34 @@ void run_isoefficiency(const IsoCommandOptions& o) {
     throw Infeasible(fmt::format("no scheme of '{}' reaches E = {} on {}{}", o.tensor, o.target,
                                  o.scenario.string(), misses));
   }
+  return outcome;
+}
+
+void run_isoefficiency(const IsoCommandOptions& o) {
+  if (!o.json.empty()) reports::check_destination(o.json);
+  if (!o.plot.empty()) reports::check_destination(o.plot);
+  const IsoOutcome outcome = analyze(o);
+  const reports::IsoRequest request = outcome.request();
+  std::cout << reports::isoefficiency_text(request, outcome.schemes);
   if (!o.json.empty()) {
-    reports::write_atomically(o.json, reports::isoefficiency_json(request, schemes).dump(2) + "\n");
+    reports::write_atomically(o.json,
+                              reports::isoefficiency_json(request, outcome.schemes).dump(2) + "\n");
   }
-  if (!o.plot.empty()) reports::write_isoefficiency_plot(o.plot, request, schemes);
+  if (!o.plot.empty()) reports::write_isoefficiency_plot(o.plot, request, outcome.schemes);
+}
+
+void define_options(CLI::App& cmd, IsoCommandOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario YAML file")->required();
+  cmd.add_option("--target", o.target, "Efficiency to reach, in (0, 1)")->capture_default_str();
+  cmd.add_option("--max-gpus", o.max_gpus, "Largest device count p")->capture_default_str();
+  cmd.add_option("--axis", o.axis, "What grows: hidden (batch fixed) or batch (hidden size fixed)")
+      ->capture_default_str();
+  cmd.add_option("--max-size", o.max_size,
+                 "Largest hidden size (default 131072) or batch (default 8192) searched");
+  cmd.add_option("--tensor", o.tensor, "Comma-separated schemes")->capture_default_str();
+  cmd.add_option("--depth", o.depth, "2.5d depth d, fixed: p = d·q²")->capture_default_str();
+  cmd.add_option("--json", o.json, "Write the analysis as JSON to this file");
+  cmd.add_option("--plot", o.plot, "Write the log-log plot as SVG to this file");
 }
 
 }  // namespace
@@ -130,21 +164,19 @@ void add_isoefficiency_command(CLI::App& app) {
       "isoefficiency",
       "Per tensor scheme and device count, the hidden size (or batch) at which the parallel "
       "efficiency T1/(p·Tp) reaches a target; the fitted growth exponent of W ~ p^k");
-  cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
-  cmd->add_option("--target", options->target, "Efficiency to reach, in (0, 1)")
-      ->capture_default_str();
-  cmd->add_option("--max-gpus", options->max_gpus, "Largest device count p")->capture_default_str();
-  cmd->add_option("--axis", options->axis,
-                  "What grows: hidden (batch fixed) or batch (hidden size fixed)")
-      ->capture_default_str();
-  cmd->add_option("--max-size", options->max_size,
-                  "Largest hidden size (default 131072) or batch (default 8192) searched");
-  cmd->add_option("--tensor", options->tensor, "Comma-separated schemes")->capture_default_str();
-  cmd->add_option("--depth", options->depth, "2.5d depth d, fixed: p = d·q²")
-      ->capture_default_str();
-  cmd->add_option("--json", options->json, "Write the analysis as JSON to this file");
-  cmd->add_option("--plot", options->plot, "Write the log-log plot as SVG to this file");
+  define_options(*cmd, *options);
   cmd->callback([options] { run_isoefficiency(*options); });
+}
+
+reports::ReportContent isoefficiency_report(const std::filesystem::path& root,
+                                            const std::vector<std::string>& args) {
+  IsoCommandOptions options = parse_report_options(define_options, "isoefficiency", args);
+  options.scenario = root / options.scenario;
+  const IsoOutcome outcome = analyze(options);
+  reports::ReportContent content =
+      reports::isoefficiency_content(outcome.request(), outcome.schemes);
+  add_command_block(content, "isoefficiency", args);
+  return content;
 }
 
 }  // namespace trainsim::cli

@@ -6,8 +6,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "reports/report_content.hpp"
+
 namespace trainsim::cli {
 
 void add_isoefficiency_command(CLI::App& app);
+
+/// The analysis run with the command's own `args` (paths relative to `root`) as a report:
+/// reports/isoefficiency_report.hpp's content and a `command` block recording `args`.
+reports::ReportContent isoefficiency_report(const std::filesystem::path& root,
+                                            const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

@@ -16,6 +16,7 @@
 #include "cli/isoefficiency_command.hpp"
 #include "cli/max_batch_command.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/report_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/validate_run_command.hpp"
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
   trainsim::cli::add_gemm_shapes_command(app);
+  trainsim::cli::add_report_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

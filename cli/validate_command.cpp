@@ -10,8 +10,9 @@
 
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
+#include "reports/gnuplot_plot.hpp"
 #include "reports/reproductions/reproduction.hpp"
-#include "reports/svg_plot.hpp"
+#include "reports/reproductions/reproduction_content.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -38,6 +39,8 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
       fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
     }
     if (!report.notes.empty()) fmt::print("{}\n", report.notes);
+    for (const reports::ReportTable& table : report.tables)
+      fmt::print("{}:\n{}\n", table.id, table.markdown());
     for (const reports::Sweep& sweep : report.sweeps) {
       fmt::print("{}\n", sweep.format());
       if (plots.empty()) continue;
@@ -47,27 +50,8 @@ void run_validate(const std::string& only, bool sweeps, const std::string& plots
       reports::write_svg(file, sweep.plot());
       fmt::print("wrote {}\n\n", file.string());
     }
-    const int failed = reports::count_failures(report.comparisons);
-    const int unexpected = reports::count_unexpected(report.claims);
-    const auto claims_explained =
-        std::count_if(report.claims.begin(), report.claims.end(),
-                      [](const reports::Claim& c) { return c.explained(); });
-    const auto explained =
-        std::count_if(report.comparisons.begin(), report.comparisons.end(),
-                      [](const reports::Comparison& c) { return c.explained_shortfall(); });
-    fmt::print(
-        "{}: {} comparisons, {} outside tolerance{}{}\n\n", r.name, report.comparisons.size(),
-        failed,
-        explained > 0
-            ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
-            : "",
-        report.claims.empty()
-            ? ""
-            : fmt::format("; {} claims, {} not as predicted{}", report.claims.size(), unexpected,
-                          claims_explained > 0
-                              ? fmt::format(" (and {} explained after the run)", claims_explained)
-                              : ""));
-    failures += failed + unexpected;
+    fmt::print("{}\n\n", reports::reproduction_summary(r.name, report));
+    failures += reports::reproduction_failures(report);
   }
   if (ran == 0) {
     throw Infeasible(fmt::format("no reproduction named '{}'; known: {}", only, known_names()));
@@ -89,9 +73,10 @@ void add_validate_command(CLI::App& app) {
   cmd->add_option("name", *only, "Run only this reproduction (" + known_names() + ")");
   cmd->add_flag("--sweeps", *sweeps,
                 "Also run each reproduction's sweeps (hidden size, batch) and print their tables");
-  cmd->add_option("--plots", *plots,
-                  "Run the sweeps and write each as an SVG plot to DIR/<reproduction>/<sweep>.svg "
-                  "(`--plots reports` regenerates the committed plots)");
+  cmd->add_option(
+      "--plots", *plots,
+      "Run the sweeps and write each as an SVG plot (gnuplot) to DIR/<reproduction>/<sweep>.svg "
+      "(`trainsim report` regenerates the committed reports, plots included)");
   cmd->callback([only, sweeps, plots] { run_validate(*only, *sweeps, *plots); });
 }
 

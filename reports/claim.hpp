@@ -31,6 +31,10 @@ struct Claim {
   bool explained() const { return !as_predicted() && !explanation.empty() && explanation_holds; }
 };
 
+/// "holds", "does not hold, as predicted: …", "NOT AS PREDICTED (…), explained after the run:
+/// …" or "FAIL: …".
+std::string claim_verdict(const Claim& claim);
+
 /// A list: each claim, its evidence and verdict ("holds", "does not hold, as predicted: …",
 /// "NOT AS PREDICTED, explained after the run: …", "FAIL: …").
 std::string format_claims(const std::string& title, const std::vector<Claim>& claims);

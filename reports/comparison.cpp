@@ -20,6 +20,13 @@ bool Comparison::explained_shortfall() const {
          predicted >= shortfall_low && predicted <= shortfall_high;
 }
 
+const char* Comparison::verdict() const {
+  return explained_shortfall() ? "SHORTFALL (explained below)"
+         : !within_tolerance() ? "FAIL"
+         : within_aim()        ? "ok"
+                               : "ok (> aim)";
+}
+
 namespace {
 std::string number(double value) {
   return fmt::format("{:.4g}", value);
@@ -34,10 +41,7 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
   out += fmt::format("  {:<{}}  {:>12}  {:>12}  {:>8}  {:>9}  {}\n", "figure", width, "published",
                      "ours", "error", "tolerance", "verdict");
   for (const Comparison& c : rows) {
-    const char* verdict = c.explained_shortfall() ? "SHORTFALL (explained below)"
-                          : !c.within_tolerance() ? "FAIL"
-                          : c.within_aim()        ? "ok"
-                                                  : "ok (> aim)";
+    const char* verdict = c.verdict();
     out += fmt::format("  {:<{}}  {:>12}  {:>12}  {:>+7.1f}%  {:>8.0f}%  {}\n", c.figure, width,
                        number(c.published) + " " + c.unit, number(c.predicted) + " " + c.unit,
                        100.0 * c.signed_error(), 100.0 * c.tolerance, verdict);

@@ -30,6 +30,8 @@ struct Comparison {
   bool within_tolerance() const;
   /// Outside its tolerance with an explanation (`shortfall`) whose band holds our figure.
   bool explained_shortfall() const;
+  /// "ok", "ok (> aim)", "SHORTFALL (explained below)" or "FAIL".
+  const char* verdict() const;
 };
 
 /// A table: figure, source, published, ours, signed error, tolerance, verdict.

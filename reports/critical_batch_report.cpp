@@ -136,4 +136,23 @@ nlohmann::ordered_json critical_batch_json(const sim::CriticalBatchAnalysis& a,
   return j;
 }
 
+ReportTable critical_batch_trade_off_table(const sim::CriticalBatchAnalysis& a) {
+  ReportTable table{"trade-off", {"B/B_crit", "B (tokens)", "S/S_min", "E/E_min"}, {}};
+  if (a.model) {
+    table.columns.push_back("S (steps)");
+    table.columns.push_back("E (tokens)");
+  }
+  for (const sim::TradeOffRow& r : a.trade_off) {
+    std::vector<std::string> cells{fmt::format("{:.4g}", r.batch_over_critical),
+                                   count(r.batch.count()), fmt::format("{:.4g}", r.steps_factor),
+                                   fmt::format("{:.4g}", r.tokens_factor)};
+    if (a.model) {
+      cells.push_back(count(*r.steps));
+      cells.push_back(count(r.tokens->count()));
+    }
+    table.add_row(std::move(cells));
+  }
+  return table;
+}
+
 }  // namespace trainsim::reports

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "reports/report_table.hpp"
 #include "sim/analysis/critical_batch.hpp"
 
 namespace trainsim::reports {
@@ -29,5 +30,9 @@ std::string critical_batch_text(const sim::CriticalBatchAnalysis& a,
 /// along_run), `trade_off`, `batch`, `scenario`, and Kaplan's constants.
 nlohmann::ordered_json critical_batch_json(const sim::CriticalBatchAnalysis& a,
                                            const std::optional<ScenarioBatch>& scenario);
+
+/// The trade-off of a fixed batch as a report table `trade-off` (B/B_crit, B, S/S_min, E/E_min,
+/// and S, E when the model size is known).
+ReportTable critical_batch_trade_off_table(const sim::CriticalBatchAnalysis& a);
 
 }  // namespace trainsim::reports

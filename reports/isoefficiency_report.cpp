@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "reports/svg_plot.hpp"
+#include "reports/gnuplot_plot.hpp"
 
 namespace trainsim::reports {
 namespace {
@@ -158,22 +158,73 @@ nlohmann::ordered_json isoefficiency_json(const IsoRequest& request,
   return j;
 }
 
-void write_isoefficiency_plot(const std::filesystem::path& path, const IsoRequest& request,
-                              std::span<const sim::SchemeIsoefficiency> schemes) {
+PlotSpec isoefficiency_plot(const IsoRequest& request,
+                            std::span<const sim::SchemeIsoefficiency> schemes) {
   PlotSpec plot;
   plot.title = fmt::format("isoefficiency of {} (E = {}, {} axis)", request.scenario->name,
                            request.options.search.target, to_string(request.options.search.axis));
   plot.x_label = "GPUs p";
-  plot.y_label = "log10 W (model FLOPs per iteration)";
+  plot.y_label = "W (model FLOPs per iteration)";
   plot.log_x = true;
+  plot.log_y = true;
   for (const sim::SchemeIsoefficiency& s : schemes) {
     PlotSeries series;
     series.name = std::string(to_string(s.kind));
     for (const sim::IsoPoint& p : s.points)
-      series.points.push_back({static_cast<double>(p.gpus), std::log10(p.work.count())});
+      series.points.push_back({static_cast<double>(p.gpus), p.work.count()});
     plot.series.push_back(series);
   }
-  write_svg(path, plot);
+  return plot;
+}
+
+void write_isoefficiency_plot(const std::filesystem::path& path, const IsoRequest& request,
+                              std::span<const sim::SchemeIsoefficiency> schemes) {
+  write_svg(path, isoefficiency_plot(request, schemes));
+}
+
+ReportContent isoefficiency_content(const IsoRequest& request,
+                                    std::span<const sim::SchemeIsoefficiency> schemes) {
+  const Scenario& sc = *request.scenario;
+  const sim::IsoSearch& search = request.options.search;
+  const bool hidden = search.axis == sim::IsoAxis::hidden;
+  ReportContent content;
+  content.add_block(
+      "setup",
+      fmt::format("Scenario `{}` on `{}`: E = T1/(p·Tp) = {}, growing the {} ({} fixed at {}), up "
+                  "to {} GPUs and {} {}; 2.5d depth {}; W = model FLOPs of one iteration.\n",
+                  sc.name, request.hardware, search.target, to_string(search.axis),
+                  hidden ? "batch" : "hidden size",
+                  hidden ? sc.training.micro_batch : sc.model.hidden, request.options.max_gpus,
+                  to_string(search.axis), search.max_size, request.options.depth));
+  const std::string axis(to_string(search.axis));
+  ReportTable points{
+      "points",
+      {"scheme", "p", axis, "step", "W (FLOP)", "E", "T1 (s)", "Tp (s)", "probes", "note"},
+      {}};
+  ReportTable skipped{"skipped", {"scheme", "p", "reason"}, {}};
+  ReportTable fit{"fit", {"scheme", "fitted k (points)", "derived", "published"}, {}};
+  for (const sim::SchemeIsoefficiency& s : schemes) {
+    const std::string kind(to_string(s.kind));
+    for (const sim::IsoPoint& p : s.points) {
+      points.add_row(
+          {kind, fmt::format("{}", p.gpus), fmt::format("{}", p.size), fmt::format("{}", p.step),
+           fmt::format("{:.4g}", p.work.count()), fmt::format("{:.3f}", p.efficiency),
+           fmt::format("{:.4g}", p.single_gpu_time.seconds()),
+           fmt::format("{:.4g}", p.parallel_time.seconds()), fmt::format("{}", p.probes.size()),
+           p.at_floor() ? "at the smallest size: not fitted" : ""});
+    }
+    for (const sim::SkippedCount& k : s.skipped)
+      skipped.add_row({kind, fmt::format("{}", k.gpus), k.reason});
+    const IsoClosedForm f = iso_closed_form(s.kind, search.axis);
+    fit.add_row({kind, fit_text(s), f.derived, f.published.empty() ? "-" : f.published});
+  }
+  content.add_table(std::move(points));
+  content.add_table(std::move(skipped));
+  content.add_table(std::move(fit),
+                    "Growth exponent k of W ~ p^k: least squares on log W, log p; points at the "
+                    "smallest size left out.\n");
+  content.add_plot("isoefficiency", isoefficiency_plot(request, schemes));
+  return content;
 }
 
 }  // namespace trainsim::reports

@@ -10,6 +10,8 @@
 
 #include "models/parallel_plan.hpp"
 #include "models/scenario.hpp"
+#include "reports/gnuplot_plot.hpp"
+#include "reports/report_content.hpp"
 #include "sim/analysis/isoefficiency.hpp"
 
 namespace trainsim::reports {
@@ -41,10 +43,18 @@ std::string isoefficiency_text(const IsoRequest& request,
 nlohmann::ordered_json isoefficiency_json(const IsoRequest& request,
                                           std::span<const sim::SchemeIsoefficiency> schemes);
 
-/// The log-log plot, one line per scheme (x: p on a log2 axis; y: log10 of W, svg_plot has no
-/// log y axis), written atomically. The one place that draws it, so that moving plots to
-/// gnuplot (issue 7 item 5) changes this function alone.
+/// The log-log plot, one line per scheme (x: p on a log2 axis; y: W on a log10 axis).
+PlotSpec isoefficiency_plot(const IsoRequest& request,
+                            std::span<const sim::SchemeIsoefficiency> schemes);
+
+/// isoefficiency_plot drawn by gnuplot, written atomically.
 void write_isoefficiency_plot(const std::filesystem::path& path, const IsoRequest& request,
                               std::span<const sim::SchemeIsoefficiency> schemes);
+
+/// The analysis as report content: block `setup` (what was searched), tables `points`
+/// (scheme, p, size, step, W, E, T1, Tp, probes), `skipped` (counts not reached or rejected)
+/// and `fit` (fitted and closed-form exponents), and the plot `isoefficiency`.
+ReportContent isoefficiency_content(const IsoRequest& request,
+                                    std::span<const sim::SchemeIsoefficiency> schemes);
 
 }  // namespace trainsim::reports

@@ -1,12 +1,12 @@
 #pragma once
 // A sweep that a reproduction fills: one parameter varied (hidden size, batch), a few ratios
-// measured at each value, printed as a table by `trainsim validate` and drawn as an SVG plot
-// (`trainsim validate NAME --plots DIR`).
+// measured at each value, printed as a table by `trainsim validate --sweeps`, and a table, a CSV
+// file and a gnuplot plot of the reproduction's report (`trainsim report NAME`).
 
 #include <string>
 #include <vector>
 
-#include "reports/svg_plot.hpp"
+#include "reports/gnuplot_plot.hpp"
 
 namespace trainsim::reports {
 

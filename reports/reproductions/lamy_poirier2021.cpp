@@ -26,11 +26,13 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/build_program.hpp"
+#include "models/parallel_for.hpp"
 #include "models/scaling_laws.hpp"
 #include "reports/program_measures.hpp"
 #include "reports/summary.hpp"
@@ -414,22 +416,25 @@ std::string threshold_text(const RowFigures& r, const Threshold& t, double nic_g
   return fmt::format("{:.2f} GB/s", t.within * nic_gb_per_s);
 }
 
-std::string table(const std::vector<RowFigures>& rows, double nic_gb_per_s) {
-  std::string out = fmt::format("  {:<41}{:>10}{:>8}{:>9}{:>9}{:>10}{:>8}{:>13}{:>13}{:>11}{:>8}\n",
-                                "schedule", "iteration", "bubble", "DP exp.", "PP exp.", "peak mem",
-                                "p2p", "5 % thr. it.", "5 % thr. f+b", "free: it.", "bubble");
+ReportTable table(const std::vector<RowFigures>& rows, double nic_gb_per_s,
+                  const LayoutSpec& layout) {
+  ReportTable t{std::string("results") + layout.id,
+                {"schedule", "iteration", "bubble", "DP exposed", "PP exposed", "peak memory",
+                 "p2p per GPU", "5 % threshold, iteration", "5 % threshold, fwd + bwd",
+                 "iteration, free network", "bubble, free network"},
+                {}};
   for (const RowFigures& r : rows) {
-    out += fmt::format(
-        "  {:<41}{:>8.2f} s{:>7.1f}%{:>7.2f} s{:>7.2f} s{:>6.1f} GiB{:>5.1f} "
-        "GB{:>13}{:>13}{:>9.2f} "
-        "s{:>7.1f}%{}\n",
-        r.layout, r.base.iteration_s, 100.0 * r.base.bubble, r.base.exposed_dp_s,
-        r.base.exposed_pp_s, r.peak_gib, r.p2p_gb,
-        threshold_text(r, r.iteration_threshold, nic_gb_per_s),
-        threshold_text(r, r.forward_backward_threshold, nic_gb_per_s), r.free.iteration_s,
-        100.0 * r.free.bubble, r.fits ? "" : "  DOES NOT FIT in 80 GiB");
+    t.add_row(
+        {r.layout, fmt::format("{:.2f} s", r.base.iteration_s),
+         fmt::format("{:.1f} %", 100.0 * r.base.bubble),
+         fmt::format("{:.2f} s", r.base.exposed_dp_s), fmt::format("{:.2f} s", r.base.exposed_pp_s),
+         fmt::format("{:.1f} GiB{}", r.peak_gib, r.fits ? "" : " (DOES NOT FIT in 80 GiB)"),
+         fmt::format("{:.1f} GB", r.p2p_gb), threshold_text(r, r.iteration_threshold, nic_gb_per_s),
+         threshold_text(r, r.forward_backward_threshold, nic_gb_per_s),
+         fmt::format("{:.2f} s", r.free.iteration_s),
+         fmt::format("{:.1f} %", 100.0 * r.free.bubble)});
   }
-  return out;
+  return t;
 }
 
 const RowFigures& only(const std::vector<RowFigures>& rows, Role role) {
@@ -790,17 +795,30 @@ ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
       "100× the NIC bandwidth, the closed forms' free communication.\n",
       batch_tokens.count() / 1e6, scaling::loss_at_critical_batch(batch_tokens), nic_gb_per_s,
       nic_gb_per_s);
+  // Every row of both layouts is independent (its own scenario, Program and replays): they run
+  // on the machine's cores, each into its own slot, and are read in the fixed order below, so
+  // the report does not depend on the thread count (the sweeps take minutes per row).
+  std::vector<const RowSpec*> specs;
+  for (const LayoutSpec& layout : kLayouts) {
+    for (const RowSpec& spec : layout.rows)
+      specs.push_back(&spec);
+  }
+  std::vector<RowFigures> all_rows(specs.size());
+  for_each_in_parallel(
+      specs.size(), [&](std::size_t i) { all_rows[i] = run_row(root, *specs[i], options.sweeps); });
+  std::size_t next_row = 0;
   for (const LayoutSpec& layout : kLayouts) {
     std::vector<RowFigures> rows;
-    for (const RowSpec& spec : layout.rows)
-      rows.push_back(run_row(root, spec, options.sweeps));
+    for (std::size_t i = 0; i < layout.rows.size(); ++i)
+      rows.push_back(std::move(all_rows[next_row++]));
     for (const RowFigures& r : rows) {
       if (r.role == Role::variant || r.role == Role::layered_zero3) continue;
       report.comparisons.push_back(bubble_comparison(r, layout));
     }
     for (Claim& claim : claims(rows, nic_gb_per_s, layout))
       report.claims.push_back(std::move(claim));
-    report.notes += fmt::format("{}: {}\n{}", layout.name, layout.setup, table(rows, nic_gb_per_s));
+    report.notes += fmt::format("{} (table results{}): {}\n", layout.name, layout.id, layout.setup);
+    report.tables.push_back(table(rows, nic_gb_per_s, layout));
     if (options.sweeps) {
       for (Sweep& sweep : bandwidth_sweeps(rows, nic_gb_per_s, layout))
         report.sweeps.push_back(std::move(sweep));

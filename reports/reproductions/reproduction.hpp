@@ -9,6 +9,7 @@
 
 #include "reports/claim.hpp"
 #include "reports/comparison.hpp"
+#include "reports/report_table.hpp"
 #include "reports/sweep.hpp"
 
 namespace trainsim::reports {
@@ -20,6 +21,9 @@ struct ReproductionReport {
   std::vector<Claim> claims;
   /// Predictions with no published figure to compare with, and how we got them.
   std::string notes;
+  /// Tables of such predictions (printed by `trainsim validate`, blocks and CSV files of the
+  /// report).
+  std::vector<ReportTable> tables;
   /// How the compared ratios move with the configuration (printed, and plotted on request).
   std::vector<Sweep> sweeps;
 };

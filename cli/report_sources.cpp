@@ -1,0 +1,76 @@
+#include "cli/report_sources.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "cli/critical_batch_command.hpp"
+#include "cli/isoefficiency_command.hpp"
+#include "reports/reproductions/reproduction.hpp"
+#include "reports/reproductions/reproduction_content.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+const reports::Reproduction& reproduction(const std::string& name) {
+  for (const reports::Reproduction& r : reports::reproductions()) {
+    if (r.name == name) return r;
+  }
+  throw std::logic_error(fmt::format("no reproduction named '{}'", name));
+}
+
+// A report of one or more reproductions (run with their sweeps): the first's blocks keep their
+// names, each further one's get its prefix.
+struct Part {
+  std::string reproduction;
+  std::string prefix;
+};
+
+ReportSource reproduction_report(const std::string& name, std::vector<Part> parts) {
+  return {name, reproduction(parts.front().reproduction).title,
+          [parts](const std::filesystem::path& root) {
+            reports::ReportContent content;
+            for (const Part& part : parts) {
+              const reports::Reproduction& r = reproduction(part.reproduction);
+              reports::add_reproduction(content, r.name, r.run(root, {true}), part.prefix);
+            }
+            return content;
+          }};
+}
+
+std::vector<ReportSource> all_sources() {
+  std::vector<ReportSource> out;
+  for (const reports::Reproduction& r : reports::reproductions()) {
+    // Table 5's pipelined rows are told in korthikanti2022's README.
+    if (r.name == "korthikanti2022-pipelines") continue;
+    if (r.name == "korthikanti2022") {
+      out.push_back(
+          reproduction_report(r.name, {{r.name, ""}, {"korthikanti2022-pipelines", "pipelines-"}}));
+    } else {
+      out.push_back(reproduction_report(r.name, {{r.name, ""}}));
+    }
+  }
+  // The analyses: one entry each, the arguments as typed after `trainsim COMMAND`.
+  out.push_back({"isoefficiency",
+                 "isoefficiency of Korthikanti et al.'s 22B GPT per tensor scheme (selene A100)",
+                 [](const std::filesystem::path& root) {
+                   return isoefficiency_report(
+                       root, {"scenarios/korthikanti2022/gpt-22b.yaml", "--max-gpus", "64"});
+                 }});
+  out.push_back({"critical-batch", "Kaplan's critical batch for lamy-poirier2021's 1T GPT",
+                 [](const std::filesystem::path& root) {
+                   return critical_batch_report(
+                       root, {"--scenario", "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml"});
+                 }});
+  return out;
+}
+
+}  // namespace
+
+const std::vector<ReportSource>& report_sources() {
+  static const std::vector<ReportSource> sources = all_sources();
+  return sources;
+}
+
+}  // namespace trainsim::cli

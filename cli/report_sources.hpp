@@ -1,0 +1,25 @@
+#pragma once
+// Every generated report: the reproductions of published results (from the registry
+// `trainsim validate` runs, sweeps included) and the analyses, each run with fixed arguments.
+// Adding an analysis's report is one entry here (its command file provides the content).
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reports/report_content.hpp"
+
+namespace trainsim::cli {
+
+struct ReportSource {
+  std::string name;   ///< its directory, reports/NAME/, and `trainsim report NAME`
+  std::string title;  ///< the heading of a new README
+  /// Computes the report from the project root (scenarios/ and hwprofiles/ below it).
+  std::function<reports::ReportContent(const std::filesystem::path& root)> generate;
+};
+
+/// Every report, in a fixed order.
+const std::vector<ReportSource>& report_sources();
+
+}  // namespace trainsim::cli

@@ -1,0 +1,25 @@
+#pragma once
+// A reproduction's results as report content (reports/report_content.hpp): the comparison
+// table, the claims, the notes and the sweeps (tables and plots), as blocks of its README.
+
+#include <string>
+
+#include "reports/report_content.hpp"
+#include "reports/reproductions/reproduction.hpp"
+
+namespace trainsim::reports {
+
+/// Adds, each block name prefixed by `prefix`: `comparisons` (table: figure, published, ours,
+/// unit, signed error, tolerance, verdict, source; then the explained shortfalls), `claims`
+/// (a numbered list), `notes` (fenced text), its tables, one table and plot per sweep (named by its
+/// id) and `summary` (the verdict line `trainsim validate` prints). Empty parts add no block.
+void add_reproduction(ReportContent& content, const std::string& name,
+                      const ReproductionReport& report, const std::string& prefix = {});
+
+/// "NAME: 12 comparisons, 0 outside tolerance (and 1 explained shortfall); 4 claims, …".
+std::string reproduction_summary(const std::string& name, const ReproductionReport& report);
+
+/// Comparisons outside their tolerance plus claims not as predicted, neither explained.
+int reproduction_failures(const ReproductionReport& report);
+
+}  // namespace trainsim::reports
