@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/progress_bar.hpp"
+#include "cli/report_arguments.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "reports/atomic_file.hpp"
@@ -32,7 +33,8 @@ struct PlanOptions {
   std::string csv;
 };
 
-void run_plan(const PlanOptions& o) {
+// The search the options ask for (progress on the bar, per-phase wall time on stderr).
+reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (o.top < 1) throw CLI::ValidationError("--top", fmt::format("at least 1; got {}", o.top));
   if (o.gpus < 0) throw CLI::ValidationError("--gpus", fmt::format("at least 1; got {}", o.gpus));
   if (o.batch < 0) {
@@ -80,8 +82,6 @@ void run_plan(const PlanOptions& o) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  std::cout << reports::plan_text(report);
   // Timing goes to stderr: stdout and the files stay byte-identical between runs.
   std::string phases;
   for (const auto& [phase, s] : phase_seconds)
@@ -89,13 +89,42 @@ void run_plan(const PlanOptions& o) {
   fmt::print(stderr, "searched {} layouts in {:.1f} s ({:.0f} layouts/s; {})\n",
              report.search.layouts, seconds, static_cast<double>(report.search.layouts) / seconds,
              phases);
+  return report;
+}
+
+void run_plan(const PlanOptions& o) {
+  const reports::PlanReport report = analyze_plan(o);
+  std::cout << reports::plan_text(report);
   if (!o.json.empty()) {
     reports::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
   }
   if (!o.csv.empty()) reports::write_atomically(o.csv, reports::plan_csv(report));
 }
 
+void define_options(CLI::App& cmd, PlanOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario YAML file (model, batch, hardware)")->required();
+  cmd.add_option("--gpus", o.gpus, "GPUs to lay out (default: the scenario's)");
+  cmd.add_option("--batch", o.batch, "Global batch in sequences (default: the scenario's)");
+  cmd.add_option("--top", o.top, "Layouts replayed in full and listed")->capture_default_str();
+  cmd.add_option("--threads", o.threads, "Worker threads (0: one per core)")->capture_default_str();
+  cmd.add_option("--max-micro-batch", o.max_micro_batch, "Largest micro batch searched")
+      ->capture_default_str();
+  cmd.add_flag("--no-grids", o.no_grids, "Search 1D tensor parallelism only");
+  cmd.add_option("--json", o.json, "Write the result as JSON to this file");
+  cmd.add_option("--csv", o.csv, "Write every estimated layout as CSV to this file");
+}
+
 }  // namespace
+
+reports::ReportContent plan_report(const std::filesystem::path& root,
+                                   const std::vector<std::string>& args) {
+  PlanOptions options = parse_report_options(define_options, "plan", args);
+  options.scenario = root / options.scenario;
+  // The result is the same on any number of threads (a test), so the report uses them all.
+  reports::ReportContent content = reports::plan_content(analyze_plan(options));
+  add_command_block(content, "plan", args);
+  return content;
+}
 
 void add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanOptions>();
@@ -104,19 +133,7 @@ void add_plan_command(CLI::App& app) {
       "Search every valid layout (tensor kind and size, pipeline and schedule, data parallel "
       "and ZeRO, sequence parallelism, recomputation, micro batch) of the scenario's model on "
       "N GPUs; print the fastest that fit, replayed in full");
-  cmd->add_option("scenario", options->scenario, "Scenario YAML file (model, batch, hardware)")
-      ->required();
-  cmd->add_option("--gpus", options->gpus, "GPUs to lay out (default: the scenario's)");
-  cmd->add_option("--batch", options->batch, "Global batch in sequences (default: the scenario's)");
-  cmd->add_option("--top", options->top, "Layouts replayed in full and listed")
-      ->capture_default_str();
-  cmd->add_option("--threads", options->threads, "Worker threads (0: one per core)")
-      ->capture_default_str();
-  cmd->add_option("--max-micro-batch", options->max_micro_batch, "Largest micro batch searched")
-      ->capture_default_str();
-  cmd->add_flag("--no-grids", options->no_grids, "Search 1D tensor parallelism only");
-  cmd->add_option("--json", options->json, "Write the result as JSON to this file");
-  cmd->add_option("--csv", options->csv, "Write every estimated layout as CSV to this file");
+  define_options(*cmd, *options);
   cmd->callback([options] { run_plan(*options); });
 }
 

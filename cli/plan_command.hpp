@@ -6,8 +6,19 @@
 
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "reports/report_content.hpp"
+
 namespace trainsim::cli {
 
 void add_plan_command(CLI::App& app);
+
+/// `trainsim report plan`: the search with `args` (as typed after `trainsim plan`; the
+/// scenario relative to `root`), as the result block, the `best` table and the command block.
+reports::ReportContent plan_report(const std::filesystem::path& root,
+                                   const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

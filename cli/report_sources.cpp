@@ -7,6 +7,7 @@
 
 #include "cli/critical_batch_command.hpp"
 #include "cli/isoefficiency_command.hpp"
+#include "cli/plan_command.hpp"
 #include "reports/reproductions/reproduction.hpp"
 #include "reports/reproductions/reproduction_content.hpp"
 
@@ -62,6 +63,11 @@ std::vector<ReportSource> all_sources() {
                  [](const std::filesystem::path& root) {
                    return critical_batch_report(
                        root, {"--scenario", "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml"});
+                 }});
+  out.push_back({"plan",
+                 "the best layouts of Megatron's 1T GPT on 3072 A100s against the published one",
+                 [](const std::filesystem::path& root) {
+                   return plan_report(root, {"scenarios/megatron2021/gpt-1008b.yaml"});
                  }});
   return out;
 }

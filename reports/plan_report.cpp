@@ -201,3 +201,36 @@ std::string plan_csv(const PlanReport& report) {
 }
 
 }  // namespace trainsim::reports
+
+namespace trainsim::reports {
+
+ReportContent plan_content(const PlanReport& report) {
+  const sim::SearchResult& s = report.search;
+  ReportContent content;
+  content.add_block("result", fenced(plan_text(report)));
+  ReportTable best{
+      "best",
+      {"place", "layout", "iteration (s)", "tokens/s", "model TFLOP/s per GPU", "bubble (%)",
+       "exposed comm (%)", "recompute (%)", "headroom (GiB)", "estimate vs replay (%)"},
+      {}};
+  const auto add = [&](std::string place, const sim::ReplayedLayout& r, std::string estimate) {
+    best.add_row({std::move(place), sim::describe(r.candidate.layout),
+                  fmt::format("{:.3f}", r.iteration.seconds()),
+                  fmt::format("{:.0f}", r.tokens_per_s),
+                  fmt::format("{:.1f}", r.model_rate_per_gpu.flops_per_second() / 1e12),
+                  fmt::format("{:.1f}", share(r.breakdown.bubble, r.iteration)),
+                  fmt::format("{:.1f}", share(exposed_comm(r.breakdown), r.iteration)),
+                  fmt::format("{:.1f}", share(r.breakdown.recompute, r.iteration)),
+                  fmt::format("{:.1f}", (s.capacity - r.peak).as_double() / (1024.0 * 1024 * 1024)),
+                  std::move(estimate)});
+  };
+  for (std::size_t i = 0; i < s.best.size(); ++i) {
+    add(fmt::format("#{}", i + 1), s.best[i],
+        fmt::format("{:+.1f}", 100.0 * estimate_error(s.best[i])));
+  }
+  if (report.reference) add("scenario's own", *report.reference, "");
+  content.add_table(std::move(best));
+  return content;
+}
+
+}  // namespace trainsim::reports

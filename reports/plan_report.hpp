@@ -21,6 +21,7 @@
 #include <optional>
 #include <string>
 
+#include "reports/report_content.hpp"
 #include "sim/analysis/layout_search.hpp"
 
 namespace trainsim::reports {
@@ -36,5 +37,8 @@ struct PlanReport {
 std::string plan_text(const PlanReport& report);
 nlohmann::ordered_json plan_json(const PlanReport& report);
 std::string plan_csv(const PlanReport& report);
+/// `trainsim report plan`: block `result` (the text above, fenced) and table `best` (the
+/// layouts replayed in full and the scenario's own, one row each; also best.csv).
+ReportContent plan_content(const PlanReport& report);
 
 }  // namespace trainsim::reports
