@@ -17,6 +17,7 @@
 #include "cli/max_batch_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/simulate_command.hpp"
+#include "cli/training_time_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/validate_run_command.hpp"
 #include "models/errors.hpp"
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_critical_batch_command(app);
   trainsim::cli::add_isoefficiency_command(app);
   trainsim::cli::add_plan_command(app);
+  trainsim::cli::add_training_time_command(app);
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
   trainsim::cli::add_gemm_shapes_command(app);
