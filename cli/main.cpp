@@ -18,6 +18,7 @@
 #include "cli/plan_command.hpp"
 #include "cli/report_command.hpp"
 #include "cli/simulate_command.hpp"
+#include "cli/training_time_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/validate_run_command.hpp"
 #include "models/errors.hpp"
@@ -40,6 +41,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_critical_batch_command(app);
   trainsim::cli::add_isoefficiency_command(app);
   trainsim::cli::add_plan_command(app);
+  trainsim::cli::add_training_time_command(app);
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
   trainsim::cli::add_gemm_shapes_command(app);

@@ -8,6 +8,7 @@
 #include "cli/critical_batch_command.hpp"
 #include "cli/isoefficiency_command.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/training_time_command.hpp"
 #include "reports/reproductions/reproduction.hpp"
 #include "reports/reproductions/reproduction_content.hpp"
 
@@ -69,6 +70,12 @@ std::vector<ReportSource> all_sources() {
                  [](const std::filesystem::path& root) {
                    return plan_report(root, {"scenarios/megatron2021/gpt-1008b.yaml"});
                  }});
+  out.push_back(
+      {"training-time", "shortest time to train Korthikanti et al.'s 22B GPT on up to 64 A100s",
+       [](const std::filesystem::path& root) {
+         return training_time_report(root, {"scenarios/korthikanti2022/gpt-22b.yaml", "--tokens",
+                                            "300e9", "--max-gpus", "64", "--no-grids"});
+       }});
   return out;
 }
 

@@ -22,23 +22,6 @@ double estimate_error(const sim::ReplayedLayout& r) {
   return r.candidate.estimate.iteration.seconds() / r.iteration.seconds() - 1.0;
 }
 
-nlohmann::ordered_json layout_json(const sim::Layout& layout) {
-  const ParallelPlan& p = layout.plan;
-  nlohmann::ordered_json j;
-  j["tensor_kind"] = std::string(to_string(p.tensor.kind));
-  j["tensor_size"] = p.tensor.size;
-  j["depth"] = p.tensor.depth;
-  j["sequence_parallel"] = p.tensor.sequence_parallel;
-  j["pipeline_size"] = p.pipeline.size;
-  j["schedule"] = std::string(to_string(p.pipeline.schedule));
-  j["chunks"] = p.pipeline.chunks;
-  j["data_size"] = p.data.size;
-  j["zero"] = p.data.zero;
-  j["recompute"] = std::string(to_string(p.recompute));
-  j["micro_batch"] = layout.micro_batch;
-  return j;
-}
-
 nlohmann::ordered_json replayed_json(const sim::ReplayedLayout& r, std::size_t rank, Bytes capacity,
                                      bool reference) {
   nlohmann::ordered_json j;
@@ -95,6 +78,23 @@ std::string why(const sim::ReplayedLayout& a, const sim::ReplayedLayout& b, Byte
 }
 
 }  // namespace
+
+nlohmann::ordered_json layout_json(const sim::Layout& layout) {
+  const ParallelPlan& p = layout.plan;
+  nlohmann::ordered_json j;
+  j["tensor_kind"] = std::string(to_string(p.tensor.kind));
+  j["tensor_size"] = p.tensor.size;
+  j["depth"] = p.tensor.depth;
+  j["sequence_parallel"] = p.tensor.sequence_parallel;
+  j["pipeline_size"] = p.pipeline.size;
+  j["schedule"] = std::string(to_string(p.pipeline.schedule));
+  j["chunks"] = p.pipeline.chunks;
+  j["data_size"] = p.data.size;
+  j["zero"] = p.data.zero;
+  j["recompute"] = std::string(to_string(p.recompute));
+  j["micro_batch"] = layout.micro_batch;
+  return j;
+}
 
 std::string plan_text(const PlanReport& report) {
   const sim::SearchResult& s = report.search;

@@ -35,6 +35,8 @@ struct PlanReport {
 };
 
 std::string plan_text(const PlanReport& report);
+/// A layout's fields as the JSON above writes them (also `trainsim training-time`'s).
+nlohmann::ordered_json layout_json(const sim::Layout& layout);
 nlohmann::ordered_json plan_json(const PlanReport& report);
 std::string plan_csv(const PlanReport& report);
 /// `trainsim report plan`: block `result` (the text above, fenced) and table `best` (the

@@ -36,6 +36,7 @@
 #include "models/scaling_laws.hpp"
 #include "reports/program_measures.hpp"
 #include "reports/summary.hpp"
+#include "sim/analysis/training_time.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::reports {
@@ -769,6 +770,119 @@ std::vector<Sweep> bandwidth_sweeps(const std::vector<RowFigures>& rows, double 
 
 }  // namespace
 
+// The abstract's "halves the shortest training time" as issue 7's search measures it
+// (sim/analysis/training_time.hpp; the analysis is our reconstruction, parallelism-reference
+// §10.2, not the paper's): the shortest time to train the 1T model over batch (B_crit/2,
+// B_crit, 2·B_crit, B_crit = the rows' 1536 sequences), GPU count (12288, the rows' count, and
+// 6144) and schedule, with layered + modular only against 1F1B and interleaved only (and, for
+// context, 1F1B alone). The rest of the layout is held at the rows' (TP 8 + SP, PP 16, ZeRO 1,
+// selective recomputation, micro batch 1): a hand-chosen sub-space that keeps the search to 18
+// points and a few 1T replays (the whole space at 1T costs ~35 s of CPU per point, BENCHMARKS.md).
+// The ratio does not depend on the token count (both runs scale with S_min); 300 B tokens is
+// Megatron's 1T figure.
+//
+// Set before the first run: aim 10 %, tolerance 25 % against the published 2×. Predicted to
+// miss: interleaving with v = L/p = 8 (one layer per chunk) has the modular pipeline's
+// closed-form bubble, (p−1)/(v·m) = p(p−1)/(L·m), so our ratio should be near 1; the band that
+// explanation allows, also set before the run, is 0.9 to 1.3 (layered's fewer activations in
+// flight and its per-layer reduction on one side, its extra transfers on the other).
+constexpr double kShortestTimeTokens = 300e9;
+constexpr std::int64_t kShortestTimeMaxGpus = 12288;
+
+struct ShortestTime {
+  sim::TrainingPoint layered;
+  sim::TrainingPoint other;  ///< the best 1F1B or interleaved point
+  double ratio = 0.0;        ///< other / layered training time
+  /// 1F1B alone against layered: context for the gap (interleaving removed), not compared.
+  sim::TrainingPoint one_f_one_b;
+  double ratio_one_f_one_b = 0.0;
+};
+
+sim::TrainingPoint shortest_with(const ModelSpec& model, const hw::HardwareProfile& hardware,
+                                 std::int64_t reference_batch,
+                                 std::vector<PipelineSchedule> schedules) {
+  sim::TrainingTimeRequest request;
+  request.tokens = kShortestTimeTokens;
+  request.reference_batch = reference_batch;
+  request.max_gpus = kShortestTimeMaxGpus;
+  request.min_gpus = kShortestTimeMaxGpus / 2;
+  request.batch_span = 1;
+  request.search.space.tensor_grids = false;
+  request.search.space.max_micro_batch = 1;
+  request.search.space.keep = [schedules](const sim::Layout& l) {
+    const ParallelPlan& p = l.plan;
+    const bool schedule =
+        std::find(schedules.begin(), schedules.end(), p.pipeline.schedule) != schedules.end();
+    return schedule && p.tensor.kind == TensorKind::one_d && p.tensor.size == 8 &&
+           p.tensor.sequence_parallel && p.pipeline.size == 16 && p.data.zero == 1 &&
+           p.recompute == Recompute::selective;
+  };
+  const sim::TrainingTimeResult result = sim::search_training_time(model, hardware, request);
+  return result.points[result.best];
+}
+
+ShortestTime shortest_time(const std::filesystem::path& root) {
+  const Scenario scenario =
+      inputs::load_scenario(root / "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml");
+  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  ShortestTime s;
+  const std::int64_t batch = scenario.training.global_batch;
+  s.layered = shortest_with(scenario.model, hardware, batch, {PipelineSchedule::layered});
+  s.other = shortest_with(scenario.model, hardware, batch,
+                          {PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved});
+  s.one_f_one_b = shortest_with(scenario.model, hardware, batch, {PipelineSchedule::one_f_one_b});
+  s.ratio = s.other.seconds / s.layered.seconds;
+  s.ratio_one_f_one_b = s.one_f_one_b.seconds / s.layered.seconds;
+  return s;
+}
+
+std::string point_text(const sim::TrainingPoint& p) {
+  return fmt::format("{} GPUs, batch {}, {}: {:.2f} s × {:.0f} steps = {:.1f} days", p.gpus,
+                     p.batch, sim::describe(p.layout.candidate.layout),
+                     p.layout.iteration.seconds(), p.steps, p.seconds / 86400.0);
+}
+
+Comparison shortest_time_comparison(const ShortestTime& s) {
+  Comparison c;
+  c.figure =
+      "shortest training time, best 1F1B/interleaved over layered + modular (issue 7 search, "
+      "§10.2 reconstruction)";
+  c.source = kAbstract;
+  c.unit = "×";
+  c.published = 2.0;
+  c.predicted = s.ratio;
+  c.aim = 0.10;
+  c.tolerance = 0.25;
+  c.shortfall = fmt::format(
+      "interleaving one layer per chunk (v = L/p) has the modular pipeline's closed-form "
+      "bubble, so the best 1F1B/interleaved run is nearly as short (band 0.9 to 1.3, set "
+      "before the run; layered {}; other {})",
+      point_text(s.layered), point_text(s.other));
+  c.shortfall_low = 0.9;
+  c.shortfall_high = 1.3;
+  return c;
+}
+
+// The gap's cause, checked: the best 1F1B/interleaved run interleaves one layer per chunk.
+Claim shortest_time_cause(const ShortestTime& s, std::int64_t layers) {
+  const ParallelPlan& plan = s.other.layout.candidate.layout.plan;
+  const std::int64_t one_layer_chunks = layers / plan.pipeline.size;
+  Claim c;
+  c.statement = fmt::format(
+      "Why our shortest-time ratio is {:.2f}× and not 2×: the best 1F1B/interleaved run "
+      "interleaves one layer per chunk (v = L/p = {}), whose bubble (p−1)/(v·m) is the modular "
+      "pipeline's p(p−1)/(L·m)",
+      s.ratio, one_layer_chunks);
+  c.source = "our analysis (parallelism-reference §7.6, §10.2)";
+  c.evidence = fmt::format(
+      "best 1F1B/interleaved: {}; layered: {}; for context, 1F1B alone: {} ({:.2f}× layered's)",
+      point_text(s.other), point_text(s.layered), point_text(s.one_f_one_b), s.ratio_one_f_one_b);
+  c.holds = plan.pipeline.schedule == PipelineSchedule::interleaved &&
+            plan.pipeline.chunks == one_layer_chunks;
+  c.expected = true;
+  return c;
+}
+
 ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
                                         const ReproductionOptions& options) {
   const double nic_gb_per_s =
@@ -824,6 +938,9 @@ ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
         report.sweeps.push_back(std::move(sweep));
     }
   }
+  const ShortestTime shortest = shortest_time(root);
+  report.comparisons.push_back(shortest_time_comparison(shortest));
+  report.claims.push_back(shortest_time_cause(shortest, 128));
   return report;
 }
 

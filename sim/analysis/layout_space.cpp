@@ -113,6 +113,7 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
                 layout.plan.data = {d, zero, options.overlap_grad_reduce};
                 layout.plan.recompute = recompute;
                 layout.micro_batch = mb;
+                if (options.keep && !options.keep(layout)) continue;
                 if (accepted(model, layout.plan, training_of(layout, global_batch))) {
                   out.push_back(layout);
                 }

@@ -15,6 +15,7 @@
 // grid rules of the scenario loader), so only layouts the executor accepts are returned.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct LayoutSpaceOptions {
   std::int64_t max_micro_batch = 16;
   bool tensor_grids = true;         ///< also 2D, 2.5D and 3D tensor parallelism
   bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
+  /// When set, only layouts it keeps are enumerated (a caller's sub-space: one schedule
+  /// family, a fixed tensor block); applied before the executor's check.
+  std::function<bool(const Layout&)> keep;
 };
 
 /// Every valid layout of `model` training `global_batch` sequences on exactly `gpus` GPUs, in a

@@ -1,0 +1,125 @@
+#include "cli/training_time_command.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/progress_bar.hpp"
+#include "cli/report_arguments.hpp"
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/training_time_report.hpp"
+#include "sim/analysis/training_time.hpp"
+
+namespace trainsim::cli {
+namespace {
+
+struct TrainingTimeOptions {
+  std::filesystem::path scenario;
+  std::optional<double> tokens;
+  std::optional<double> target_loss;
+  std::int64_t max_gpus = 0;
+  std::int64_t min_gpus = 1;
+  int batch_span = 3;
+  unsigned threads = 0;
+  std::int64_t max_micro_batch = 16;
+  bool no_grids = false;
+  std::string json;
+  std::string csv;
+  std::string plot;
+};
+
+reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) {
+  if (o.max_micro_batch < 1) {
+    throw CLI::ValidationError("--max-micro-batch",
+                               fmt::format("at least 1; got {}", o.max_micro_batch));
+  }
+  for (const std::string& path : {o.json, o.csv, o.plot}) {
+    if (!path.empty()) reports::check_destination(path);
+  }
+  const Scenario scenario = inputs::load_scenario(o.scenario);
+  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+
+  sim::TrainingTimeRequest request;
+  request.tokens = o.tokens;
+  request.target_loss = o.target_loss;
+  request.reference_batch = scenario.training.global_batch;
+  request.max_gpus = o.max_gpus;
+  request.min_gpus = o.min_gpus;
+  request.batch_span = o.batch_span;
+  request.search.threads = o.threads;
+  request.search.space.max_micro_batch = o.max_micro_batch;
+  request.search.space.tensor_grids = !o.no_grids;
+  ProgressBar bar;
+  request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
+    bar.update(phase, done, total);
+  };
+
+  reports::TrainingTimeReport report;
+  report.scenario = scenario.name;
+  report.hardware = hardware.name;
+  report.seq_len = scenario.model.seq_len;
+  report.max_gpus = o.max_gpus;
+  report.result = sim::search_training_time(scenario.model, hardware, request);
+  return report;
+}
+
+void run_training_time(const TrainingTimeOptions& o) {
+  const reports::TrainingTimeReport report = analyze_training_time(o);
+  std::cout << reports::training_time_text(report);
+  if (!o.json.empty()) {
+    reports::write_atomically(o.json, reports::training_time_json(report).dump(2) + "\n");
+  }
+  if (!o.csv.empty()) reports::write_atomically(o.csv, reports::training_time_csv(report));
+  if (!o.plot.empty()) reports::write_training_time_plot(o.plot, report);
+}
+
+void define_options(CLI::App& cmd, TrainingTimeOptions& o) {
+  cmd.add_option("scenario", o.scenario, "Scenario YAML file (model, hardware, batch)")->required();
+  cmd.add_option("--tokens", o.tokens,
+                 "Tokens a run at the critical batch processes (E = N, E_min = N/2)");
+  cmd.add_option("--target-loss", o.target_loss,
+                 "Target loss in nats: B_crit(L), and S_min(N, L) without --tokens (default "
+                 "B_crit: the scenario's batch)");
+  cmd.add_option("--max-gpus", o.max_gpus, "Most GPUs to use")->required();
+  cmd.add_option("--min-gpus", o.min_gpus, "Fewest GPUs tried")->capture_default_str();
+  cmd.add_option("--batch-span", o.batch_span,
+                 "Batches from B_crit/2^K to B_crit·2^K in powers of two")
+      ->capture_default_str();
+  cmd.add_option("--threads", o.threads, "Worker threads (0: one per core)")->capture_default_str();
+  cmd.add_option("--max-micro-batch", o.max_micro_batch, "Largest micro batch searched")
+      ->capture_default_str();
+  cmd.add_flag("--no-grids", o.no_grids, "Search 1D tensor parallelism only");
+  cmd.add_option("--json", o.json, "Write the result as JSON to this file");
+  cmd.add_option("--csv", o.csv, "Write every point as CSV to this file");
+  cmd.add_option("--plot", o.plot, "Write the Pareto front as SVG to this file");
+}
+
+}  // namespace
+
+reports::ReportContent training_time_report(const std::filesystem::path& root,
+                                            const std::vector<std::string>& args) {
+  TrainingTimeOptions options = parse_report_options(define_options, "training-time", args);
+  options.scenario = root / options.scenario;
+  reports::ReportContent content = reports::training_time_content(analyze_training_time(options));
+  add_command_block(content, "training-time", args);
+  return content;
+}
+
+void add_training_time_command(CLI::App& app) {
+  auto o = std::make_shared<TrainingTimeOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "training-time",
+      "Shortest time to train the scenario's model: search batch (powers of two around Kaplan's "
+      "critical batch), GPU count (halvings of --max-gpus) and layout (as `plan`), charging "
+      "S = S_min·(1 + B_crit/B) steps; prints the best and the time/GPU-hours Pareto front");
+  define_options(*cmd, *o);
+  cmd->callback([o] { run_training_time(*o); });
+}
+
+}  // namespace trainsim::cli

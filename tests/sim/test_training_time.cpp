@@ -1,0 +1,180 @@
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/errors.hpp"
+#include "models/scaling_laws.hpp"
+#include "sim/analysis/training_time.hpp"
+#include "sim_fixtures.hpp"
+
+using namespace trainsim;
+using namespace trainsim::sim;
+
+namespace {
+
+ModelSpec tiny_model() {
+  ModelSpec m;
+  m.layers = 2;
+  m.hidden = 128;
+  m.heads = 4;
+  m.ffn = 512;
+  m.seq_len = 128;
+  m.vocab = 512;
+  m.vocab_divisor = 1;
+  return m;
+}
+
+// A small grid: batches 4, 8, 16 around a reference batch of 8, GPUs 4, 2, 1, 1D layouts
+// with micro batches up to 2, one thread.
+TrainingTimeRequest tiny_request() {
+  TrainingTimeRequest r;
+  r.tokens = 1e9;
+  r.reference_batch = 8;
+  r.max_gpus = 4;
+  r.batch_span = 1;
+  r.search.threads = 1;
+  r.search.space.tensor_grids = false;
+  r.search.space.max_micro_batch = 2;
+  return r;
+}
+
+TrainingPoint point(double seconds, double gpu_hours) {
+  TrainingPoint p;
+  p.seconds = seconds;
+  p.gpu_hours = gpu_hours;
+  return p;
+}
+
+std::string message_of(const ModelSpec& model, const TrainingTimeRequest& r) {
+  try {
+    search_training_time(model, test::small_profile(), r);
+  } catch (const Infeasible& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("training time: steps at the critical batch are twice S_min, and fall towards S_min") {
+  const scaling::Tokens critical = scaling::Tokens::of(1024.0 * 2048.0);
+  CHECK(steps_at(1000.0, critical, 1024, 2048) == doctest::Approx(2000.0));
+  CHECK(steps_at(1000.0, critical, 4096, 2048) == doctest::Approx(1250.0));
+  CHECK(steps_at(1000.0, critical, 256, 2048) == doctest::Approx(5000.0));
+}
+
+TEST_CASE("training time: the Pareto filter keeps the non-dominated points by time") {
+  // 1 dominates 3 (faster and cheaper); 4 equals 0 and comes later; 2 is slower but cheapest.
+  const std::vector<TrainingPoint> points{point(10, 100), point(5, 200), point(20, 50),
+                                          point(12, 150), point(10, 100)};
+  CHECK(pareto_front(points) == std::vector<std::size_t>{1, 0, 2});
+  CHECK(pareto_front({}).empty());
+}
+
+TEST_CASE("training time: the best point is the fastest, on the front, within --max-gpus") {
+  const ModelSpec model = tiny_model();
+  const TrainingTimeResult r = search_training_time(model, test::small_profile(), tiny_request());
+  CHECK(r.batches == std::vector<std::int64_t>{4, 8, 16});
+  CHECK(r.gpu_counts == std::vector<std::int64_t>{4, 2, 1});
+  // --tokens N: E_min = N/2 at B_crit = the reference batch (8 × 128 tokens).
+  CHECK(r.critical_batch.count() == doctest::Approx(1024.0));
+  CHECK(r.min_steps == doctest::Approx(1e9 / 2048.0));
+  REQUIRE(!r.points.empty());
+  REQUIRE(!r.front.empty());
+  CHECK(r.front.front() == r.best);
+  for (const TrainingPoint& p : r.points) {
+    CHECK(p.gpus <= 4);
+    CHECK(p.layout.fits);
+    CHECK(r.points[r.best].seconds <= p.seconds);
+    CHECK(p.seconds == doctest::Approx(p.steps * p.layout.iteration.seconds()));
+    CHECK(p.gpu_hours == doctest::Approx(p.seconds * static_cast<double>(p.gpus) / 3600.0));
+  }
+  // Every point off the front is dominated by one on it.
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    bool dominated_or_on = false;
+    for (std::size_t f : r.front) {
+      dominated_or_on |= f == i || (r.points[f].seconds <= r.points[i].seconds &&
+                                    r.points[f].gpu_hours <= r.points[i].gpu_hours);
+    }
+    CHECK(dominated_or_on);
+  }
+
+  TrainingTimeRequest two = tiny_request();
+  two.max_gpus = 2;
+  const TrainingTimeResult r2 = search_training_time(model, test::small_profile(), two);
+  for (const TrainingPoint& p : r2.points)
+    CHECK(p.gpus <= 2);
+}
+
+TEST_CASE("training time: deterministic, whatever the thread count") {
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest two_threads = tiny_request();
+  two_threads.search.threads = 2;
+  const TrainingTimeResult a = search_training_time(model, test::small_profile(), tiny_request());
+  const TrainingTimeResult b = search_training_time(model, test::small_profile(), two_threads);
+  REQUIRE(a.points.size() == b.points.size());
+  CHECK(a.best == b.best);
+  CHECK(a.front == b.front);
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    CHECK(a.points[i].seconds == b.points[i].seconds);
+    CHECK(describe(a.points[i].layout.candidate.layout) ==
+          describe(b.points[i].layout.candidate.layout));
+  }
+}
+
+TEST_CASE("training time: a target loss sets B_crit and S_min from Kaplan's laws") {
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest r = tiny_request();
+  r.tokens.reset();
+  const double floor = scaling::loss_floor(scaling::non_embedding_parameters(model));
+  r.target_loss = floor + 0.5;
+  r.batch_span = 0;
+  r.max_gpus = 1;
+  const TrainingTimeResult t = search_training_time(model, test::small_profile(), r);
+  CHECK(t.loss_nats == doctest::Approx(floor + 0.5));
+  CHECK(t.critical_batch.count() == doctest::Approx(scaling::critical_batch(floor + 0.5).count()));
+  CHECK(t.min_steps == doctest::Approx(scaling::min_steps_to_loss(t.parameters, floor + 0.5)));
+}
+
+TEST_CASE("training time: the batch grid doubles from B_crit rounded to 2^a or 3·2^a") {
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest r = tiny_request();
+  r.max_gpus = 1;
+  r.reference_batch = 12;  // 3·2^2: the centre itself
+  CHECK(search_training_time(model, test::small_profile(), r).batches ==
+        std::vector<std::int64_t>{6, 12, 24});
+  r.reference_batch = 9;  // nearer 8 than 12 by ratio
+  CHECK(search_training_time(model, test::small_profile(), r).batches ==
+        std::vector<std::int64_t>{4, 8, 16});
+  r.reference_batch = 11;  // nearer 12
+  r.batch_span = 3;        // 12/8 is not whole: left out
+  CHECK(search_training_time(model, test::small_profile(), r).batches ==
+        std::vector<std::int64_t>{3, 6, 12, 24, 48, 96});
+}
+
+TEST_CASE("training time: impossible requests are errors naming the field") {
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest r = tiny_request();
+  r.tokens = 0.0;
+  CHECK(message_of(model, r).find("tokens: 0; use a positive number") != std::string::npos);
+  r.tokens = -5.0;
+  CHECK(message_of(model, r).find("tokens: -5") != std::string::npos);
+
+  r = tiny_request();
+  r.target_loss =
+      scaling::loss_floor(scaling::non_embedding_parameters(model)) - 0.01;  // below the floor
+  CHECK(message_of(model, r).find("target_loss:") != std::string::npos);
+  CHECK(message_of(model, r).find("(N_c/N)^α_N") != std::string::npos);
+
+  r = tiny_request();
+  r.max_gpus = 4096;  // batch 16 on 2 layers, 4 heads: at most 16 × 2 × 4 = 128 GPUs
+  CHECK(message_of(model, r).find("max_gpus: 4096 GPUs: the largest batch searched, 16") !=
+        std::string::npos);
+  r.max_gpus = 0;
+  CHECK(message_of(model, r).find("max_gpus: 0; use 1 or more") != std::string::npos);
+
+  r = tiny_request();
+  r.tokens.reset();
+  CHECK(message_of(model, r).find("neither given") != std::string::npos);
+}
