@@ -37,7 +37,13 @@ OpIndex blocker_of(const RankView& rank, OpIndex i) {
     consider(rank.index.slots[static_cast<std::size_t>(slot) - 1].op);
     if (started_when_released && best >= 0 && best_end == start) return best;
   }
-  for (const OpIndex d : rank.program.deps(rank.program.ops[static_cast<std::size_t>(i)])) {
+  // A kernel's dependencies are found from its OpInfo, in cache: the Program op is not read.
+  const std::span<const OpIndex> deps =
+      info.kind == OpKind::compute && info.deps != kManyDeps
+          ? std::span<const OpIndex>(rank.program.dep_pool)
+                .subspan(static_cast<std::size_t>(info.ref), info.deps)
+          : rank.program.deps(rank.program.ops[static_cast<std::size_t>(i)]);
+  for (const OpIndex d : deps) {
     consider(d);
     if (started_when_released && best == d && best_end == start) return best;
   }

@@ -298,9 +298,7 @@ struct Simulation::State {
       const bool busy = rs.computing > 0;
       if (busy == rs.engine_throttled) continue;
       rs.engine_throttled = busy;
-      for (const program::Rank gpu : index.represented_by(r)) {
-        flows.set_capacity(engine_base + gpu, busy ? engine_busy : engine_idle);
-      }
+      flows.set_capacities(engine_base, index.represented_by(r), busy ? engine_busy : engine_idle);
     }
     engine_touched.clear();
   }
