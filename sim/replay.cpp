@@ -432,7 +432,15 @@ SimulationResult Simulation::run() {
 
 SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,
                         const ReplayOptions& options) {
-  return Simulation(program, hw, options).run();
+  Simulation simulation(program, hw, options);
+  SimulationResult result = simulation.run();
+  if (options.keep_state_until_exit) {
+    // A raw pointer, never deleted (see ReplayOptions::keep_state_until_exit): a static
+    // container's destructor would free it at exit after all.
+    static auto* const kept = new std::vector<Simulation>();
+    kept->push_back(std::move(simulation));
+  }
+  return result;
 }
 
 }  // namespace trainsim::sim
