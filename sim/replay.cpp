@@ -26,6 +26,9 @@ using program::OpIndex;
 enum EventKind : std::int32_t { kComputeDone = 0, kActivityDone = 1 };
 
 constexpr Time kNotRun = Time::max();
+/// How far ahead of a stream's head its OpInfo is prefetched: 3 slots (72 bytes) reach the
+/// next cache line whatever the head's place in its own.
+constexpr std::int32_t kPrefetchSlots = 3;
 
 struct StreamState {
   Slot head = 0;  ///< slot (IndexedRank::slots) of the next op
@@ -188,6 +191,12 @@ struct Simulation::State {
     StreamState& st = rs.streams[info.stream];
     ++st.head;
     st.busy = false;
+    // The stream walks its slots in order, one of 320 such walks interleaved on the largest
+    // rows: fetch the line after the head's ahead of time (a slot is 24 bytes), so the head's
+    // OpInfo is in cache when the stream next advances, often after a whole kernel.
+    if (st.head + kPrefetchSlots < st.end) {
+      __builtin_prefetch(&ir.slots[static_cast<std::size_t>(st.head + kPrefetchSlots)]);
+    }
     worklist.emplace_back(r, info.stream);
     for (const Slot dependent : ir.dependents_of(slot)) {
       OpInfo& d = ir.slots[static_cast<std::size_t>(dependent)];
