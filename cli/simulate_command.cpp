@@ -42,6 +42,7 @@ void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
   sim::ReplayOptions replay;
   replay.record_memory_timeline = !options.trace.empty();  // the trace's memory counters
+  replay.keep_state_until_exit = true;  // as `run` below: the exit frees it faster
   reports::ScenarioRun run = reports::run_scenario_file(
       options.scenario,
       options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/errors.hpp"
+#include "models/parallel_for.hpp"
 
 namespace trainsim::program {
 
@@ -140,21 +141,29 @@ void merge_names(Program& program, std::span<NameTable> tables) {
   if (tables.empty()) return;
   // The first rank's table is the start of the merged one: taken over as it is.
   program.names = std::move(tables.front());
-  std::vector<NameId> id_of;
+  // Per rank, its ids in the merged table; empty when they are its own.
+  std::vector<std::vector<NameId>> id_of(tables.size());
   for (std::size_t r = 1; r < tables.size(); ++r) {
     // A rank's table holds its names in order of first use, so interning them in id order
     // assigns the ids a shared table would have assigned op by op.
     const NameTable& table = tables[r];
-    id_of.resize(table.size());
+    std::vector<NameId>& ids = id_of[r];
+    ids.resize(table.size());
     bool same = true;
     for (std::size_t k = 0; k < table.size(); ++k) {
-      id_of[k] = program.names.intern(table.name(static_cast<NameId>(k)));
-      same = same && id_of[k] == static_cast<NameId>(k);
+      ids[k] = program.names.intern(table.name(static_cast<NameId>(k)));
+      same = same && ids[k] == static_cast<NameId>(k);
     }
-    if (same) continue;
-    for (Op& op : program.ranks[r].ops)
-      op.name = id_of[static_cast<std::size_t>(op.name)];
+    if (same) ids.clear();
   }
+  // Renumbering reads and writes every op of the ranks whose ids moved (most of a 3072-GPU
+  // Program's 680 MB): each rank on its own, on all cores.
+  for_each_in_parallel(tables.size(), [&](std::size_t r) {
+    const std::vector<NameId>& ids = id_of[r];
+    if (ids.empty()) return;
+    for (Op& op : program.ranks[r].ops)
+      op.name = ids[static_cast<std::size_t>(op.name)];
+  });
 }
 
 std::size_t Program::op_count() const {

@@ -11,7 +11,7 @@ constexpr Time kNotRun = Time::max();
 constexpr int kMaxMemoryHops = 16;
 
 /// The op whose end released op `i` (its latest-finishing dependency or its predecessor on
-/// the stream), or -1 when none.
+/// the stream, the first of them in that order on a tie), or -1 when none.
 OpIndex blocker_of(const RankView& rank, OpIndex i) {
   OpIndex best = -1;
   Time best_end = Time::zero();
@@ -24,11 +24,29 @@ OpIndex blocker_of(const RankView& rank, OpIndex i) {
     }
   };
   const Slot slot = rank.index.slot_of[static_cast<std::size_t>(i)];
-  if (slot > rank.index.streams[rank.index.slots[static_cast<std::size_t>(slot)].stream].begin) {
+  const OpInfo& info = rank.index.slots[static_cast<std::size_t>(slot)];
+  // An op other than a send or receive starts the instant its last blocker ends (a send's or
+  // receive's start is moved to its transfer's), and nothing it waits for ends later: the
+  // first candidate ending at its start is the answer, found without reading the rest. The
+  // stream predecessor, considered first, usually is it (memory ops, back to back), so the
+  // Program's op and dependency list, which miss the cache, are mostly left unread.
+  const Time start = rank.timing[static_cast<std::size_t>(i)].start;
+  const bool started_when_released =
+      start != kNotRun && info.kind != OpKind::send && info.kind != OpKind::recv;
+  if (slot > rank.index.streams[info.stream].begin) {
     consider(rank.index.slots[static_cast<std::size_t>(slot) - 1].op);
+    if (started_when_released && best >= 0 && best_end == start) return best;
   }
-  for (const OpIndex d : rank.program.deps(rank.program.ops[static_cast<std::size_t>(i)]))
+  // A kernel's dependencies are found from its OpInfo, in cache: the Program op is not read.
+  const std::span<const OpIndex> deps =
+      info.kind == OpKind::compute && info.deps != kManyDeps
+          ? std::span<const OpIndex>(rank.program.dep_pool)
+                .subspan(static_cast<std::size_t>(info.ref), info.deps)
+          : rank.program.deps(rank.program.ops[static_cast<std::size_t>(i)]);
+  for (const OpIndex d : deps) {
     consider(d);
+    if (started_when_released && best == d && best_end == start) return best;
+  }
   return best;
 }
 
@@ -109,21 +127,24 @@ void charge_idle(const RankView& rank, const std::vector<program::Group>& groups
   charge(rank, groups, real_cause(rank, blocker_of(rank, waiter)), gap, b);
 }
 
-void close_breakdown(const RankView& rank, const std::vector<program::Group>& groups,
-                     Time idle_since, Time iteration, TimeBreakdown& b) {
-  OpIndex last = -1;
-  Time last_end = Time::zero();
-  for (std::size_t i = 0; i < rank.timing.size(); ++i) {
-    const Time end = rank.timing[i].end;
-    if (end != kNotRun && end >= last_end) {
-      last = static_cast<OpIndex>(i);
-      last_end = end;
+LastFinished last_finished(std::span<const OpTiming> timing) {
+  LastFinished last;
+  for (std::size_t i = 0; i < timing.size(); ++i) {
+    const Time end = timing[i].end;
+    if (end != kNotRun && end >= last.end) {
+      last.op = static_cast<OpIndex>(i);
+      last.end = end;
     }
   }
+  return last;
+}
+
+void close_breakdown(const RankView& rank, const std::vector<program::Group>& groups,
+                     Time idle_since, LastFinished last, Time iteration, TimeBreakdown& b) {
   Time t0 = idle_since;
-  if (last >= 0 && last_end > t0) {
-    charge(rank, groups, real_cause(rank, last), last_end - t0, b);
-    t0 = last_end;
+  if (last.op >= 0 && last.end > t0) {
+    charge(rank, groups, real_cause(rank, last.op), last.end - t0, b);
+    t0 = last.end;
   }
   if (iteration > t0) b.other += iteration - t0;
 }

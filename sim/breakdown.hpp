@@ -33,10 +33,19 @@ void charge_busy(program::Phase phase, Time busy, TimeBreakdown& b);
 void charge_idle(const RankView& rank, const std::vector<program::Group>& groups,
                  program::OpIndex waiter, Time gap, TimeBreakdown& b);
 
+/// The op of a rank that finished last: the highest index among those ending at the latest
+/// time; op -1 (end zero) when none finished.
+struct LastFinished {
+  program::OpIndex op = -1;
+  Time end = Time::zero();
+};
+LastFinished last_finished(std::span<const OpTiming> timing);
+
 /// Closes a rank's breakdown at the end of the iteration: the stretch from `idle_since`
-/// (end of the last compute kernel) to the rank's last op is charged to that op, the rest up
-/// to `iteration` to other, so the fields add up to `iteration`.
+/// (end of the last compute kernel) to the rank's last op (`last`, from last_finished) is
+/// charged to that op, the rest up to `iteration` to other, so the fields add up to
+/// `iteration`.
 void close_breakdown(const RankView& rank, const std::vector<program::Group>& groups,
-                     Time idle_since, Time iteration, TimeBreakdown& b);
+                     Time idle_since, LastFinished last, Time iteration, TimeBreakdown& b);
 
 }  // namespace trainsim::sim

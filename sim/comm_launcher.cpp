@@ -40,6 +40,22 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
     channels_[c].send_ready.assign(index.channels[c].send_ops.size(), 0);
     channels_[c].recv_ready.assign(index.channels[c].recv_ops.size(), 0);
   }
+  // At most one activity per collective instance and per matched send: reserved up front,
+  // the lists never regrow (and copy themselves) inside the event loop (1.3 M activities on
+  // the 3072-GPU row).
+  std::size_t activities = 0;
+  std::size_t parts = 0;
+  for (const IndexedGroup& ig : index.groups) {
+    activities += static_cast<std::size_t>(ig.instances);
+    parts += static_cast<std::size_t>(ig.instances) * ig.needed.size();
+  }
+  for (const IndexedChannel& ic : index.channels) {
+    const std::size_t pairs = std::min(ic.send_ops.size(), ic.recv_ops.size());
+    activities += pairs;
+    parts += 2 * pairs;
+  }
+  activities_.reserve(activities);
+  parts_.reserve(parts);
 }
 
 std::span<const Participant> CommLauncher::participants(std::int32_t id) const {

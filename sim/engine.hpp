@@ -1,5 +1,5 @@
 #pragma once
-// The discrete-event core: a binary-heap event queue ordered by (time, priority class,
+// The discrete-event core: a 4-ary-heap event queue ordered by (time, priority class,
 // insertion sequence) and a loop that interleaves events with the completions of
 // continuous resources (links sharing bandwidth). Events are plain data dispatched by the
 // owner, so the engine holds no callbacks and no global state; each Simulation owns one.
@@ -26,7 +26,7 @@ struct Event {
   Priority priority() const { return static_cast<Priority>(order >> 56); }
 };
 
-/// Min-heap of events: O(log n) push and pop, deterministic ties.
+/// Min-heap (4-ary) of events: O(log n) push and pop, deterministic ties.
 class EventQueue {
  public:
   /// Queues `e` (its `order` field is overwritten from `p` and the insertion count).

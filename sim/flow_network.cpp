@@ -1,5 +1,7 @@
 #include "sim/flow_network.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -9,6 +11,8 @@ namespace trainsim::sim {
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+/// set_capacity as set_capacities of one link.
+constexpr std::int32_t kNoOffset = 0;
 // Relative slack when deciding that a link is full or a flow reached its cap: progressive
 // filling subtracts floating-point shares, so exact zeros cannot be relied on.
 constexpr double kSaturated = 1e-12;
@@ -182,7 +186,26 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
 void FlowNetwork::set_capacity(LinkId l, double capacity) {
   if (!(capacity > 0.0))
     throw std::invalid_argument("flow network: link capacity must be positive");
-  auto& c = capacity_.at(static_cast<std::size_t>(l));
+  set_capacities(l, std::span<const std::int32_t>(&kNoOffset, 1), capacity);
+}
+
+void FlowNetwork::set_capacities(LinkId base, std::span<const std::int32_t> offsets,
+                                 double capacity) {
+  if (!(capacity > 0.0))
+    throw std::invalid_argument("flow network: link capacity must be positive");
+  for (const std::int32_t o : offsets) {
+    const auto l = static_cast<std::size_t>(base) + static_cast<std::size_t>(o);
+    if (base < 0 || o < 0 || l >= capacity_.size()) {
+      throw std::out_of_range(
+          fmt::format("flow network: link {} + {} outside 0..{}", base, o, capacity_.size() - 1));
+    }
+    change_capacity(l, capacity);
+  }
+}
+
+void FlowNetwork::change_capacity(std::size_t link, double capacity) {
+  const auto l = static_cast<LinkId>(link);
+  auto& c = capacity_[link];
   if (c == capacity) return;
   c = capacity;
   if (const FlowId bundle = link_bundle_[static_cast<std::size_t>(l)]; bundle >= 0) {

@@ -307,6 +307,15 @@ struct Indexer {
     }
   }
 
+  /// A kernel's dependency range, kept in its OpInfo (see OpInfo::deps).
+  void note_deps(std::int32_t r, OpIndex i, OpInfo& info) const {
+    const program::Op& op =
+        program.ranks[static_cast<std::size_t>(r)].ops[static_cast<std::size_t>(i)];
+    const std::int32_t count = op.dep_end - op.dep_begin;
+    info.ref = op.dep_begin;
+    info.deps = count < kManyDeps ? static_cast<std::uint8_t>(count) : kManyDeps;
+  }
+
   template <class Payload>
   void index_payload(std::int32_t r, OpIndex i, const Payload& payload, OpInfo& info,
                      std::vector<std::int32_t>& issued, LiveBuffers& live_buffers,
@@ -315,9 +324,11 @@ struct Indexer {
     if constexpr (std::is_same_v<Payload, program::Gemm>) {
       info.kind = OpKind::compute;
       info.value = estimate_gemm(payload, hw).time.ps();
+      note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Kernel>) {
       info.kind = OpKind::compute;
       info.value = kernel_time(payload, hw).ps();
+      note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Alloc>) {
       info.kind = OpKind::alloc;
       info.value = payload.size.count();

@@ -23,15 +23,25 @@ enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv 
 /// What the replay needs of an op in its hot loop, packed away from the Program's variant
 /// (24 bytes, kept in stream order: see IndexedRank::slots).
 struct OpInfo {
-  std::int64_t value = 0;    ///< compute: duration (ps); alloc/free: bytes; comm: instance k
-  std::int32_t ref = 0;      ///< collective: group; send/recv: channel; alloc/free: category
+  /// compute: duration (ps); alloc/free: bytes; comm: instance k
+  std::int64_t value = 0;
+  /// collective: group; send/recv: channel; alloc/free: category; compute: the start of its
+  /// dependencies in RankProgram::dep_pool (see `deps`)
+  std::int32_t ref = 0;
   std::int32_t pending = 0;  ///< unfinished dependencies (the replay counts it down)
   program::OpIndex op = 0;   ///< the op's index in RankProgram::ops
   OpKind kind = OpKind::compute;
   std::uint8_t stream = 0;
   program::Phase phase = program::Phase::forward;  ///< copied so completion stays in cache
+  /// compute: how many dependencies it has, or kManyDeps. With `ref`, what released a kernel
+  /// after an idle stretch is found without reading its Program op, which misses the cache.
+  std::uint8_t deps = 0;
 };
 static_assert(sizeof(OpInfo) == 24, "OpInfo is read once per op by the event loop: keep it small");
+
+/// OpInfo::deps of a kernel with more dependencies than the byte holds: read them from the
+/// Program.
+inline constexpr std::uint8_t kManyDeps = 255;
 
 /// A position in IndexedRank::slots.
 using Slot = std::int32_t;

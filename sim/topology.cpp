@@ -53,7 +53,7 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
   auto vertex = [&g](std::string name) {
     return static_cast<std::int32_t>(boost::add_vertex(VertexInfo{std::move(name)}, g));
   };
-  auto link = [&](std::int32_t from, std::int32_t to, double capacity) {
+  auto link = [&](std::int32_t from, std::int32_t to, double capacity) -> LinkId {
     EdgeInfo e;
     if (capacity < kUnlimited) {
       e.link = static_cast<LinkId>(capacity_.size());
@@ -62,6 +62,7 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
                                        g[static_cast<std::size_t>(to)].name));
     }
     boost::add_edge(static_cast<std::size_t>(from), static_cast<std::size_t>(to), e, g);
+    return e.link;
   };
 
   // GPUs first so that vertex index = GPU index.
@@ -70,6 +71,10 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
 
   const bool multi_node = node_count_ > 1;
   const auto nics = static_cast<std::int32_t>(hw.network.nics_per_node);
+  nics_per_node_ = nics;
+  gpu_up_.assign(static_cast<std::size_t>(gpu_count), -1);
+  gpu_down_.assign(static_cast<std::size_t>(gpu_count), -1);
+  bridge_.assign(static_cast<std::size_t>(node_count_), -1);
   std::int32_t core_in = -1;
   std::int32_t core_out = -1;
   double nic_bw = 0.0;
@@ -82,7 +87,10 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
     // the core carries what all uplinks together can: it cannot fill before they do, so it
     // is no link of the flow network (inter-node flows then share no link beyond their NICs,
     // and the flow network refills only the flows of the NICs that changed).
-    link(core_in, core_out, oversub > 1.0 ? nic_bw * nics * node_count_ / oversub : kUnlimited);
+    core_ =
+        link(core_in, core_out, oversub > 1.0 ? nic_bw * nics * node_count_ / oversub : kUnlimited);
+    nic_up_.assign(static_cast<std::size_t>(node_count_) * static_cast<std::size_t>(nics), -1);
+    nic_down_.assign(nic_up_.size(), -1);
   }
 
   for (std::int32_t node = 0; node < node_count_; ++node) {
@@ -91,8 +99,8 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
     if (hw.node.fabric == hw::FabricKind::nvswitch) {
       const std::int32_t sw = vertex(fmt::format("nvswitch{}", node));
       for (std::int32_t gpu = first; gpu < last; ++gpu) {
-        link(gpu, sw, gpu_bw);
-        link(sw, gpu, gpu_bw);
+        gpu_up_[static_cast<std::size_t>(gpu)] = link(gpu, sw, gpu_bw);
+        gpu_down_[static_cast<std::size_t>(gpu)] = link(sw, gpu, gpu_bw);
       }
     } else {
       // Split root: traffic enters at `in`, crosses the host bridge, leaves at `out`, so the
@@ -103,10 +111,10 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
                                 ? positive_bytes_per_second(*hw.node.host_bridge_bandwidth,
                                                             "node.host_bridge_bandwidth")
                                 : kUnlimited;
-      link(in, out, bridge);
+      bridge_[static_cast<std::size_t>(node)] = link(in, out, bridge);
       for (std::int32_t gpu = first; gpu < last; ++gpu) {
-        link(gpu, in, gpu_bw);
-        link(out, gpu, gpu_bw);
+        gpu_up_[static_cast<std::size_t>(gpu)] = link(gpu, in, gpu_bw);
+        gpu_down_[static_cast<std::size_t>(gpu)] = link(out, gpu, gpu_bw);
       }
     }
     if (multi_node) {
@@ -115,8 +123,10 @@ Topology::Topology(const hw::HardwareProfile& hw, std::int32_t gpu_count)
       for (std::int32_t n = 0; n < nics; ++n) {
         const std::int32_t tx = vertex(fmt::format("nic{}.{}.tx", node, n));
         const std::int32_t rx = vertex(fmt::format("nic{}.{}.rx", node, n));
-        link(tx, core_in, nic_bw);
-        link(core_out, rx, nic_bw);
+        const auto k = static_cast<std::size_t>(node) * static_cast<std::size_t>(nics) +
+                       static_cast<std::size_t>(n);
+        nic_up_[k] = link(tx, core_in, nic_bw);
+        nic_down_[k] = link(core_out, rx, nic_bw);
         for (std::int32_t gpu = first + n; gpu < last; gpu += nics) {
           link(gpu, tx, kUnlimited);
           link(rx, gpu, kUnlimited);
@@ -130,29 +140,63 @@ Topology::~Topology() = default;
 Topology::Topology(Topology&&) noexcept = default;
 Topology& Topology::operator=(Topology&&) noexcept = default;
 
-void Topology::search_until(std::int32_t from, std::int32_t to) {
+std::vector<LinkId> Topology::searched_route(std::int32_t from, std::int32_t to) const {
   const auto& g = graph_->g;
-  if (tree_source_ != from) {
-    predecessor_.assign(boost::num_vertices(g), -1);
-    tree_link_.assign(boost::num_vertices(g), -1);
-    predecessor_[static_cast<std::size_t>(from)] = from;
-    frontier_.assign(1, from);
-    frontier_head_ = 0;
-    tree_source_ = from;
-  }
-  // Breadth-first in out-edge order, as boost::breadth_first_search, so the tree is the same;
-  // it stops once `to` is reached and resumes for the next destination from the same source
-  // (inside a node that is a few vertices, not the whole cluster).
-  while (predecessor_[static_cast<std::size_t>(to)] < 0 && frontier_head_ < frontier_.size()) {
-    const auto u = static_cast<std::size_t>(frontier_[frontier_head_++]);
+  std::vector<LinkId> links;
+  if (from == to) return links;
+  // Breadth-first in out-edge order (as boost::breadth_first_search), stopping at `to`.
+  std::vector<std::int32_t> predecessor(boost::num_vertices(g), -1);
+  std::vector<LinkId> tree_link(boost::num_vertices(g), -1);
+  std::vector<std::int32_t> frontier{from};
+  predecessor[static_cast<std::size_t>(from)] = from;
+  for (std::size_t head = 0;
+       predecessor[static_cast<std::size_t>(to)] < 0 && head < frontier.size(); ++head) {
+    const auto u = static_cast<std::size_t>(frontier[head]);
     for (auto [e, end] = boost::out_edges(u, g); e != end; ++e) {
       const auto v = boost::target(*e, g);
-      if (predecessor_[v] >= 0) continue;
-      predecessor_[v] = static_cast<std::int32_t>(u);
-      tree_link_[v] = g[*e].link;
-      frontier_.push_back(static_cast<std::int32_t>(v));
+      if (predecessor[v] >= 0) continue;
+      predecessor[v] = static_cast<std::int32_t>(u);
+      tree_link[v] = g[*e].link;
+      frontier.push_back(static_cast<std::int32_t>(v));
     }
   }
+  if (predecessor[static_cast<std::size_t>(to)] < 0) {
+    throw std::logic_error(fmt::format("topology: gpu{} cannot reach gpu{}", from, to));
+  }
+  for (std::int32_t v = to; v != from; v = predecessor[static_cast<std::size_t>(v)]) {
+    if (const LinkId l = tree_link[static_cast<std::size_t>(v)]; l >= 0) links.push_back(l);
+  }
+  std::reverse(links.begin(), links.end());
+  return links;
+}
+
+std::vector<LinkId> Topology::structural_route(std::int32_t from, std::int32_t to) const {
+  // Each pair has one shortest path, so this is the search's route: inside a node the fabric
+  // (2 hops through an NVSwitch, 3 through a PCIe root's bridge) is shorter than leaving
+  // through a NIC (5 hops); across nodes, GPU -> its NIC -> core -> the peer's NIC -> peer
+  // (5 hops) is shorter than any detour through a fabric to another GPU's NIC.
+  std::vector<LinkId> links;
+  if (from == to) return links;
+  const auto add = [&links](LinkId l) {
+    if (l >= 0) links.push_back(l);
+  };
+  const std::int32_t node = node_of(from);
+  const std::int32_t peer_node = node_of(to);
+  if (node == peer_node) {
+    add(gpu_up_[static_cast<std::size_t>(from)]);
+    add(bridge_[static_cast<std::size_t>(node)]);
+    add(gpu_down_[static_cast<std::size_t>(to)]);
+    return links;
+  }
+  const auto nic_slot = [this](std::int32_t gpu, std::int32_t gpu_node) {
+    // GPU i of a node uses NIC i mod nics_per_node.
+    return static_cast<std::size_t>(gpu_node) * static_cast<std::size_t>(nics_per_node_) +
+           static_cast<std::size_t>((gpu - gpu_node * gpus_per_node_) % nics_per_node_);
+  };
+  add(nic_up_[nic_slot(from, node)]);
+  add(core_);
+  add(nic_down_[nic_slot(to, peer_node)]);
+  return links;
 }
 
 std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
@@ -163,18 +207,7 @@ std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
   const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32) |
                             static_cast<std::uint32_t>(to);
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  std::vector<LinkId> links;
-  if (from != to) {
-    search_until(from, to);
-    if (predecessor_[static_cast<std::size_t>(to)] < 0) {
-      throw std::logic_error(fmt::format("topology: gpu{} cannot reach gpu{}", from, to));
-    }
-    for (std::int32_t v = to; v != from; v = predecessor_[static_cast<std::size_t>(v)]) {
-      if (const LinkId l = tree_link_[static_cast<std::size_t>(v)]; l >= 0) links.push_back(l);
-    }
-    std::reverse(links.begin(), links.end());
-  }
-  return routes_.emplace(key, std::move(links)).first->second;
+  return routes_.emplace(key, structural_route(from, to)).first->second;
 }
 
 double Topology::bottleneck(std::span<const LinkId> r) const {

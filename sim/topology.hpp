@@ -4,7 +4,8 @@
 // uses NIC i mod nics_per_node) and one core switch whose capacity is the sum of the NIC
 // uplinks divided by the oversubscription (a capacity-limited link only when oversubscribed:
 // otherwise it can never be the bottleneck). Every physical link is one directed edge per
-// direction with a capacity; routes between GPUs are shortest paths, cached.
+// direction with a capacity; routes between GPUs are the graph's shortest paths, read off the
+// structure (each pair has exactly one) and cached.
 
 #include <cstdint>
 #include <memory>
@@ -44,12 +45,17 @@ class Topology {
   std::span<const LinkId> route(std::int32_t from, std::int32_t to);
   /// Smallest capacity along a route in bytes/s; infinity for an empty route.
   double bottleneck(std::span<const LinkId> route) const;
+  /// The capacity-limited links of a breadth-first shortest path in the graph from `from` to
+  /// `to`: what `route` gives, found by search instead of from the structure. Kept as the
+  /// definition `route` is checked against (tests); a search per source was ~3 % of a
+  /// 3072-GPU replay.
+  std::vector<LinkId> searched_route(std::int32_t from, std::int32_t to) const;
 
  private:
   struct Graph;  ///< the boost::adjacency_list, defined in topology.cpp
-  /// Extends the breadth-first tree from GPU `from` until it reaches vertex `to` (or every
-  /// vertex), starting afresh when `from` is not the tree's source.
-  void search_until(std::int32_t from, std::int32_t to);
+  /// The route from the structure: the fabric's links inside a node; across nodes the
+  /// sender's NIC uplink, the core when it is limited, the receiver's NIC downlink.
+  std::vector<LinkId> structural_route(std::int32_t from, std::int32_t to) const;
 
   std::int32_t gpu_count_ = 0;
   std::int32_t gpus_per_node_ = 1;
@@ -57,13 +63,14 @@ class Topology {
   std::unique_ptr<Graph> graph_;
   std::vector<double> capacity_;
   std::vector<std::string> link_name_;
-  /// BFS tree of the most recent source only: a per-source table would cost
-  /// O(GPUs x vertices) memory on thousands of GPUs, and callers query routes source by source.
-  std::int32_t tree_source_ = -1;
-  std::vector<std::int32_t> predecessor_;  ///< -1: not reached yet
-  std::vector<LinkId> tree_link_;          ///< the tree edge's link into each vertex, or -1
-  std::vector<std::int32_t> frontier_;     ///< the search's queue; [frontier_head_, end) open
-  std::size_t frontier_head_ = 0;
+  std::int32_t nics_per_node_ = 1;
+  // The limited links each structural route is made of (-1: unlimited, not on routes).
+  std::vector<LinkId> gpu_up_;    ///< per GPU: into its fabric (NVSwitch, or PCIe root)
+  std::vector<LinkId> gpu_down_;  ///< per GPU: out of its fabric
+  std::vector<LinkId> bridge_;    ///< per node: the PCIe host bridge (-1 on NVSwitch)
+  std::vector<LinkId> nic_up_;    ///< per (node, NIC): transmit side into the core
+  std::vector<LinkId> nic_down_;  ///< per (node, NIC): core out to the receive side
+  LinkId core_ = -1;              ///< the oversubscribed core
   std::unordered_map<std::uint64_t, std::vector<LinkId>> routes_;
 };
 

@@ -1,5 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <tuple>
 #include <vector>
 
 #include "sim/engine.hpp"
@@ -49,6 +53,44 @@ struct Recorder {
   }
 };
 }  // namespace
+
+TEST_CASE("many events, pushes and pops interleaved: the order a full sort gives") {
+  // Many equal times and priorities, so ties are broken by insertion order deep in the heap.
+  std::mt19937 rng(7);
+  EventQueue q;
+  std::vector<std::tuple<std::int64_t, int, int>> pending;  // (time ps, priority, id)
+  std::vector<int> popped;
+  std::vector<int> want;
+  int next_id = 0;
+  Time now = Time::zero();
+  for (int round = 0; round < 2000; ++round) {
+    const int pushes = static_cast<int>(rng() % 4);
+    for (int k = 0; k < pushes; ++k) {
+      Event e;
+      e.at = now + Time::from_ps(static_cast<std::int64_t>(rng() % 5));
+      e.a = next_id;
+      const int p = static_cast<int>(rng() % 3);
+      pending.emplace_back(e.at.ps(), p, next_id++);
+      q.push(e, static_cast<Priority>(p));
+    }
+    if (rng() % 2 == 0 && !q.empty()) {
+      const Event e = q.pop();
+      popped.push_back(e.a);
+      now = e.at;
+      const auto first = std::min_element(pending.begin(), pending.end());
+      want.push_back(std::get<2>(*first));
+      pending.erase(first);
+    }
+  }
+  while (!q.empty()) {
+    popped.push_back(q.pop().a);
+    const auto first = std::min_element(pending.begin(), pending.end());
+    want.push_back(std::get<2>(*first));
+    pending.erase(first);
+  }
+  CHECK(popped.size() == static_cast<std::size_t>(next_id));
+  CHECK(popped == want);
+}
 
 TEST_CASE("the engine interleaves events with resource completions") {
   Engine engine;

@@ -85,6 +85,29 @@ TEST_CASE("a capacity change mid-flow keeps the bytes already moved") {
   CHECK(done[0].first == 7);
   CHECK(done[0].second == Time::from_us(500));
   CHECK_THROWS_AS(net.set_capacity(0, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS(net.set_capacity(2, 1 * kGB), std::out_of_range);
+}
+
+TEST_CASE("set_capacities changes links base + offset as set_capacity does each") {
+  const double inf = std::numeric_limits<double>::infinity();
+  FlowNetwork one_by_one({1 * kGB, 1 * kGB, 1 * kGB, 1 * kGB});
+  FlowNetwork at_once({1 * kGB, 1 * kGB, 1 * kGB, 1 * kGB});
+  for (FlowNetwork* net : {&one_by_one, &at_once}) {
+    for (LinkId l = 0; l < 4; ++l)
+      net->start(std::vector<LinkId>{l}, 2e6, inf, l);
+    net->advance(Time::from_ms(1));  // 1 MB moved on each link
+  }
+  one_by_one.set_capacity(1, 0.5 * kGB);
+  one_by_one.set_capacity(3, 0.5 * kGB);
+  const std::vector<std::int32_t> offsets{0, 2};
+  at_once.set_capacities(1, offsets, 0.5 * kGB);
+  const auto want = drain(one_by_one);
+  const auto got = drain(at_once);
+  CHECK(got == want);
+  REQUIRE(got.size() == 4);
+  CHECK(got.back().second == Time::from_ms(2));  // the slowed links: 1 MB at 0.5 GB/s
+  CHECK_THROWS_AS(at_once.set_capacities(3, offsets, 1 * kGB), std::out_of_range);
+  CHECK_THROWS_AS(at_once.set_capacities(0, offsets, -1.0), std::invalid_argument);
 }
 
 namespace {
