@@ -99,9 +99,9 @@ std::string gnuplot_script(const PlotSpec& plot) {
     check_log_axes(plot, marks);
     data += datablock("markers", marks);
     plots += fmt::format(
-        "{}$markers using 1:2 with points pointtype 6 pointsize 1.6 linecolor rgb '#000000' "
-        "title 'published'",
-        plots.empty() ? "" : ", ");
+        "{}$markers using 1:2 with points pointtype 6 pointsize 1.6 linecolor rgb '#000000' {}",
+        plots.empty() ? "" : ", ",
+        plot.markers_title.empty() ? "notitle" : "title " + gnuplot_string(plot.markers_title));
     int label = 0;
     for (const PlotMarker& m : plot.markers) {
       if (!std::isfinite(m.at.x) || !std::isfinite(m.at.y)) continue;

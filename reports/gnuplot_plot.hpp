@@ -36,6 +36,8 @@ struct PlotSpec {
   bool log_y = false;  ///< log10 y axis (y must be > 0)
   std::vector<PlotSeries> series;
   std::vector<PlotMarker> markers;
+  /// The markers' legend entry ("published" for a paper's points); none when empty.
+  std::string markers_title;
 };
 
 /// The gnuplot script that draws `plot` as SVG on stdout (760 x 400, DejaVu Sans 11).

@@ -61,6 +61,7 @@ PlotSpec Sweep::plot() const {
   }
   for (const SweepReference& r : references)
     p.markers.push_back({{r.x, r.y}, "published " + r.label});
+  p.markers_title = "published";
   return p;
 }
 

@@ -145,6 +145,7 @@ PlotSpec training_time_plot(const TrainingTimeReport& report) {
     front.points.push_back({r.points[i].seconds / kSecondsPerDay, r.points[i].gpu_hours});
   plot.series.push_back(front);
   const sim::TrainingPoint& best = r.points[r.best];
+  plot.markers_title = "shortest run";
   plot.markers.push_back({{best.seconds / kSecondsPerDay, best.gpu_hours},
                           fmt::format("shortest: {} GPUs, batch {}", best.gpus, best.batch)});
   return plot;

@@ -49,6 +49,7 @@ PlotSpec example() {
   p.series = {{"training", {{1024, 1.02}, {2048, 1.27}, {4096, NAN}, {8192, 1.93}}},
               {"inference", {{1024, 1.32}, {2048, 1.67}}}};
   p.markers = {{{2048, 1.48}, "published 1.48×"}};
+  p.markers_title = "published";
   return p;
 }
 
@@ -162,6 +163,10 @@ TEST_CASE("gnuplot script: data inline and exact, quoted text, log-axis and empt
                     "'8192' 8192)") == std::string::npos);  // 4096 has no finite point
   CHECK(script.find("set xtics ('1024' 1024, '2048' 2048, '8192' 8192)") != std::string::npos);
   CHECK(script.find("set label 1 'published 1.48×' at 2048,1.48") != std::string::npos);
+  CHECK(script.find("linecolor rgb '#000000' title 'published'") != std::string::npos);
+  PlotSpec untitled = example();
+  untitled.markers_title.clear();  // markers without a legend entry
+  CHECK(gnuplot_script(untitled).find("linecolor rgb '#000000' notitle") != std::string::npos);
   PlotSpec bad = example();
   bad.series[0].points.push_back({0.0, 1.0});
   CHECK(error_of([&] { gnuplot_script(bad); }).find("x = 0 on a log x axis") != std::string::npos);
