@@ -23,8 +23,8 @@ namespace {
 
 struct PlanOptions {
   std::filesystem::path scenario;
-  std::int64_t gpus = 0;   ///< 0: the scenario's
-  std::int64_t batch = 0;  ///< 0: the scenario's global batch
+  std::optional<std::int64_t> gpus;   ///< absent: the scenario's
+  std::optional<std::int64_t> batch;  ///< absent: the scenario's global batch
   std::size_t top = 3;
   unsigned threads = 0;
   std::int64_t max_micro_batch = 16;
@@ -36,9 +36,11 @@ struct PlanOptions {
 // The search the options ask for (progress on the bar, per-phase wall time on stderr).
 reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (o.top < 1) throw CLI::ValidationError("--top", fmt::format("at least 1; got {}", o.top));
-  if (o.gpus < 0) throw CLI::ValidationError("--gpus", fmt::format("at least 1; got {}", o.gpus));
-  if (o.batch < 0) {
-    throw CLI::ValidationError("--batch", fmt::format("at least 1 sequence; got {}", o.batch));
+  if (o.gpus && *o.gpus < 1) {
+    throw CLI::ValidationError("--gpus", fmt::format("at least 1; got {}", *o.gpus));
+  }
+  if (o.batch && *o.batch < 1) {
+    throw CLI::ValidationError("--batch", fmt::format("at least 1 sequence; got {}", *o.batch));
   }
   if (o.max_micro_batch < 1) {
     throw CLI::ValidationError("--max-micro-batch",
@@ -48,8 +50,8 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (!o.csv.empty()) reports::check_destination(o.csv);
   const Scenario scenario = inputs::load_scenario(o.scenario);
   const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
-  const std::int64_t gpus = o.gpus > 0 ? o.gpus : scenario.gpus;
-  const std::int64_t batch = o.batch > 0 ? o.batch : scenario.training.global_batch;
+  const std::int64_t gpus = o.gpus.value_or(scenario.gpus);
+  const std::int64_t batch = o.batch.value_or(scenario.training.global_batch);
 
   ProgressBar bar;
   sim::SearchOptions options;

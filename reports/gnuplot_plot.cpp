@@ -55,6 +55,18 @@ void check_log_axes(const PlotSpec& plot, const std::vector<PlotPoint>& points) 
   }
 }
 
+// gnuplot warns on stderr (which render_svg treats as an error) when an axis has no span, e.g.
+// a Pareto front of one point; such an axis gets an explicit range around its one value.
+std::string range_for_flat_axis(char axis, const std::vector<double>& values, bool log) {
+  if (values.empty()) return {};
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  if (*lo != *hi) return {};
+  const double v = *lo;
+  if (log) return fmt::format("set {}range [{}:{}]\n", axis, number(v / 2.0), number(v * 2.0));
+  const double half = v == 0.0 ? 1.0 : std::abs(v) * 0.05;
+  return fmt::format("set {}range [{}:{}]\n", axis, number(v - half), number(v + half));
+}
+
 std::string datablock(const std::string& name, const std::vector<PlotPoint>& points) {
   std::string out = fmt::format("${} << EOD\n", name);
   for (const PlotPoint& p : points)
@@ -73,6 +85,7 @@ std::string gnuplot_script(const PlotSpec& plot) {
                         gnuplot_string(plot.x_label), gnuplot_string(plot.y_label));
   script += "set key outside right top vertical Left reverse noautotitle\nset grid\n";
   std::vector<double> xs;
+  std::vector<double> ys;
   std::string data;
   std::string plots;
   int drawn = 0;
@@ -80,8 +93,10 @@ std::string gnuplot_script(const PlotSpec& plot) {
     const std::vector<PlotPoint> points = finite_points(plot.series[i].points);
     if (points.empty()) continue;
     check_log_axes(plot, points);
-    for (const PlotPoint& p : points)
+    for (const PlotPoint& p : points) {
       xs.push_back(p.x);
+      ys.push_back(p.y);
+    }
     const std::string name = fmt::format("series{}", i);
     data += datablock(name, points);
     plots += fmt::format(
@@ -113,6 +128,12 @@ std::string gnuplot_script(const PlotSpec& plot) {
   if (drawn == 0) {
     throw std::invalid_argument(fmt::format("plot '{}': no finite point to draw", plot.title));
   }
+  // The ranges see the markers too; the log axis's ticks only the series' x values.
+  std::vector<double> range_xs = xs;
+  for (const PlotPoint& p : marks) {
+    range_xs.push_back(p.x);
+    ys.push_back(p.y);
+  }
   if (plot.log_x) {
     std::sort(xs.begin(), xs.end());
     xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
@@ -124,6 +145,8 @@ std::string gnuplot_script(const PlotSpec& plot) {
     script +=
         fmt::format("set xrange [{}:{}]\n", number(xs.front() / 1.15), number(xs.back() * 1.15));
   }
+  if (!plot.log_x) script += range_for_flat_axis('x', range_xs, false);
+  script += range_for_flat_axis('y', ys, plot.log_y);
   if (plot.log_y) script += "set logscale y 10\nset format y '%.0e'\n";
   script += "set offsets graph 0.02, graph 0.02, graph 0.05, graph 0.05\n";
   return script + data + "plot " + plots + "\n";
@@ -138,7 +161,9 @@ std::string render_svg(const PlotSpec& plot) {
   const std::filesystem::path errors_file = dir.path() / "stderr.txt";
   ProgramExit exit;
   try {
-    exit = run_program({"gnuplot", script_file.string()}, svg_file, errors_file);
+    // --default-settings: no system or user init file (~/.gnuplot) changes the drawing.
+    exit =
+        run_program({"gnuplot", "--default-settings", script_file.string()}, svg_file, errors_file);
   } catch (const ProgramNotFound&) {
     throw std::runtime_error(
         fmt::format("plot '{}': gnuplot was not found on PATH; install Debian's gnuplot-nox "

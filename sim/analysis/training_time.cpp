@@ -131,8 +131,10 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
     throw Infeasible(
         fmt::format("min_gpus: {}; use 1 to max_gpus ({})", request.min_gpus, request.max_gpus));
   }
-  if (request.batch_span < 0) {
-    throw Infeasible(fmt::format("batch_span: {}; use 0 or more", request.batch_span));
+  // Each step of the span doubles the largest batch: 10 spans B_crit/1024 to 1024·B_crit,
+  // far past where S or E stop changing, and keeps the shifts of batch_grid well defined.
+  if (request.batch_span < 0 || request.batch_span > 10) {
+    throw Infeasible(fmt::format("batch_span: {}; use 0 to 10", request.batch_span));
   }
   result.loss_nats = scale.loss_nats;
   result.loss_from_reference = scale.from_reference;

@@ -195,6 +195,14 @@ TEST_CASE("gnuplot plot: an SVG with a line per series, the same bytes twice, wr
   const TemporaryDirectory dir("trainsim-test-plot");
   write_svg(dir.path() / "p.svg", example());
   CHECK(read_file(dir.path() / "p.svg") == svg);
+  // One point (a Pareto front of one run): gnuplot would warn of an empty range, which
+  // render_svg treats as an error; the script gives such an axis a range around its value.
+  PlotSpec one;
+  one.title = "one point";
+  one.series = {{"front", {{2.5, 61315.4}}}};
+  one.markers = {{{2.5, 61315.4}, "shortest"}};
+  CHECK(gnuplot_script(one).find("set xrange [2.375:2.625]\nset yrange [") != std::string::npos);
+  CHECK(render_svg(one).find("</svg>") != std::string::npos);
 }
 
 TEST_CASE(
