@@ -12,6 +12,7 @@
 
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
+#include "cli/search_options.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "reports/atomic_file.hpp"
@@ -26,9 +27,7 @@ struct PlanOptions {
   std::optional<std::int64_t> gpus;   ///< absent: the scenario's
   std::optional<std::int64_t> batch;  ///< absent: the scenario's global batch
   std::size_t top = 3;
-  unsigned threads = 0;
-  std::int64_t max_micro_batch = 16;
-  bool no_grids = false;
+  SearchCliOptions search;
   std::string json;
   std::string csv;
 };
@@ -42,10 +41,6 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (o.batch && *o.batch < 1) {
     throw CLI::ValidationError("--batch", fmt::format("at least 1 sequence; got {}", *o.batch));
   }
-  if (o.max_micro_batch < 1) {
-    throw CLI::ValidationError("--max-micro-batch",
-                               fmt::format("at least 1; got {}", o.max_micro_batch));
-  }
   if (!o.json.empty()) reports::check_destination(o.json);
   if (!o.csv.empty()) reports::check_destination(o.csv);
   const Scenario scenario = inputs::load_scenario(o.scenario);
@@ -55,10 +50,8 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
 
   ProgressBar bar;
   sim::SearchOptions options;
+  apply_search_options(o.search, options);
   options.top = o.top;
-  options.threads = o.threads;
-  options.space.max_micro_batch = o.max_micro_batch;
-  options.space.tensor_grids = !o.no_grids;
   // Wall time per phase: each interval between two progress calls goes to the later call's
   // phase (the first call of a phase comes before its work starts).
   std::map<std::string, double, std::less<>> phase_seconds;
@@ -108,10 +101,7 @@ void define_options(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--gpus", o.gpus, "GPUs to lay out (default: the scenario's)");
   cmd.add_option("--batch", o.batch, "Global batch in sequences (default: the scenario's)");
   cmd.add_option("--top", o.top, "Layouts replayed in full and listed")->capture_default_str();
-  cmd.add_option("--threads", o.threads, "Worker threads (0: one per core)")->capture_default_str();
-  cmd.add_option("--max-micro-batch", o.max_micro_batch, "Largest micro batch searched")
-      ->capture_default_str();
-  cmd.add_flag("--no-grids", o.no_grids, "Search 1D tensor parallelism only");
+  add_search_options(cmd, o.search);
   cmd.add_option("--json", o.json, "Write the result as JSON to this file");
   cmd.add_option("--csv", o.csv, "Write every estimated layout as CSV to this file");
 }

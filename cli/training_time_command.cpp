@@ -10,6 +10,7 @@
 
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
+#include "cli/search_options.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "reports/atomic_file.hpp"
@@ -26,19 +27,13 @@ struct TrainingTimeOptions {
   std::int64_t max_gpus = 0;
   std::int64_t min_gpus = 1;
   int batch_span = 3;
-  unsigned threads = 0;
-  std::int64_t max_micro_batch = 16;
-  bool no_grids = false;
+  SearchCliOptions search;
   std::string json;
   std::string csv;
   std::string plot;
 };
 
 reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) {
-  if (o.max_micro_batch < 1) {
-    throw CLI::ValidationError("--max-micro-batch",
-                               fmt::format("at least 1; got {}", o.max_micro_batch));
-  }
   for (const std::string& path : {o.json, o.csv, o.plot}) {
     if (!path.empty()) reports::check_destination(path);
   }
@@ -52,9 +47,7 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
   request.max_gpus = o.max_gpus;
   request.min_gpus = o.min_gpus;
   request.batch_span = o.batch_span;
-  request.search.threads = o.threads;
-  request.search.space.max_micro_batch = o.max_micro_batch;
-  request.search.space.tensor_grids = !o.no_grids;
+  apply_search_options(o.search, request.search);  // keeps the request's top = 1
   ProgressBar bar;
   request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
     bar.update(phase, done, total);
@@ -91,10 +84,7 @@ void define_options(CLI::App& cmd, TrainingTimeOptions& o) {
   cmd.add_option("--batch-span", o.batch_span,
                  "Batches from B_crit/2^K to B_crit·2^K in powers of two")
       ->capture_default_str();
-  cmd.add_option("--threads", o.threads, "Worker threads (0: one per core)")->capture_default_str();
-  cmd.add_option("--max-micro-batch", o.max_micro_batch, "Largest micro batch searched")
-      ->capture_default_str();
-  cmd.add_flag("--no-grids", o.no_grids, "Search 1D tensor parallelism only");
+  add_search_options(cmd, o.search);
   cmd.add_option("--json", o.json, "Write the result as JSON to this file");
   cmd.add_option("--csv", o.csv, "Write every point as CSV to this file");
   cmd.add_option("--plot", o.plot, "Write the Pareto front as SVG to this file");
