@@ -284,6 +284,39 @@ hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gp
   return spec;
 }
 
+hw::HostSpec read_host(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap host = value.as_map({"framework", "dispatch", "sync_latency", "sync_points"});
+  hw::HostSpec spec;
+  spec.framework = rec.descriptive(host.required("framework")).as_string();
+  const YamlMap dispatch =
+      host.required("dispatch").as_map({"gemm", "kernel", "collective", "p2p"});
+  // An eager op costs microseconds of CPU (fidelity-data.md §1.1); a millisecond per op is a
+  // typo in the unit.
+  const Time max_dispatch = Time::from_ms(1.0);
+  auto cost = [&](const char* key) {
+    const YamlValue v = dispatch.required(key);
+    return within(v, rec.numeric(v).as_time(), Time::zero(), max_dispatch);
+  };
+  spec.gemm = cost("gemm");
+  spec.kernel = cost("kernel");
+  spec.collective = cost("collective");
+  spec.p2p = cost("p2p");
+  spec.sync_latency =
+      within(host.required("sync_latency"), rec.numeric(host.required("sync_latency")).as_time(),
+             Time::zero(), max_dispatch);
+  const YamlValue points = host.required("sync_points");
+  rec.descriptive(points);
+  std::vector<std::string_view> names;
+  for (int p = 0; p < program::kSyncPointCount; ++p)
+    names.push_back(program::to_string(static_cast<program::SyncPoint>(p)));
+  for (const YamlValue& point : points.as_sequence()) {
+    const std::size_t i = point.as_choice(names);
+    if (spec.sync_points[i]) point.fail(fmt::format("duplicate sync point \"{}\"", point.text()));
+    spec.sync_points[i] = true;
+  }
+  return spec;
+}
+
 }  // namespace
 
 std::filesystem::path hwprofiles_directory() {
@@ -355,7 +388,7 @@ std::filesystem::path resolve_hardware_profile(std::string_view hardware,
 hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   const YamlValue root = load_yaml_file(file);
   const YamlMap top = root.as_map({"name", "description", "gpu", "node", "network", "collectives",
-                                   "interference", "provenance"});
+                                   "host", "interference", "provenance"});
   FieldRecorder rec;
   hw::HardwareProfile profile;
   profile.file = file;
@@ -365,6 +398,7 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.node = read_node(top.required("node"), rec);
   profile.network = read_network(top.required("network"), rec);
   profile.collectives = read_collectives(top.required("collectives"), profile.node.gpus, rec);
+  if (auto host = top.find("host")) profile.host = read_host(*host, rec);
   const YamlMap interference =
       top.required("interference")
           .as_map({"compute_slowdown_during_comm", "comm_slowdown_during_compute"});

@@ -316,6 +316,14 @@ class Backend {
                               std::int64_t grad_offset, const Tensor& master, const Tensor& m,
                               const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                               std::string_view name) = 0;
+
+  // --- the host waiting for the GPU ------------------------------------------------------------
+  /// The host reads `t` (tensor.item()): it waits for the compute stream's work issued so far
+  /// and for what wrote `t` (a collective on its own stream). The meta backend records a
+  /// HostSync at `point`; the cpu backend has nothing to wait for.
+  virtual void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) = 0;
+  /// torch.cuda.synchronize(): the host waits for the work issued so far on every stream.
+  virtual void synchronize(program::SyncPoint point, std::string_view name) = 0;
 };
 
 }  // namespace trainsim

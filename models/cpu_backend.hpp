@@ -141,6 +141,10 @@ class CpuBackend final : public Backend {
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
 
+  // Nothing runs asynchronously here: the host never waits.
+  void host_read(const Tensor&, program::SyncPoint, std::string_view) override {}
+  void synchronize(program::SyncPoint, std::string_view) override {}
+
  private:
   const std::vector<std::int64_t>& ranks_of(CommGroup group) const {
     return groups_[static_cast<std::size_t>(group)];

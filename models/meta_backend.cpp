@@ -95,7 +95,7 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, std::string
 }
 
 OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name,
-                            std::span<const Access> accesses) {
+                            std::span<const Access> accesses, program::KernelClass kernel_class) {
   const auto index = static_cast<OpIndex>(out_.ops.size());
   auto& need = pending_waits_[stream_index(stream)];
   const auto consider = [&](OpIndex op, Stream from) {
@@ -116,6 +116,7 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
   program::Op op;
   op.payload = std::move(payload);
   op.stream = stream;
+  op.kernel_class = kernel_class;
   op.tag = tag_;
   op.name = name;
   op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
@@ -230,9 +231,10 @@ TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens, std:
   return batch;
 }
 
-OpIndex MetaBackend::kernel(std::string_view name, Bytes read, Bytes written, double flops,
-                            std::initializer_list<Access> accesses) {
-  return record(Kernel{read, written, Flops::of(flops)}, Stream::compute, name, accesses);
+OpIndex MetaBackend::kernel(std::string_view name, program::KernelClass kernel_class, Bytes read,
+                            Bytes written, double flops, std::initializer_list<Access> accesses) {
+  return record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name),
+                std::span<const Access>(accesses.begin(), accesses.size()), kernel_class);
 }
 
 OpIndex MetaBackend::gemm(std::string_view name, Gemm g, std::initializer_list<Access> accesses) {
@@ -309,8 +311,8 @@ LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, co
   LayerNormResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.stats = make({1, x.shape().rows, 2}, DType::fp32, name);
-  kernel(name, bytes(x) + bytes(gamma) + bytes(beta), bytes(r.y) + bytes(r.stats),
-         8.0 * elements(x),
+  kernel(name, program::KernelClass::layer_norm, bytes(x) + bytes(gamma) + bytes(beta),
+         bytes(r.y) + bytes(r.stats), 8.0 * elements(x),
          {{&x, false}, {&gamma, false}, {&beta, false}, {&r.y, true}, {&r.stats, true}});
   return r;
 }
@@ -329,7 +331,8 @@ void MetaBackend::layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, 
                                              std::string_view name) {
   // Reads dy, x, gamma and the saved statistics, accumulates into dgamma and dbeta, writes out.
   const Bytes grads = bytes(dgamma) + bytes(dbeta);
-  kernel(name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(out) + grads,
+  kernel(name, program::KernelClass::layer_norm_backward,
+         bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(out) + grads,
          flops_per_element * elements(x),
          {{&dy, false},
           {&x, false},
@@ -342,15 +345,16 @@ void MetaBackend::layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, 
 
 Tensor MetaBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t, std::string_view name) {
   Tensor mean = make({1, x.shape().rows, 1}, DType::fp32, name);
-  kernel(name, bytes(x), bytes(mean), elements(x), {{&x, false}, {&mean, true}});
+  kernel(name, program::KernelClass::layer_norm, bytes(x), bytes(mean), elements(x),
+         {{&x, false}, {&mean, true}});
   return mean;
 }
 
 Tensor MetaBackend::layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t,
                                                 std::string_view name) {
   Tensor var = make(mean.shape(), DType::fp32, name);
-  kernel(name, bytes(x) + bytes(mean), bytes(var), 3.0 * elements(x),
-         {{&x, false}, {&mean, false}, {&var, true}});
+  kernel(name, program::KernelClass::layer_norm, bytes(x) + bytes(mean), bytes(var),
+         3.0 * elements(x), {{&x, false}, {&mean, false}, {&var, true}});
   return var;
 }
 
@@ -360,7 +364,8 @@ LayerNormResult MetaBackend::layer_norm_apply(const Tensor& x, const Tensor& gam
   LayerNormResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.stats = make({1, x.shape().rows, 2}, DType::fp32, name);
-  kernel(name, bytes(x) + bytes(gamma) + bytes(beta) + bytes(mean) + bytes(var),
+  kernel(name, program::KernelClass::layer_norm,
+         bytes(x) + bytes(gamma) + bytes(beta) + bytes(mean) + bytes(var),
          bytes(r.y) + bytes(r.stats), 4.0 * elements(x),
          {{&x, false},
           {&gamma, false},
@@ -386,33 +391,35 @@ Tensor MetaBackend::layer_norm_backward_apply(const Tensor& dy, const Tensor& x,
                                               const Tensor& sums, std::string_view name) {
   Tensor dx = make(x.shape(), x.dtype(), name);
   kernel(
-      name, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + bytes(sums), bytes(dx),
+      name, program::KernelClass::layer_norm_backward,
+      bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + bytes(sums), bytes(dx),
       6.0 * elements(x),
       {{&dy, false}, {&x, false}, {&gamma, false}, {&stats, false}, {&sums, false}, {&dx, true}});
   return dx;
 }
 
 void MetaBackend::add_bias(Tensor& x, const Tensor& bias, std::string_view name) {
-  kernel(name, bytes(x) + bytes(bias), bytes(x), elements(x), {{&bias, false}, {&x, true}});
+  kernel(name, program::KernelClass::elementwise, bytes(x) + bytes(bias), bytes(x), elements(x),
+         {{&bias, false}, {&x, true}});
 }
 
 void MetaBackend::bias_grad(const Tensor& dy, Tensor& dbias, std::string_view name) {
-  kernel(name, bytes(dy) + bytes(dbias), bytes(dbias), elements(dy),
-         {{&dy, false}, {&dbias, true}});
+  kernel(name, program::KernelClass::reduction, bytes(dy) + bytes(dbias), bytes(dbias),
+         elements(dy), {{&dy, false}, {&dbias, true}});
 }
 
 Tensor MetaBackend::bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) {
   Tensor y = make(x.shape(), x.dtype(), name);
-  kernel(name, bytes(x) + bytes(bias), bytes(y), 10.0 * elements(x),
-         {{&x, false}, {&bias, false}, {&y, true}});
+  kernel(name, program::KernelClass::elementwise, bytes(x) + bytes(bias), bytes(y),
+         10.0 * elements(x), {{&x, false}, {&bias, false}, {&y, true}});
   return y;
 }
 
 Tensor MetaBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias,
                                        Tensor& dbias, std::string_view name) {
   Tensor dx = make(x.shape(), x.dtype(), name);
-  kernel(name, bytes(dy) + bytes(x) + bytes(bias) + bytes(dbias), bytes(dx) + bytes(dbias),
-         16.0 * elements(x),
+  kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(x) + bytes(bias) + bytes(dbias),
+         bytes(dx) + bytes(dbias), 16.0 * elements(x),
          {{&dy, false}, {&x, false}, {&bias, false}, {&dbias, true}, {&dx, true}});
   return dx;
 }
@@ -422,8 +429,8 @@ DropoutResult MetaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,
   DropoutResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.mask = make_mask(x.shape(), name);
-  kernel(name, bytes(x) + bytes(bias) + bytes(residual), bytes(r.y) + bytes(r.mask),
-         3.0 * elements(x),
+  kernel(name, program::KernelClass::dropout, bytes(x) + bytes(bias) + bytes(residual),
+         bytes(r.y) + bytes(r.mask), 3.0 * elements(x),
          {{&x, false}, {&bias, false}, {&residual, false}, {&r.y, true}, {&r.mask, true}});
   return r;
 }
@@ -432,18 +439,19 @@ Tensor MetaBackend::dropout_backward(const Tensor& dy, const Tensor& mask, doubl
                                      std::string_view name) {
   Tensor dx = make(dy.shape(), dy.dtype(), name);
   if (dbias != nullptr) {
-    kernel(name, bytes(dy) + bytes(mask) + bytes(*dbias), bytes(dx) + bytes(*dbias),
-           3.0 * elements(dy), {{&dy, false}, {&mask, false}, {dbias, true}, {&dx, true}});
+    kernel(name, program::KernelClass::dropout, bytes(dy) + bytes(mask) + bytes(*dbias),
+           bytes(dx) + bytes(*dbias), 3.0 * elements(dy),
+           {{&dy, false}, {&mask, false}, {dbias, true}, {&dx, true}});
   } else {
-    kernel(name, bytes(dy) + bytes(mask), bytes(dx), 2.0 * elements(dy),
-           {{&dy, false}, {&mask, false}, {&dx, true}});
+    kernel(name, program::KernelClass::dropout, bytes(dy) + bytes(mask), bytes(dx),
+           2.0 * elements(dy), {{&dy, false}, {&mask, false}, {&dx, true}});
   }
   return dx;
 }
 
 Tensor MetaBackend::softmax(const Tensor& scores, std::string_view name) {
   Tensor probs = make(scores.shape(), scores.dtype(), name);
-  kernel(name, bytes(scores), bytes(probs), 5.0 * elements(scores),
+  kernel(name, program::KernelClass::softmax, bytes(scores), bytes(probs), 5.0 * elements(scores),
          {{&scores, false}, {&probs, true}});
   return probs;
 }
@@ -451,8 +459,8 @@ Tensor MetaBackend::softmax(const Tensor& scores, std::string_view name) {
 Tensor MetaBackend::softmax_backward(const Tensor& dprobs, const Tensor& probs,
                                      std::string_view name) {
   Tensor dscores = make(probs.shape(), probs.dtype(), name);
-  kernel(name, bytes(dprobs) + bytes(probs), bytes(dscores), 4.0 * elements(probs),
-         {{&dprobs, false}, {&probs, false}, {&dscores, true}});
+  kernel(name, program::KernelClass::softmax_backward, bytes(dprobs) + bytes(probs), bytes(dscores),
+         4.0 * elements(probs), {{&dprobs, false}, {&probs, false}, {&dscores, true}});
   return dscores;
 }
 
@@ -460,51 +468,55 @@ DropoutResult MetaBackend::dropout(const Tensor& x, double, std::string_view nam
   DropoutResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.mask = make_mask(x.shape(), name);
-  kernel(name, bytes(x), bytes(r.y) + bytes(r.mask), 2.0 * elements(x),
-         {{&x, false}, {&r.y, true}, {&r.mask, true}});
+  kernel(name, program::KernelClass::dropout, bytes(x), bytes(r.y) + bytes(r.mask),
+         2.0 * elements(x), {{&x, false}, {&r.y, true}, {&r.mask, true}});
   return r;
 }
 
 void MetaBackend::accumulate(Tensor& dst, const Tensor& src, std::string_view name) {
-  kernel(name, bytes(dst) + bytes(src), bytes(dst), elements(dst), {{&src, false}, {&dst, true}});
+  kernel(name, program::KernelClass::elementwise, bytes(dst) + bytes(src), bytes(dst),
+         elements(dst), {{&src, false}, {&dst, true}});
 }
 
 Tensor MetaBackend::embedding_lookup(const Tensor& tokens, const Tensor& table, std::int64_t,
                                      std::string_view name) {
   Tensor out = make({1, tokens.numel(), table.shape().cols}, table.dtype(), name);
-  kernel(name, bytes(tokens) + bytes(out), bytes(out), 0.0,
+  kernel(name, program::KernelClass::embedding, bytes(tokens) + bytes(out), bytes(out), 0.0,
          {{&tokens, false}, {&table, false}, {&out, true}});
   return out;
 }
 
 void MetaBackend::add_position_embedding(Tensor& x, const Tensor& table, std::int64_t, std::int64_t,
                                          std::string_view name) {
-  kernel(name, bytes(x) + bytes(table), bytes(x), elements(x), {{&table, false}, {&x, true}});
+  kernel(name, program::KernelClass::embedding, bytes(x) + bytes(table), bytes(x), elements(x),
+         {{&table, false}, {&x, true}});
 }
 
 void MetaBackend::embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t,
                                      Tensor& dtable, std::string_view name) {
   // Dense fp32 gradient of this vocabulary shard, scatter-added from the token rows.
   const Bytes touched = fp32_bytes(dy.numel());
-  kernel(name, bytes(dy) + bytes(tokens) + touched, touched, elements(dy),
-         {{&dy, false}, {&tokens, false}, {&dtable, true}});
+  kernel(name, program::KernelClass::embedding_backward, bytes(dy) + bytes(tokens) + touched,
+         touched, elements(dy), {{&dy, false}, {&tokens, false}, {&dtable, true}});
 }
 
 void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, std::int64_t,
                                               Tensor& dtable, std::string_view name) {
-  kernel(name, bytes(dy) + bytes(dtable), bytes(dtable), elements(dy),
-         {{&dy, false}, {&dtable, true}});
+  kernel(name, program::KernelClass::embedding_backward, bytes(dy) + bytes(dtable), bytes(dtable),
+         elements(dy), {{&dy, false}, {&dtable, true}});
 }
 
 Tensor MetaBackend::cast(const Tensor& x, DType dtype, std::string_view name) {
   Tensor y = make(x.shape(), dtype, name);
-  kernel(name, bytes(x), bytes(y), 0.0, {{&x, false}, {&y, true}});
+  kernel(name, program::KernelClass::elementwise, bytes(x), bytes(y), 0.0,
+         {{&x, false}, {&y, true}});
   return y;
 }
 
 Tensor MetaBackend::row_max(const Tensor& logits, std::string_view name) {
   Tensor max = make({1, logits.shape().rows, 1}, DType::fp32, name);
-  kernel(name, bytes(logits), bytes(max), elements(logits), {{&logits, false}, {&max, true}});
+  kernel(name, program::KernelClass::cross_entropy, bytes(logits), bytes(max), elements(logits),
+         {{&logits, false}, {&max, true}});
   return max;
 }
 
@@ -514,7 +526,7 @@ CrossEntropyStats MetaBackend::cross_entropy_stats(Tensor& logits, const Tensor&
   CrossEntropyStats r;
   r.target_logit = make(max.shape(), DType::fp32, name);
   r.sum_exp = make(max.shape(), DType::fp32, name);
-  kernel(name, bytes(logits) + bytes(max) + bytes(labels),
+  kernel(name, program::KernelClass::cross_entropy, bytes(logits) + bytes(max) + bytes(labels),
          bytes(logits) + bytes(r.target_logit) + bytes(r.sum_exp), 3.0 * elements(logits),
          {{&max, false},
           {&labels, false},
@@ -528,7 +540,8 @@ Tensor MetaBackend::cross_entropy_loss(Tensor& exp_logits, const CrossEntropySta
                                        std::string_view name) {
   Tensor loss = make({1, 1, 1}, DType::fp32, name);
   kernel(
-      name, bytes(exp_logits) + bytes(stats.target_logit) + bytes(stats.sum_exp),
+      name, program::KernelClass::cross_entropy,
+      bytes(exp_logits) + bytes(stats.target_logit) + bytes(stats.sum_exp),
       bytes(exp_logits) + bytes(loss), 2.0 * elements(exp_logits),
       {{&stats.target_logit, false}, {&stats.sum_exp, false}, {&exp_logits, true}, {&loss, true}});
   return loss;
@@ -536,8 +549,8 @@ Tensor MetaBackend::cross_entropy_loss(Tensor& exp_logits, const CrossEntropySta
 
 void MetaBackend::cross_entropy_backward(Tensor& softmax, const Tensor& labels, std::int64_t,
                                          double, std::string_view name) {
-  kernel(name, bytes(softmax) + bytes(labels), bytes(softmax), 2.0 * elements(softmax),
-         {{&labels, false}, {&softmax, true}});
+  kernel(name, program::KernelClass::cross_entropy, bytes(softmax) + bytes(labels), bytes(softmax),
+         2.0 * elements(softmax), {{&labels, false}, {&softmax, true}});
 }
 
 void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp,
@@ -653,7 +666,7 @@ void MetaBackend::record_flat(program::CollectiveKind kind, CommGroup group, DTy
   if (n == 1) {
     // A group of one exchanges nothing: the op is a local copy (or add) kernel.
     record(Kernel{local_read, local_written, Flops::zero()}, Stream::compute, names_.intern(name),
-           scratch_);
+           scratch_, program::KernelClass::elementwise);
     return;
   }
   Collective c;
@@ -710,7 +723,7 @@ void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
     scratch_.push_back({&t, true});
   }
   record(Kernel{Bytes::zero(), total, Flops::zero()}, Stream::compute, names_.intern(name),
-         scratch_);
+         scratch_, program::KernelClass::memset);
 }
 
 void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHyper&,
@@ -735,14 +748,16 @@ void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHype
     scratch_.push_back({&t.m, true});
     scratch_.push_back({&t.v, true});
   }
-  record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_);
+  record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_,
+         program::KernelClass::optimizer);
   scratch_.clear();
   for (const AdamTensors& t : tensors) {
     scratch_.push_back({&t.master, false});
     scratch_.push_back({&t.param, true});
   }
   record(Kernel{copy_read, copy_written, Flops::zero()}, Stream::compute,
-         names_.intern(std::string(name) + ".copy_to_model"), scratch_);
+         names_.intern(std::string(name) + ".copy_to_model"), scratch_,
+         program::KernelClass::optimizer);
 }
 
 void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const Tensor> grads,
@@ -763,13 +778,42 @@ void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const
   scratch_.push_back({&m, true});
   scratch_.push_back({&v, true});
   record(Kernel{fp32_bytes(chunk) + shards, shards, Flops::of(12.0 * static_cast<double>(chunk))},
-         Stream::compute, names_.intern(name), scratch_);
+         Stream::compute, names_.intern(name), scratch_, program::KernelClass::optimizer);
   scratch_.clear();
   scratch_.push_back({&master, false});
   for (const Tensor& p : params)
     scratch_.push_back({&p, true});
   record(Kernel{bytes(master), param_chunk, Flops::zero()}, Stream::compute,
-         names_.intern(std::string(name) + ".copy_to_model"), scratch_);
+         names_.intern(std::string(name) + ".copy_to_model"), scratch_,
+         program::KernelClass::optimizer);
+}
+
+void MetaBackend::record_sync(program::SyncPoint point, bool device, const Tensor* read,
+                              std::string_view name) {
+  // Not through record(): a GPU stream's pending waits stay for its next GPU op, and no
+  // stream's last op becomes the sync, so nothing on the GPU ever waits for the host's wait.
+  program::Op op;
+  op.payload = program::HostSync{point, device};
+  op.stream = Stream::host;
+  op.tag = tag_;
+  op.name = names_.intern(name);
+  op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
+  if (read != nullptr) {
+    const Storage& st = static_cast<const Storage&>(read->storage());
+    if (st.last_writer != kNone && st.writer_stream != Stream::compute) {
+      out_.dep_pool.push_back(st.last_writer);
+    }
+  }
+  op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
+  out_.ops.push_back(std::move(op));
+}
+
+void MetaBackend::host_read(const Tensor& t, program::SyncPoint point, std::string_view name) {
+  record_sync(point, false, &t, name);
+}
+
+void MetaBackend::synchronize(program::SyncPoint point, std::string_view name) {
+  record_sync(point, true, nullptr, name);
 }
 
 }  // namespace trainsim

@@ -140,6 +140,9 @@ class MetaBackend final : public Backend {
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
 
+  void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) override;
+  void synchronize(program::SyncPoint point, std::string_view name) override;
+
  private:
   class Storage;
   friend class Storage;
@@ -151,14 +154,19 @@ class MetaBackend final : public Backend {
   program::OpIndex record(program::Payload payload, program::Stream stream, std::string_view name,
                           std::initializer_list<Access> accesses);
   program::OpIndex record(program::Payload payload, program::Stream stream, program::NameId name,
-                          std::span<const Access> accesses);
+                          std::span<const Access> accesses,
+                          program::KernelClass kernel_class = program::KernelClass::elementwise);
+  /// Records a HostSync on the host stream, after what last wrote `read` (when given); it
+  /// consumes none of the GPU streams' pending waits and no GPU op ever waits for it.
+  void record_sync(program::SyncPoint point, bool device, const Tensor* read,
+                   std::string_view name);
   void release(Storage& storage);
   Tensor make(Shape shape, DType dtype, std::string_view name);
   Tensor make_mask(Shape shape, std::string_view name);
   Tensor allocate_buffer(Shape shape, DType dtype, bool mask, program::MemoryCategory category,
                          std::string_view name);
-  program::OpIndex kernel(std::string_view name, Bytes read, Bytes written, double flops,
-                          std::initializer_list<Access> accesses);
+  program::OpIndex kernel(std::string_view name, program::KernelClass kernel_class, Bytes read,
+                          Bytes written, double flops, std::initializer_list<Access> accesses);
   /// The LayerNorm backward kernel, whole or its grid-partial first pass: they differ only
   /// in what they write (`out`) and their FLOPs per element.
   void layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, const Tensor& gamma,

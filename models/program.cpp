@@ -31,8 +31,68 @@ std::string_view to_string(Stream s) {
       return "tp input x weight";
     case Stream::tp_output_weight:
       return "tp output x weight";
+    case Stream::host:
+      return "host";
   }
   return "?";
+}
+
+std::string_view to_string(KernelClass c) {
+  switch (c) {
+    case KernelClass::elementwise:
+      return "elementwise";
+    case KernelClass::dropout:
+      return "dropout";
+    case KernelClass::layer_norm:
+      return "layer_norm";
+    case KernelClass::layer_norm_backward:
+      return "layer_norm_backward";
+    case KernelClass::softmax:
+      return "softmax";
+    case KernelClass::softmax_backward:
+      return "softmax_backward";
+    case KernelClass::reduction:
+      return "reduction";
+    case KernelClass::embedding:
+      return "embedding";
+    case KernelClass::embedding_backward:
+      return "embedding_backward";
+    case KernelClass::cross_entropy:
+      return "cross_entropy";
+    case KernelClass::optimizer:
+      return "optimizer";
+    case KernelClass::memset:
+      return "memset";
+  }
+  return "?";
+}
+
+std::string_view to_string(SyncPoint p) {
+  switch (p) {
+    case SyncPoint::found_inf:
+      return "found_inf";
+    case SyncPoint::grad_norm:
+      return "grad_norm";
+    case SyncPoint::p2p:
+      return "p2p";
+    case SyncPoint::loss:
+      return "loss";
+  }
+  return "?";
+}
+
+std::optional<KernelClass> kernel_class_from_string(std::string_view name) {
+  for (int c = 0; c < kKernelClassCount; ++c) {
+    if (to_string(static_cast<KernelClass>(c)) == name) return static_cast<KernelClass>(c);
+  }
+  return std::nullopt;
+}
+
+std::optional<SyncPoint> sync_point_from_string(std::string_view name) {
+  for (int p = 0; p < kSyncPointCount; ++p) {
+    if (to_string(static_cast<SyncPoint>(p)) == name) return static_cast<SyncPoint>(p);
+  }
+  return std::nullopt;
 }
 
 std::string_view to_string(Phase p) {

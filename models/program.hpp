@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,8 @@ using NameId = std::int32_t;
 /// progress concurrently; PyTorch's pipelining runtime posts receives asynchronously). Each
 /// side still runs in issue order, and sends match receives per (sender, receiver) channel in
 /// issue order, as NCCL matches a peer pair's point-to-point operations.
+/// `host` is no GPU stream: it holds the host's synchronisations (HostSync), where the CPU
+/// thread that issues a rank's ops waits for its GPU (see HostSync).
 enum class Stream : std::uint8_t {
   compute,
   tp,
@@ -50,9 +53,10 @@ enum class Stream : std::uint8_t {
   tp_weight,
   tp_output,
   tp_input_weight,
-  tp_output_weight
+  tp_output_weight,
+  host
 };
-inline constexpr int kStreamCount = 10;
+inline constexpr int kStreamCount = 11;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 
@@ -67,6 +71,36 @@ enum class CollectiveKind : std::uint8_t {
   reduce,
   all_to_all
 };
+
+/// What a memory-bound kernel does. Kernels of one class move their bytes at one achieved
+/// fraction of HBM bandwidth (the profile's gpu.kernels): a fused LayerNorm, a softmax over
+/// attention rows, an element-wise add and a multi-tensor optimizer kernel reach different
+/// shares of peak (fidelity-data.md §2.1).
+enum class KernelClass : std::uint8_t {
+  elementwise,          ///< bias, GeLU, residual adds, accumulation, casts: one streaming pass
+  dropout,              ///< dropout and bias-dropout-add (random numbers and a byte mask)
+  layer_norm,           ///< LayerNorm forward (row statistics, then normalise)
+  layer_norm_backward,  ///< LayerNorm backward (dx and the dgamma/dbeta reductions)
+  softmax,              ///< the attention's scale-mask-softmax forward
+  softmax_backward,     ///< its backward
+  reduction,            ///< column sums (bias gradients), row maxima and other reductions
+  embedding,            ///< embedding lookups (gathers) and position-embedding adds
+  embedding_backward,   ///< scatter-adds into the embedding tables' gradients
+  cross_entropy,        ///< the vocabulary-parallel cross entropy's passes over the logits
+  optimizer,            ///< multi-tensor optimizer kernels (Adam, norms, scaling, copies)
+  memset                ///< zeroing buffers (writes only)
+};
+inline constexpr int kKernelClassCount = 12;
+
+/// Where the CPU thread that issues a rank's ops waits for its GPU (fidelity-data.md §1.4);
+/// whether a framework really waits at each is the hardware profile's `host.sync_points`.
+enum class SyncPoint : std::uint8_t {
+  found_inf,  ///< fp16 loss scaling: found_inf.item() after the overflow check's all-reduce
+  grad_norm,  ///< gradient clipping: total_norm.item() after the norm's all-reduce
+  p2p,        ///< Megatron's torch.cuda.synchronize() after each batched pipeline exchange
+  loss        ///< the reported loss's .item() at the end of the iteration
+};
+inline constexpr int kSyncPointCount = 4;
 
 enum class MemoryCategory : std::uint8_t {
   parameters,
@@ -83,6 +117,11 @@ std::string_view to_string(Phase p);
 std::string_view to_string(GroupKind k);
 std::string_view to_string(CollectiveKind k);
 std::string_view to_string(MemoryCategory c);
+std::string_view to_string(KernelClass c);
+std::string_view to_string(SyncPoint p);
+/// The class named `name` (as to_string writes it), or nullopt.
+std::optional<KernelClass> kernel_class_from_string(std::string_view name);
+std::optional<SyncPoint> sync_point_from_string(std::string_view name);
 
 /// C[m,n] = op(A)[m,k] · op(B)[k,n], `batch` independent products (batched GEMM).
 /// The dimensions are 32-bit: every op is sized by the largest payload, which 64-bit GEMM
@@ -143,7 +182,17 @@ struct Free {
   BufferId buffer = 0;
 };
 
-using Payload = std::variant<Gemm, Kernel, Collective, Send, Recv, Alloc, Free>;
+/// The host waits here for its GPU (on Stream::host; no GPU work). `device`: for every op
+/// issued so far on every GPU stream (torch.cuda.synchronize()); otherwise for the ops issued
+/// so far on the compute stream and the op's dependencies (tensor.item(): the copy is queued
+/// on the compute stream behind what produced the tensor). Whether the host really waits is
+/// the profile's choice (`host.sync_points`); where it does not, the op costs nothing.
+struct HostSync {
+  SyncPoint point = SyncPoint::grad_norm;
+  bool device = false;
+};
+
+using Payload = std::variant<Gemm, Kernel, Collective, Send, Recv, Alloc, Free, HostSync>;
 
 /// Where an op belongs in the model and the schedule (for reports and traces).
 struct Tag {
@@ -164,6 +213,9 @@ struct Op {
   /// streams) that must finish before this one starts. Same-stream order is implicit.
   std::int32_t dep_begin = 0;
   std::int32_t dep_end = 0;
+  /// A Kernel's class (the achieved bandwidth its bytes move at); elementwise for every other
+  /// op. Last, in what was padding, so that an Op stays 64 bytes.
+  KernelClass kernel_class = KernelClass::elementwise;
 
   bool is_compute() const {
     return std::holds_alternative<Gemm>(payload) || std::holds_alternative<Kernel>(payload);

@@ -144,6 +144,10 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
     std::array<bool, kStreamCount> used{};
     for (const Op& op : rank.ops)
       used[static_cast<std::size_t>(op.stream)] = true;
+    // The host's track: its syncs, and with a host model its stretches of issuing and waiting.
+    constexpr auto host_tid = static_cast<std::size_t>(Stream::host);
+    used[host_tid] =
+        used[host_tid] || (r < result.timelines.size() && !result.timelines[r].host.empty());
     for (int s = 0; s < kStreamCount; ++s) {
       if (!used[static_cast<std::size_t>(s)]) continue;
       emit(fmt::format(
@@ -168,10 +172,22 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
             micros(b.end - b.start), b.micro_batch, b.chunk));
       }
     }
+    for (const sim::HostSpan& h : timeline.host) {
+      const std::string name =
+          h.sync < 0
+              ? std::string("issuing")
+              : fmt::format("wait: {}", escaped(program::op_label(
+                                            program, rank.ops[static_cast<std::size_t>(h.sync)])));
+      emit(fmt::format(
+          R"({{"name":"{}","cat":"{}","ph":"X","pid":{},"tid":{},"ts":{},"dur":{},"args":{{}}}})",
+          name, h.sync < 0 ? "host issue" : "host sync", rank.rank, host_tid, micros(h.start),
+          micros(h.end - h.start)));
+    }
     for (std::size_t i = 0; i < rank.ops.size() && i < timeline.ops.size(); ++i) {
       const Op& op = rank.ops[i];
       if (op.is_memory_event()) continue;
       const sim::OpTiming& t = timeline.ops[i];
+      if (t.end == Time::max()) continue;  // a host sync (its waits are the spans above)
       const Category c = describe(program, op);
       std::string args = fmt::format(R"("phase":"{}","micro_batch":{})", to_string(op.tag.phase),
                                      op.tag.micro_batch);

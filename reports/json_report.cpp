@@ -37,6 +37,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
         b.exposed_comm[static_cast<std::size_t>(k)].seconds();
   }
   breakdown["pipeline_bubble"] = b.bubble.seconds();
+  breakdown["host_bound"] = b.host.seconds();
   breakdown["other"] = b.other.seconds();
   j["breakdown_s"] = breakdown;
   j["breakdown_gpu"] = s.critical_rank;

@@ -104,6 +104,7 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   for (std::size_t k = 0; k < kExposed.size(); ++k)
     row(kExposed[k], b.exposed_comm[k]);
   row("pipeline bubble", b.bubble);
+  row("host-bound idle", b.host);
   row("other idle", b.other);
   line("");
 

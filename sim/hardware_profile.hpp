@@ -3,6 +3,7 @@
 // loaded from hwprofiles/*.yaml by inputs/hwprofile_loader. Values only; the cost models in
 // sim/ read it. Every figure has its source (or the word "guess") in `provenance`.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "models/dtype.hpp"
+#include "models/program.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::hw {
@@ -107,6 +109,28 @@ struct CollectiveSpec {
   const EfficiencyCurve& efficiency_curve(bool inter_node, std::int64_t group_size) const;
 };
 
+/// The CPU thread that issues one rank's ops (fidelity-data.md §1): a framework in eager mode
+/// spends CPU time on every op (Python, the dispatcher, autograd, the launch) and a GPU stream
+/// cannot start an op before the host issued it; at some points the host waits for the GPU,
+/// which drains its run-ahead. Absent from a profile: ops are issued at time zero.
+struct HostSpec {
+  std::string framework;  ///< what the figures describe ("Megatron-LM 2022, PyTorch eager")
+  /// CPU time to issue one op of each kind (memory ops cost nothing: the caching allocator).
+  Time gemm;
+  Time kernel;
+  Time collective;
+  Time p2p;  ///< one send or receive
+  /// From the GPU reaching a synchronisation point to the host issuing its next op (the
+  /// wake-up, the .item() copy and its return).
+  Time sync_latency;
+  /// The SyncPoints (program::SyncPoint) where this framework's host waits.
+  std::array<bool, program::kSyncPointCount> sync_points{};
+
+  bool waits_at(program::SyncPoint point) const {
+    return sync_points[static_cast<std::size_t>(point)];
+  }
+};
+
 struct HardwareProfile {
   std::string name;
   std::string description;
@@ -115,6 +139,7 @@ struct HardwareProfile {
   NodeSpec node;
   NetworkSpec network;
   CollectiveSpec collectives;
+  std::optional<HostSpec> host;
   /// Compute kernels run this much slower while a collective shares the SMs (0 = no effect).
   double compute_slowdown_during_comm = 0.0;
   /// Transfers inside a node move this much slower while their sending GPU runs a compute

@@ -242,11 +242,13 @@ struct Indexer {
     // written once, in its place.
     std::vector<std::uint8_t> stream_of(static_cast<std::size_t>(n));
     std::array<std::int32_t, program::kStreamCount> per_stream{};
+    constexpr auto host = static_cast<std::size_t>(program::Stream::host);
     for (std::int32_t i = 0; i < n; ++i) {
       const auto stream = static_cast<std::size_t>(rp.ops[static_cast<std::size_t>(i)].stream);
       if (stream >= program::kStreamCount)
         invalid(fmt::format("rank {} op {}: bad stream", rp.rank, i));
       stream_of[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(stream);
+      if (stream == host) rs.sync_frontiers.push_back(per_stream);
       ++per_stream[stream];
     }
     std::int32_t offset = 0;
@@ -263,6 +265,7 @@ struct Indexer {
       rs.slot_of[static_cast<std::size_t>(i)] = cursor[stream_of[static_cast<std::size_t>(i)]]++;
 
     rs.slots.resize(static_cast<std::size_t>(n));
+    if (hw.host) rs.host_cost.resize(static_cast<std::size_t>(n), HostCost::none);
     LiveBuffers live_buffers(static_cast<std::size_t>(n));
     rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     for (std::int32_t i = 0; i < n; ++i) {
@@ -289,6 +292,11 @@ struct Indexer {
             index_payload(r, i, payload, info, issued, live_buffers, shared);
           },
           op.payload);
+      if ((info.kind == OpKind::host_sync) != (op.stream == program::Stream::host)) {
+        invalid(fmt::format("rank {} op {}: host syncs and only they go on the host stream",
+                            rp.rank, i));
+      }
+      if (!rs.host_cost.empty()) rs.host_cost[static_cast<std::size_t>(i)] = host_cost_of(op);
     }
     // Dependents in CSR form, so finishing an op touches only the ops waiting on it; each
     // op's dependents in program order.
@@ -305,6 +313,21 @@ struct Indexer {
         rs.dependents[static_cast<std::size_t>(fill[from]++)] = slot;
       }
     }
+  }
+
+  static HostCost host_cost_of(const program::Op& op) {
+    return std::visit(
+        [](const auto& payload) {
+          using P = std::decay_t<decltype(payload)>;
+          if constexpr (std::is_same_v<P, program::Gemm>) return HostCost::gemm;
+          if constexpr (std::is_same_v<P, program::Kernel>) return HostCost::kernel;
+          if constexpr (std::is_same_v<P, program::Collective>) return HostCost::collective;
+          if constexpr (std::is_same_v<P, program::Send> || std::is_same_v<P, program::Recv>)
+            return HostCost::p2p;
+          if constexpr (std::is_same_v<P, program::HostSync>) return HostCost::sync;
+          return HostCost::none;
+        },
+        op.payload);
   }
 
   /// A kernel's dependency range, kept in its OpInfo (see OpInfo::deps).
@@ -361,6 +384,10 @@ struct Indexer {
       info.value = issued[static_cast<std::size_t>(payload.group)]++;
       if (g.needed.front() == r)
         shared.calls.emplace_back(payload.group, IndexedCall{payload.size, payload.kind});
+    } else if constexpr (std::is_same_v<Payload, program::HostSync>) {
+      info.kind = OpKind::host_sync;
+      info.value = static_cast<std::int64_t>(payload.point) | (payload.device ? 0x100 : 0);
+      note_deps(r, i, info);
     } else {
       static_assert(std::is_same_v<Payload, program::Send> ||
                     std::is_same_v<Payload, program::Recv>);

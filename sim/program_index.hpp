@@ -18,12 +18,13 @@
 
 namespace trainsim::sim {
 
-enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv };
+enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv, host_sync };
 
 /// What the replay needs of an op in its hot loop, packed away from the Program's variant
 /// (24 bytes, kept in stream order: see IndexedRank::slots).
 struct OpInfo {
-  /// compute: duration (ps); alloc/free: bytes; comm: instance k
+  /// compute: duration (ps); alloc/free: bytes; comm: instance k; host_sync: its SyncPoint
+  /// (low byte) and, above it, 1 when it waits for every stream
   std::int64_t value = 0;
   /// collective: group; send/recv: channel; alloc/free: category; compute: the start of its
   /// dependencies in RankProgram::dep_pool (see `deps`)
@@ -46,6 +47,9 @@ inline constexpr std::uint8_t kManyDeps = 255;
 /// A position in IndexedRank::slots.
 using Slot = std::int32_t;
 
+/// What issuing an op costs its host (hw::HostSpec), by kind.
+enum class HostCost : std::uint8_t { none, gemm, kernel, collective, p2p, sync };
+
 /// The range of IndexedRank::slots holding one stream's ops.
 struct StreamRange {
   std::int32_t begin = 0;
@@ -62,6 +66,12 @@ struct IndexedRank {
   std::array<StreamRange, program::kStreamCount> streams{};
   std::vector<std::int32_t> dependents_begin;  ///< CSR by slot: size ops + 1
   std::vector<Slot> dependents;                ///< slots of the ops waiting on a slot's op
+  /// With a host model (the profile's `host`): each op's issue cost, in program order (the
+  /// host's order), so the host walks one byte per op.
+  std::vector<HostCost> host_cost;
+  /// Per host sync (by position on the host stream): how many ops of each stream the program
+  /// issued before it, i.e. what a stream must have finished for the host to go on.
+  std::vector<std::array<std::int32_t, program::kStreamCount>> sync_frontiers;
 
   const OpInfo& info(program::OpIndex i) const {
     return slots[static_cast<std::size_t>(slot_of[static_cast<std::size_t>(i)])];

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -23,7 +24,12 @@ namespace {
 using program::OpIndex;
 
 /// Event kinds dispatched by Simulation::State::on_event.
-enum EventKind : std::int32_t { kComputeDone = 0, kActivityDone = 1 };
+enum EventKind : std::int32_t {
+  kComputeDone = 0,
+  kActivityDone = 1,
+  kHostIssued = 2,  ///< a stream's head op has been issued by its host: try the stream again
+  kHostReached = 3  ///< a host reached a HostSync it waits at
+};
 
 constexpr Time kNotRun = Time::max();
 /// How far ahead of a stream's head its OpInfo is prefetched: 3 slots (72 bytes) reach the
@@ -41,6 +47,23 @@ struct StreamState {
   Time since;
   double rate = 1.0;
   std::uint32_t version = 0;
+  // Waiting for the host (host model only): the head op was ready but not yet issued.
+  bool host_wait = false;   ///< waiting (for the host to reach the op, or a kHostIssued event)
+  bool host_woken = false;  ///< a kHostIssued event is due for the head
+  Time ready_since;         ///< when the head op became ready to start (dependencies met)
+};
+
+/// The CPU thread issuing one recorded rank's ops, in program order (hw::HostSpec). It runs
+/// ahead of the GPU, writing each op's issue time into its OpTiming::start, up to a HostSync
+/// it waits at; the issue times up to there do not depend on the GPU, so they are written in
+/// one pass, and only a wait is an event.
+struct HostState {
+  program::OpIndex next = 0;          ///< next op to issue
+  Time clock;                         ///< when the host is free to issue `next`
+  Slot waiting = -1;                  ///< the HostSync (slot) it waits at, or -1
+  Time waiting_since;                 ///< when it reached that sync
+  Time issuing_since;                 ///< start of the present stretch of issuing
+  std::uint32_t streams_waiting = 0;  ///< bit s: stream s's head waits to be issued
 };
 
 /// What changes on one recorded rank while the replay runs.
@@ -58,6 +81,8 @@ struct RankState {
   bool engine_touched = false;    ///< `computing` changed in the present event
   Time compute_idle_since;
   TimeBreakdown breakdown;
+  HostState host;
+  std::vector<HostSpan> host_spans;
 };
 
 /// GPU 0's communication-engine link (GPU g's is this + g), or -1 when transfers do not slow
@@ -101,6 +126,10 @@ struct Simulation::State {
   double engine_idle = 0.0;
   double engine_busy = 0.0;
   std::vector<std::int32_t> engine_touched;  ///< recorded ranks whose `computing` changed
+  /// The host model (hw.host): issue cost per HostCost (in ps) and the syncs it waits at.
+  bool host_model = false;
+  std::array<std::int64_t, 6> host_cost_ps{};
+  std::int64_t sync_latency_ps = 0;
   bool ran = false;
 
   State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o)
@@ -118,6 +147,14 @@ struct Simulation::State {
     }
     engine.add_resource(flows);
     slow_rate = 1.0 / (1.0 + std::max(0.0, hw.compute_slowdown_during_comm));
+    if (hw.host) {
+      host_model = true;
+      host_cost_ps[static_cast<std::size_t>(HostCost::gemm)] = hw.host->gemm.ps();
+      host_cost_ps[static_cast<std::size_t>(HostCost::kernel)] = hw.host->kernel.ps();
+      host_cost_ps[static_cast<std::size_t>(HostCost::collective)] = hw.host->collective.ps();
+      host_cost_ps[static_cast<std::size_t>(HostCost::p2p)] = hw.host->p2p.ps();
+      sync_latency_ps = hw.host->sync_latency.ps();
+    }
     ranks.resize(index.ranks.size());
     // In parallel: filling the per-op timings first touches their pages.
     for_each_in_parallel(ranks.size(), [this](std::size_t r) {
@@ -128,6 +165,11 @@ struct Simulation::State {
       for (std::size_t s = 0; s < program::kStreamCount; ++s) {
         rs.streams[s].head = ir.streams[s].begin;
         rs.streams[s].end = ir.streams[s].end;
+      }
+      // Without a host model no host waits: its syncs are passed over.
+      if (!hw.host) {
+        StreamState& host = rs.streams[static_cast<std::size_t>(program::Stream::host)];
+        host.head = host.end;
       }
     });
   }
@@ -141,7 +183,13 @@ struct Simulation::State {
   // ---- events -----------------------------------------------------------------------------
 
   void on_event(const Event& e) {
-    if (e.kind == kComputeDone) {
+    if (e.kind == kHostIssued) {
+      StreamState& st = ranks[static_cast<std::size_t>(e.a)].streams[static_cast<std::size_t>(e.b)];
+      st.host_woken = false;
+      worklist.emplace_back(e.a, e.b);
+    } else if (e.kind == kHostReached) {
+      host_reached(e.a);
+    } else if (e.kind == kComputeDone) {
       RankState& rs = ranks[static_cast<std::size_t>(e.a)];
       StreamState& st = rs.streams[static_cast<std::size_t>(e.b)];
       if (st.version != e.version || st.running < 0) {
@@ -202,6 +250,7 @@ struct Simulation::State {
       OpInfo& d = ir.slots[static_cast<std::size_t>(dependent)];
       if (--d.pending == 0) worklist.emplace_back(r, d.stream);
     }
+    if (rs.host.waiting >= 0 && engine.now() >= rs.host.waiting_since) host_try_resume(r);
   }
 
   void drain() {
@@ -216,11 +265,15 @@ struct Simulation::State {
     RankState& rs = ranks[static_cast<std::size_t>(r)];
     const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
     StreamState& st = rs.streams[static_cast<std::size_t>(s)];
+    if (s == static_cast<std::int32_t>(program::Stream::host)) return;  // the host's, not a GPU's
     while (!st.busy && st.head < st.end) {
       const Slot slot = st.head;
       const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
       if (info.pending > 0) return;
-      rs.timing[static_cast<std::size_t>(info.op)].start = engine.now();
+      Time& start = rs.timing[static_cast<std::size_t>(info.op)].start;
+      if (host_model && !issued_by_now(r, s, st, start)) return;
+      start = engine.now();
+      if (info.kind != OpKind::compute) st.host_wait = false;
       switch (info.kind) {
         case OpKind::compute:
           start_compute(r, s, slot);
@@ -239,8 +292,29 @@ struct Simulation::State {
           st.busy = true;
           launch(comm.p2p_ready(info), true);
           return;
+        case OpKind::host_sync:  // on the host stream, which never gets here
+          return;
       }
     }
+  }
+
+  /// Host model: whether the head op (whose OpTiming::start holds its issue time once the host
+  /// issued it) may start now. If not, the stream waits: for a kHostIssued event at its issue
+  /// time, or for the host to reach it (host_issue then schedules that event).
+  bool issued_by_now(std::int32_t r, std::int32_t s, StreamState& st, Time issue) {
+    const Time now = engine.now();
+    if (issue <= now) return true;  // kNotRun (not issued) is Time::max()
+    if (!st.host_wait) {
+      st.host_wait = true;
+      st.ready_since = now;
+    }
+    if (issue == kNotRun) {
+      ranks[static_cast<std::size_t>(r)].host.streams_waiting |= 1u << s;
+    } else if (!st.host_woken) {
+      st.host_woken = true;
+      engine.schedule(issue, Priority::completion, kHostIssued, r, s);
+    }
+    return false;
   }
 
   void start_compute(std::int32_t r, std::int32_t s, Slot slot) {
@@ -250,8 +324,17 @@ struct Simulation::State {
         index.ranks[static_cast<std::size_t>(r)].slots[static_cast<std::size_t>(slot)];
     const Time now = engine.now();
     if (s == static_cast<std::int32_t>(program::Stream::compute) && now > rs.compute_idle_since) {
-      charge_idle(view(r), program.groups, info.op, now - rs.compute_idle_since, rs.breakdown);
+      // Idle since the last kernel: first for what released this one, then, from the moment
+      // it was ready, for its host to issue it.
+      Time released = now;
+      if (st.host_wait) released = std::max(rs.compute_idle_since, st.ready_since);
+      if (released > rs.compute_idle_since) {
+        charge_idle(view(r), program.groups, info.op, released - rs.compute_idle_since,
+                    rs.breakdown);
+      }
+      rs.breakdown.host += now - released;
     }
+    st.host_wait = false;
     st.busy = true;
     st.running = slot;
     note_computing(r, +1);
@@ -332,6 +415,100 @@ struct Simulation::State {
     }
   }
 
+  // ---- the host (hw.host) --------------------------------------------------------------------
+
+  /// Issues ops from host.next on, from host.clock, until a HostSync it waits at (or the end);
+  /// wakes the streams whose head it issued. The issue times do not depend on the GPU until
+  /// that sync, so they are written in one pass; reaching the sync is an event.
+  void host_issue(std::int32_t r) {
+    RankState& rs = ranks[static_cast<std::size_t>(r)];
+    const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
+    HostState& h = rs.host;
+    const auto n = static_cast<program::OpIndex>(ir.host_cost.size());
+    std::int64_t clock = h.clock.ps();
+    while (h.next < n) {
+      const HostCost cost = ir.host_cost[static_cast<std::size_t>(h.next)];
+      if (cost == HostCost::sync) {
+        const Slot slot = ir.slot_of[static_cast<std::size_t>(h.next)];
+        const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
+        const auto point = static_cast<program::SyncPoint>(info.value & 0xff);
+        if (hw.host->waits_at(point)) {
+          h.clock = Time::from_ps(clock);
+          h.waiting = slot;
+          h.waiting_since = h.clock;
+          engine.schedule(h.clock, Priority::completion, kHostReached, r);
+          break;
+        }
+        ++rs.streams[static_cast<std::size_t>(program::Stream::host)].head;  // passed over
+      } else {
+        clock += host_cost_ps[static_cast<std::size_t>(cost)];
+        rs.timing[static_cast<std::size_t>(h.next)].start = Time::from_ps(clock);
+      }
+      ++h.next;
+    }
+    if (h.next >= n) h.clock = Time::from_ps(clock);
+    if (options.record_op_timings && h.clock > h.issuing_since)
+      rs.host_spans.push_back(HostSpan{h.issuing_since, h.clock, -1});
+    // Streams whose head was not yet issued: wake them at its issue time, if it is issued now.
+    for (std::uint32_t waiting = h.streams_waiting; waiting != 0; waiting &= waiting - 1) {
+      const auto s = static_cast<std::int32_t>(std::countr_zero(waiting));
+      StreamState& st = rs.streams[static_cast<std::size_t>(s)];
+      if (st.head >= st.end) continue;
+      const OpInfo& head = ir.slots[static_cast<std::size_t>(st.head)];
+      const Time issue = rs.timing[static_cast<std::size_t>(head.op)].start;
+      if (issue == kNotRun) continue;
+      h.streams_waiting &= ~(1u << s);
+      if (!st.host_woken) {
+        st.host_woken = true;
+        engine.schedule(std::max(issue, engine.now()), Priority::completion, kHostIssued, r, s);
+      }
+    }
+  }
+
+  /// The host of rank `r` has reached the sync it waits at (at host.waiting_since).
+  void host_reached(std::int32_t r) { host_try_resume(r); }
+
+  /// Whether the GPU of rank `r` has done what the host's sync waits for: the ops issued
+  /// before it on the compute stream (every stream for a device-wide sync) and the sync's
+  /// dependencies.
+  bool sync_met(std::int32_t r, Slot slot) const {
+    const RankState& rs = ranks[static_cast<std::size_t>(r)];
+    const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
+    const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
+    const auto& frontier = ir.sync_frontiers[static_cast<std::size_t>(
+        slot - ir.streams[static_cast<std::size_t>(program::Stream::host)].begin)];
+    const bool device = (info.value & 0x100) != 0;
+    for (std::size_t s = 0; s < program::kStreamCount; ++s) {
+      if (s == static_cast<std::size_t>(program::Stream::host)) continue;
+      if (!device && s != static_cast<std::size_t>(program::Stream::compute)) continue;
+      if (rs.streams[s].head - ir.streams[s].begin < frontier[s]) return false;
+    }
+    const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
+    for (const OpIndex d : rp.deps(rp.ops[static_cast<std::size_t>(info.op)])) {
+      if (rs.timing[static_cast<std::size_t>(d)].end == kNotRun) return false;
+    }
+    return true;
+  }
+
+  /// Resumes the host of rank `r` if its GPU has done what the sync waits for.
+  void host_try_resume(std::int32_t r) {
+    RankState& rs = ranks[static_cast<std::size_t>(r)];
+    HostState& h = rs.host;
+    if (h.waiting < 0 || engine.now() < h.waiting_since || !sync_met(r, h.waiting)) return;
+    const Time now = engine.now();
+    if (options.record_op_timings) {
+      const OpIndex sync =
+          index.ranks[static_cast<std::size_t>(r)].slots[static_cast<std::size_t>(h.waiting)].op;
+      rs.host_spans.push_back(HostSpan{h.waiting_since, now, sync});
+    }
+    h.waiting = -1;
+    h.clock = now + Time::from_ps(sync_latency_ps);
+    h.issuing_since = now;
+    ++h.next;
+    rs.streams[static_cast<std::size_t>(program::Stream::host)].head++;
+    host_issue(r);
+  }
+
   void apply_memory(RankState& rs, const OpInfo& info) {
     const Bytes size = Bytes::of(info.value);
     if (size.count() == 0) return;
@@ -385,6 +562,10 @@ struct Simulation::State {
     }
     // Reverse so that rank 0's compute stream is tried first (the worklist is a stack).
     std::reverse(worklist.begin(), worklist.end());
+    if (host_model) {
+      for (std::size_t r = 0; r < ranks.size(); ++r)
+        host_issue(static_cast<std::int32_t>(r));
+    }
     drain();
     apply_engines();
     engine.run(*this);
@@ -411,7 +592,19 @@ struct Simulation::State {
       std::array<std::int32_t, program::kStreamCount> heads{};
       for (std::size_t s = 0; s < program::kStreamCount; ++s)
         heads[s] = rs.streams[s].head;
-      report_stuck(program, index, comm, static_cast<std::int32_t>(r), heads, rs.timing, out.stuck);
+      const OpIndex host_waiting =
+          rs.host.waiting < 0 ? -1
+                              : index.ranks[r].slots[static_cast<std::size_t>(rs.host.waiting)].op;
+      report_stuck(program, index, comm, static_cast<std::int32_t>(r), heads, rs.timing,
+                   host_waiting, out.stuck);
+    }
+    if (host_model && !out.stuck.empty()) {
+      // An op the host issued but that never ran still holds its issue time.
+      for (RankState& rs : ranks) {
+        for (OpTiming& t : rs.timing) {
+          if (t.end == kNotRun) t.start = kNotRun;
+        }
+      }
     }
     out.events_processed = engine.events_processed();
     out.timelines.resize(ranks.size());
@@ -420,7 +613,10 @@ struct Simulation::State {
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       RankState& rs = ranks[r];
       out.timelines[r].rank = program.ranks[r].rank;
-      if (options.record_op_timings) out.timelines[r].ops = std::move(rs.timing);
+      if (options.record_op_timings) {
+        out.timelines[r].ops = std::move(rs.timing);
+        out.timelines[r].host = std::move(rs.host_spans);
+      }
       out.memory.push_back(std::move(rs.memory));
       out.breakdown.push_back(rs.breakdown);
     }

@@ -21,10 +21,20 @@ struct OpTiming {
   Time end;
 };
 
-/// Timings parallel to RankProgram::ops of the same recorded rank.
+/// A stretch of a rank's host thread (with a host model: hw::HostSpec): issuing ops, or
+/// waiting at a HostSync for its GPU.
+struct HostSpan {
+  Time start;
+  Time end;
+  program::OpIndex sync = -1;  ///< the HostSync waited at; -1 for issuing
+};
+
+/// Timings parallel to RankProgram::ops of the same recorded rank. A HostSync op has no
+/// timing of its own (Time::max()): the host's waits are in `host`.
 struct RankTimeline {
   program::Rank rank = 0;
   std::vector<OpTiming> ops;
+  std::vector<HostSpan> host;  ///< in time order; empty without a host model
 };
 
 using MemoryByCategory = std::array<Bytes, program::kMemoryCategoryCount>;
@@ -54,6 +64,7 @@ struct TimeBreakdown {
                        ///< pipeline transfer
   Time bubble;         ///< idle waiting on another pipeline stage (to post its side of a
                        ///< transfer)
+  Time host;           ///< idle with the next kernel ready but not yet issued by the host
   Time other;          ///< idle for any other reason (launch gaps, end of iteration skew)
 };
 

@@ -24,7 +24,8 @@ std::string group_label(const program::Program& program, GroupId g) {
 void report_stuck(const program::Program& program, const ProgramIndex& index,
                   const CommLauncher& comm, std::int32_t r,
                   const std::array<std::int32_t, program::kStreamCount>& heads,
-                  std::span<const OpTiming> timing, std::vector<StuckOp>& out) {
+                  std::span<const OpTiming> timing, program::OpIndex host_waiting,
+                  std::vector<StuckOp>& out) {
   const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
   const program::RankProgram& rp = program.ranks[static_cast<std::size_t>(r)];
   for (std::size_t s = 0; s < ir.streams.size(); ++s) {
@@ -32,7 +33,15 @@ void report_stuck(const program::Program& program, const ProgramIndex& index,
     const OpInfo& info = ir.slots[static_cast<std::size_t>(heads[s])];
     const OpIndex i = info.op;
     std::string why;
-    if (info.pending > 0) {
+    if (info.kind == OpKind::host_sync) {
+      why = fmt::format(
+          "the host waits here for its GPU ({} sync)",
+          program::to_string(
+              std::get<program::HostSync>(rp.ops[static_cast<std::size_t>(i)].payload).point));
+    } else if (info.pending == 0 && host_waiting >= 0 &&
+               timing[static_cast<std::size_t>(i)].start == Time::max()) {
+      why = fmt::format("not issued: its host waits at op {}", host_waiting);
+    } else if (info.pending > 0) {
       std::string deps;
       for (const OpIndex d : rp.deps(rp.ops[static_cast<std::size_t>(i)])) {
         if (timing[static_cast<std::size_t>(d)].end != Time::max()) continue;

@@ -21,7 +21,8 @@ namespace trainsim::sim {
 void report_stuck(const program::Program& program, const ProgramIndex& index,
                   const CommLauncher& comm, std::int32_t r,
                   const std::array<std::int32_t, program::kStreamCount>& heads,
-                  std::span<const OpTiming> timing, std::vector<StuckOp>& out);
+                  std::span<const OpTiming> timing, program::OpIndex host_waiting,
+                  std::vector<StuckOp>& out);
 
 /// The message for a deadlocked replay: "the schedule deadlocked: N ops never ran" and, for
 /// each stuck op, its GPU, index, name and what it waited for.

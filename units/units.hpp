@@ -78,6 +78,9 @@ class Time {
   constexpr explicit Time(std::int64_t ps) : ps_(ps) {}
   std::int64_t ps_ = 0;
 };
+inline Time operator*(std::int64_t k, Time t) {
+  return t * k;
+}
 
 /// A whole number of bytes (memory sizes, message sizes).
 class Bytes {

@@ -177,6 +177,12 @@ class CudaBackend final : public Backend {
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
 
+  /// cudaDeviceSynchronize, except while timing: the gate kernel holds the device until the
+  /// host has issued the whole iteration, so a wait would never end (the timed run measures
+  /// the GPU's side alone).
+  void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) override;
+  void synchronize(program::SyncPoint point, std::string_view name) override;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -120,12 +120,23 @@ TEST_CASE("profiles: the optional calibrated fields load, and their absence leav
   CHECK(c.p2p.intra_node_efficiency.at(1048576.0) == doctest::Approx(0.6));
   CHECK(c.p2p.inter_node_efficiency.empty());
   CHECK(p.provenance.contains("collectives.p2p.base_latency"));
+  REQUIRE(p.host.has_value());
+  CHECK(p.host->framework == "test framework");
+  CHECK(p.host->gemm == Time::from_us(12));
+  CHECK(p.host->kernel == Time::from_us(8));
+  CHECK(p.host->collective == Time::from_us(20));
+  CHECK(p.host->p2p == Time::from_us(15));
+  CHECK(p.host->sync_latency == Time::from_us(10));
+  CHECK(p.host->waits_at(program::SyncPoint::grad_norm));
+  CHECK(p.host->waits_at(program::SyncPoint::p2p));
+  CHECK(!p.host->waits_at(program::SyncPoint::found_inf));
 
   const hw::HardwareProfile plain = load_hardware_profile(data / "good-profile.yaml");
   CHECK(plain.gpu.gemm.max_efficiency_by_dtype.empty());
   CHECK(plain.collectives.intra_node_efficiency_by_group_size.empty());
   CHECK(!plain.collectives.p2p.base_latency.has_value());
   CHECK(plain.collectives.p2p.intra_node_efficiency.empty());
+  CHECK(!plain.host.has_value());
 }
 
 TEST_CASE("scenarios: every shipped scenario loads") {

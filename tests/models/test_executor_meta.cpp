@@ -74,6 +74,8 @@ bool same_payload(const Payload& a, const Payload& b) {
           return x.buffer == y.buffer && x.size == y.size && x.category == y.category;
         } else if constexpr (std::is_same_v<T, Free>) {
           return x.buffer == y.buffer;
+        } else if constexpr (std::is_same_v<T, program::HostSync>) {
+          return x.point == y.point && x.device == y.device;
         } else {
           return x.peer == y.peer && x.size == y.size;
         }
