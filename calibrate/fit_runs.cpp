@@ -10,34 +10,11 @@
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
+#include "models/parallel_for.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::calibrate {
 namespace {
-
-constexpr std::size_t kParameters = 4;
-using Point = std::array<double, kParameters>;  // gemm eff, memory eff, launch (us), intra scale
-
-constexpr Point kLow{0.1, 0.1, 0.0, 0.05};
-constexpr Point kHigh{1.0, 1.0, 50.0, 5.0};
-
-Point clamp(Point p) {
-  for (std::size_t i = 0; i < kParameters; ++i)
-    p[i] = std::clamp(p[i], kLow[i], kHigh[i]);
-  return p;
-}
-
-hw::HardwareProfile apply(const hw::HardwareProfile& base, const Point& p) {
-  hw::HardwareProfile h = base;
-  h.gpu.gemm.max_efficiency = p[0];
-  h.gpu.memory_efficiency = p[1];
-  h.gpu.kernel_launch = Time::from_us(p[2]);
-  std::vector<hw::EfficiencyCurve::Point> curve;
-  for (const auto& q : base.collectives.intra_node_efficiency.points())
-    curve.push_back({q.size, std::min(1.0, q.efficiency * p[3])});
-  h.collectives.intra_node_efficiency = hw::EfficiencyCurve(curve);
-  return h;
-}
 
 Scenario run_scenario(const RunMeasurement& r, const RunSetup& setup) {
   Scenario s;
@@ -72,12 +49,13 @@ std::vector<double> signed_errors(const std::vector<const BuiltRun*>& runs,
                                   const hw::HardwareProfile& profile) {
   sim::ReplayOptions options;
   options.record_op_timings = false;
-  std::vector<double> errors;
-  errors.reserve(runs.size());
-  for (const BuiltRun* r : runs) {
-    const double predicted = sim::replay(r->program, profile, options).iteration_time.seconds();
-    errors.push_back(predicted / r->measured - 1.0);
-  }
+  std::vector<double> errors(runs.size());
+  // Rows are independent replays: both cores; each error lands in its own slot.
+  for_each_in_parallel(runs.size(), [&](std::size_t i) {
+    const double predicted =
+        sim::replay(runs[i]->program, profile, options).iteration_time.seconds();
+    errors[i] = predicted / runs[i]->measured - 1.0;
+  });
   return errors;
 }
 
@@ -88,54 +66,78 @@ RunErrors summarize(const std::vector<double>& signed_values) {
   const ErrorStats signed_stats = error_stats(signed_values);
   e.median_signed = signed_stats.median;
   e.p90_signed = signed_stats.p90;
+  double sum = 0.0;
   std::vector<double> absolute;
-  for (const double v : signed_values)
+  for (const double v : signed_values) {
     absolute.push_back(std::abs(v));
+    sum += v;
+  }
+  e.mean_signed = signed_values.empty() ? 0.0 : sum / static_cast<double>(signed_values.size());
   e.absolute = error_stats(absolute);
   return e;
 }
 
+/// The search runs in the unit cube: coordinate i in [0, 1] maps linearly onto parameter i's
+/// bounds, so one step size suits figures in microseconds and fractions alike.
+using Point = std::vector<double>;
+
+hw::HardwareProfile apply(const hw::HardwareProfile& base, const std::vector<RunParameter>& params,
+                          const Point& unit) {
+  hw::HardwareProfile h = base;
+  for (std::size_t i = 0; i < params.size(); ++i)
+    params[i].set(h, params[i].low + unit[i] * (params[i].high - params[i].low));
+  return h;
+}
+
+Point clamp(Point p) {
+  for (double& v : p)
+    v = std::clamp(v, 0.0, 1.0);
+  return p;
+}
+
+/// Mean |relative error| over the fitting rows: the median-like loss the targets are stated in,
+/// and one a few rows the model cannot explain do not drag the whole fit towards.
 double objective(const std::vector<const BuiltRun*>& runs, const hw::HardwareProfile& base,
-                 const Point& p) {
+                 const std::vector<RunParameter>& params, const Point& p) {
   double sum = 0.0;
-  for (const double e : signed_errors(runs, apply(base, p)))
-    sum += e * e;
+  for (const double e : signed_errors(runs, apply(base, params, p)))
+    sum += std::abs(e);
   return sum / static_cast<double>(runs.size());
 }
 
-/// Nelder–Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) on the box, points
-/// projected onto it; deterministic. Returns the best point found.
+/// Nelder–Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) in the unit cube,
+/// points projected onto it; deterministic. Returns the best point found.
 Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwareProfile& base,
-                  Point start, int max_evaluations, int& evaluations) {
+                  const std::vector<RunParameter>& params, Point start, int max_evaluations,
+                  int& evaluations) {
   struct Vertex {
     Point p;
     double f;
   };
+  const std::size_t n = params.size();
   auto eval = [&](const Point& p) {
     ++evaluations;
-    return Vertex{clamp(p), objective(runs, base, clamp(p))};
+    return Vertex{clamp(p), objective(runs, base, params, clamp(p))};
   };
   std::vector<Vertex> simplex{eval(start)};
-  for (std::size_t i = 0; i < kParameters; ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     Point p = start;
-    // A step of a fifth of the value (launch: 1 us when it starts at zero) or towards the
-    // middle when the value sits at its upper bound.
-    const double step = std::max(0.2 * std::abs(p[i]), i == 2 ? 1.0 : 0.02);
-    p[i] = p[i] + step > kHigh[i] ? p[i] - step : p[i] + step;
+    // A tenth of the range, towards the middle from a bound.
+    p[i] = p[i] + 0.1 > 1.0 ? p[i] - 0.1 : p[i] + 0.1;
     simplex.push_back(eval(p));
   }
   auto by_value = [](const Vertex& a, const Vertex& b) { return a.f < b.f; };
   while (evaluations < max_evaluations) {
     std::stable_sort(simplex.begin(), simplex.end(), by_value);
     if (simplex.back().f - simplex.front().f <= 1e-7 * std::max(1e-12, simplex.front().f)) break;
-    Point centroid{};
+    Point centroid(n, 0.0);
     for (std::size_t v = 0; v + 1 < simplex.size(); ++v) {
-      for (std::size_t i = 0; i < kParameters; ++i)
-        centroid[i] += simplex[v].p[i] / static_cast<double>(kParameters);
+      for (std::size_t i = 0; i < n; ++i)
+        centroid[i] += simplex[v].p[i] / static_cast<double>(n);
     }
     auto along = [&](double t) {
-      Point p;
-      for (std::size_t i = 0; i < kParameters; ++i)
+      Point p(n);
+      for (std::size_t i = 0; i < n; ++i)
         p[i] = centroid[i] + t * (simplex.back().p[i] - centroid[i]);
       return p;
     };
@@ -151,8 +153,8 @@ Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwarePr
         simplex.back() = contracted;
       } else {
         for (std::size_t v = 1; v < simplex.size(); ++v) {
-          Point p;
-          for (std::size_t i = 0; i < kParameters; ++i)
+          Point p(n);
+          for (std::size_t i = 0; i < n; ++i)
             p[i] = 0.5 * (simplex.front().p[i] + simplex[v].p[i]);
           simplex[v] = eval(p);
         }
@@ -161,6 +163,26 @@ Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwarePr
   }
   std::stable_sort(simplex.begin(), simplex.end(), by_value);
   return simplex.front().p;
+}
+
+/// d(signed error of each row) / d(parameter), in the parameter's units, by a forward step of
+/// 1 % of its range (backward at the upper bound).
+std::vector<std::vector<double>> jacobian(const std::vector<const BuiltRun*>& runs,
+                                          const hw::HardwareProfile& base,
+                                          const std::vector<RunParameter>& params,
+                                          const Point& at) {
+  const std::vector<double> e0 = signed_errors(runs, apply(base, params, at));
+  std::vector<std::vector<double>> j(runs.size(), std::vector<double>(params.size(), 0.0));
+  for (std::size_t c = 0; c < params.size(); ++c) {
+    Point p = at;
+    const double step = p[c] + 0.01 > 1.0 ? -0.01 : 0.01;
+    p[c] += step;
+    const std::vector<double> e = signed_errors(runs, apply(base, params, p));
+    const double dx = step * (params[c].high - params[c].low);
+    for (std::size_t r = 0; r < runs.size(); ++r)
+      j[r][c] = (e[r] - e0[r]) / dx;
+  }
+  return j;
 }
 
 }  // namespace
@@ -205,11 +227,24 @@ RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, do
   fit.base_fit = summarize(signed_errors(fitting, base));
   fit.base_held_out = summarize(signed_errors(held_out, base));
 
-  const Point start = clamp(
-      {base.gpu.gemm.max_efficiency, base.gpu.memory_efficiency, base.gpu.kernel_launch.us(), 1.0});
-  const Point best = nelder_mead(fitting, base, start, setup.max_evaluations, fit.evaluations);
-  fit.profile = apply(base, best);
-  fit.intra_node_scale = best[3];
+  const std::vector<RunParameter> params = whole_run_parameters(base);
+  Point start(params.size());
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    start[i] = (params[i].get(base) - params[i].low) / (params[i].high - params[i].low);
+  }
+  start = clamp(start);
+  const Point best =
+      nelder_mead(fitting, base, params, start, setup.max_evaluations, fit.evaluations);
+  fit.profile = apply(base, params, best);
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const double value = params[i].low + best[i] * (params[i].high - params[i].low);
+    fit.parameters.push_back(FittedParameter{params[i], params[i].get(base), value,
+                                             best[i] <= 1e-6 || best[i] >= 1.0 - 1e-6});
+  }
+  std::vector<double> ranges;
+  for (const RunParameter& q : params)
+    ranges.push_back(q.high - q.low);
+  fit.confounded = confounded_parameters(jacobian(fitting, base, params, best), ranges);
   fit.fitted_fit = summarize(signed_errors(fitting, fit.profile));
   fit.fitted_held_out = summarize(signed_errors(held_out, fit.profile));
   fit.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -10,6 +10,7 @@
 
 #include "calibrate/fit_summary.hpp"
 #include "calibrate/run_measurements.hpp"
+#include "calibrate/run_parameters.hpp"
 #include "sim/hardware_profile.hpp"
 
 namespace trainsim::calibrate {
@@ -27,16 +28,28 @@ struct RunSetup {
 /// Signed (predicted / measured - 1) and absolute relative errors over a set of rows.
 struct RunErrors {
   std::size_t rows = 0;
+  double mean_signed = 0.0;  ///< the bias
   double median_signed = 0.0;
   double p90_signed = 0.0;  ///< nearest-rank 90th percentile of the signed errors
   ErrorStats absolute;
 };
 
-/// The figures fitted: gpu.gemm.max_efficiency, gpu.memory_efficiency, gpu.kernel_launch and
-/// a scale on every point of collectives.intra_node_efficiency (capped at 1).
+/// One fitted figure (run_parameters.hpp): the base profile's value and the fitted one, in
+/// the parameter's unit; `at_bound` when the search ended on a bound (the rows wanted more).
+struct FittedParameter {
+  RunParameter parameter;
+  double base = 0.0;
+  double fitted = 0.0;
+  bool at_bound = false;
+};
+
+/// The figures of whole_run_parameters fitted to the rows (mean |relative error|).
 struct RunFit {
-  hw::HardwareProfile profile;  ///< the base with the four figures replaced
-  double intra_node_scale = 1.0;
+  hw::HardwareProfile profile;  ///< the base with the fitted figures replaced
+  std::vector<FittedParameter> parameters;
+  /// Parameters the fitting rows do not determine (b == a) or cannot separate (|correlation|
+  /// > 0.95 at the optimum): confounded_parameters.
+  std::vector<Confounded> confounded;
   std::size_t fitted_rows = 0;
   std::size_t skipped_rows = 0;      ///< configurations the executor cannot build
   std::vector<std::string> skipped;  ///< "line N: why", for the first few
@@ -52,8 +65,8 @@ struct RunFit {
 /// fraction): round(n x fraction) rows, spread evenly over the file.
 bool run_held_out(std::size_t index, double fraction);
 
-/// Fits the four figures into a copy of `base`. `holdout` in [0, 1). Throws Infeasible when
-/// no row can be built, or std::invalid_argument for a holdout outside [0, 1).
+/// Fits whole_run_parameters(base) into a copy of `base`. `holdout` in [0, 1). Throws Infeasible
+/// when no row can be built, or std::invalid_argument for a holdout outside [0, 1).
 RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, double holdout,
                 const RunSetup& setup = {});
 

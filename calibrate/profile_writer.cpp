@@ -84,6 +84,16 @@ bool set_field(YAML::Node root, const std::string& path, const hw::HardwareProfi
   } else if (path == "collectives.p2p.inter_node_efficiency") {
     root["collectives"]["p2p"]["inter_node_efficiency"] =
         curve_node(p.collectives.p2p.inter_node_efficiency);
+  } else if (path.starts_with("host.dispatch.") && p.host) {
+    const std::string kind = path.substr(std::string("host.dispatch.").size());
+    const Time t = kind == "gemm"         ? p.host->gemm
+                   : kind == "kernel"     ? p.host->kernel
+                   : kind == "collective" ? p.host->collective
+                   : kind == "p2p"        ? p.host->p2p
+                                          : throw std::logic_error("no host dispatch " + kind);
+    root["host"]["dispatch"][kind] = microseconds(t);
+  } else if (path == "host.sync_latency" && p.host) {
+    root["host"]["sync_latency"] = microseconds(p.host->sync_latency);
   } else if (path == "interference.compute_slowdown_during_comm") {
     root["interference"]["compute_slowdown_during_comm"] = fraction(p.compute_slowdown_during_comm);
   } else {

@@ -23,9 +23,13 @@ struct FitRunsOptions {
 };
 
 void print_errors(std::string_view label, const calibrate::RunErrors& e) {
-  fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
-             e.median_signed * 100.0, e.p90_signed * 100.0, e.absolute.median * 100.0,
-             e.absolute.p90 * 100.0);
+  fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
+             e.mean_signed * 100.0, e.median_signed * 100.0, e.p90_signed * 100.0,
+             e.absolute.median * 100.0, e.absolute.p90 * 100.0);
+}
+
+std::string value_text(const calibrate::RunParameter& p, double v) {
+  return p.unit.empty() ? fmt::format("{:.4f}", v) : fmt::format("{:.3f} {}", v, p.unit);
 }
 
 void run_fit_runs(const FitRunsOptions& options) {
@@ -44,13 +48,13 @@ void run_fit_runs(const FitRunsOptions& options) {
       "GPT, 1F1B, full recomputation, no DP overlap, bf16, vocabulary 50257 assumed; base "
       "profile's held-out median {:.2f} %, p90 {:.2f} %",
       fit.base_held_out.absolute.median * 100.0, fit.base_held_out.absolute.p90 * 100.0);
-  s.values = fmt::format(
-      "max_efficiency {:.4f}, memory_efficiency {:.4f}, kernel_launch {:.3f} us, intra-node "
-      "curve x {:.4f} (capped at 1)",
-      fit.profile.gpu.gemm.max_efficiency, fit.profile.gpu.memory_efficiency,
-      fit.profile.gpu.kernel_launch.us(), fit.intra_node_scale);
-  s.fields = {"gpu.gemm.max_efficiency", "gpu.memory_efficiency", "gpu.kernel_launch",
-              "collectives.intra_node_efficiency"};
+  for (const calibrate::FittedParameter& f : fit.parameters) {
+    s.values +=
+        fmt::format("{}{} {} (bounds {}-{}{})", s.values.empty() ? "" : ", ", f.parameter.name,
+                    value_text(f.parameter, f.fitted), value_text(f.parameter, f.parameter.low),
+                    value_text(f.parameter, f.parameter.high), f.at_bound ? ", at a bound" : "");
+    s.fields.insert(s.fields.end(), f.parameter.fields.begin(), f.parameter.fields.end());
+  }
   s.holdout_rule = fmt::format("held out: row i where floor((i+1) x {}) > floor(i x {})",
                                options.holdout, options.holdout);
   calibrate::ProfileFit profile_fit;
@@ -63,10 +67,31 @@ void run_fit_runs(const FitRunsOptions& options) {
   fmt::print("{}: {} rows ({} fitted, {} held out, {} skipped) against {} → {} ({})\n",
              options.runs.string(), runs.rows.size(), fit.fitted_rows, fit.fitted_held_out.rows,
              fit.skipped_rows, base.name, options.out.string(), written.name);
-  fmt::print("  fitted: {}\n", s.values);
-  fmt::print("  {} objective evaluations in {:.1f} s\n", fit.evaluations, fit.seconds);
-  fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)", "rows",
-             "median", "p90", "|median|", "|p90|");
+  fmt::print("  {:<44} {:>14} {:>14} {:>24}\n", "figure", "base", "fitted", "bounds");
+  for (const calibrate::FittedParameter& f : fit.parameters) {
+    fmt::print("  {:<44} {:>14} {:>14} {:>24}{}\n", f.parameter.name,
+               value_text(f.parameter, f.base), value_text(f.parameter, f.fitted),
+               value_text(f.parameter, f.parameter.low) + " – " +
+                   value_text(f.parameter, f.parameter.high),
+               f.at_bound ? "  AT A BOUND" : "");
+  }
+  for (const calibrate::Confounded& c : fit.confounded) {
+    if (c.a == c.b) {
+      fmt::print(
+          "  not determined: over its whole range, {} moves the rows by < 0.5 % rms; its "
+          "fitted value means nothing: fix it from physics\n",
+          fit.parameters[c.a].parameter.name);
+    } else {
+      fmt::print(
+          "  confounded: {} and {} (correlation {:+.3f}): the rows cannot separate them; "
+          "fix one from physics\n",
+          fit.parameters[c.a].parameter.name, fit.parameters[c.b].parameter.name, c.correlation);
+    }
+  }
+  fmt::print("  {} objective evaluations (mean |error| of the fitting rows) in {:.1f} s\n",
+             fit.evaluations, fit.seconds);
+  fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)",
+             "rows", "mean", "median", "p90", "|median|", "|p90|");
   print_errors("base, fitting rows", fit.base_fit);
   print_errors("base, held-out rows", fit.base_held_out);
   print_errors("fitted, fitting rows", fit.fitted_fit);
@@ -81,8 +106,9 @@ void add_fit_runs_command(CLI::App& app) {
   auto options = std::make_shared<FitRunsOptions>();
   CLI::App* cmd = app.add_subcommand(
       "fit-runs",
-      "Fit GEMM and memory efficiency, kernel launch and the intra-node collective curve's "
-      "scale from measured iteration times (vTrain's CSV), reporting held-out errors");
+      "Fit the host's dispatch costs, streaming-kernel HBM efficiency, per-kernel overhead and "
+      "the intra-node collective curve's scale, each within physical bounds, from measured "
+      "iteration times (vTrain's CSV), reporting held-out errors and confounded figures");
   cmd->add_option("runs", options->runs, "Run measurement CSV (vTrain's columns)")->required();
   cmd->add_option("--base", options->base,
                   "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")

@@ -21,8 +21,19 @@ Time collective_latency(CollectiveKind kind, std::int64_t members, std::int64_t 
   const std::int64_t steps = ring_steps(kind, members);
   std::int64_t inter = nodes <= 1 ? 0 : (kind == CollectiveKind::all_reduce ? 2 : 1) * (nodes - 1);
   inter = std::min(inter, steps);
-  return hw.collectives.base_latency + hw.node.latency * (steps - inter) +
-         hw.network.latency * inter;
+  const Time ring =
+      hw.collectives.base_latency + hw.node.latency * (steps - inter) + hw.network.latency * inter;
+  if (kind != CollectiveKind::all_reduce || nodes <= 1) return ring;
+  return std::min(ring, tree_latency(members, nodes, hw));
+}
+
+Time tree_latency(std::int64_t members, std::int64_t nodes, const hw::HardwareProfile& hw) {
+  const std::int64_t per_node = (members + nodes - 1) / nodes;
+  std::int64_t depth = 0;  // ceil(log2(nodes)): the binary tree's height over the nodes
+  while ((std::int64_t{1} << depth) < nodes)
+    ++depth;
+  return hw.collectives.base_latency +
+         (hw.node.latency * (per_node - 1) + hw.network.latency * depth) * 2;
 }
 
 Time p2p_latency(bool inter_node, const hw::HardwareProfile& hw) {

@@ -29,11 +29,20 @@ struct FlowSpec {
 /// all-to-all, broadcast and reduce (chain hops) n-1; zero for n <= 1.
 std::int64_t ring_steps(program::CollectiveKind kind, std::int64_t n);
 
-/// base_latency + (steps - inter) x node.latency + inter x network.latency, with
+/// The ring's: base_latency + (steps - inter) x node.latency + inter x network.latency, with
 /// inter = 2(nodes-1) for all-reduce and nodes-1 otherwise (NCCL's ring latency model,
-/// §11.3). Zero for a group of one.
+/// §11.3). An all-reduce over several nodes takes the lower of that and tree_latency: NCCL's
+/// tuner picks the algorithm its model predicts faster, and its tree and ring reach about the
+/// same bus bandwidth (both ~busBw/2 of algorithm bandwidth at scale), so the latency decides
+/// wherever latency matters; the bandwidth part stays the ring's flows either way. Zero for a
+/// group of one.
 Time collective_latency(program::CollectiveKind kind, std::int64_t members, std::int64_t nodes,
                         const hw::HardwareProfile& hw);
+
+/// NCCL's tree all-reduce latency: base_latency plus, up and down, a chain through the
+/// members of a node and a binary tree of depth ceil(log2(nodes)) across nodes (fidelity-
+/// data.md §4.1: trees reach peak much sooner at scale; rings' latency grows with the nodes).
+Time tree_latency(std::int64_t members, std::int64_t nodes, const hw::HardwareProfile& hw);
 
 /// The point-to-point base latency (collectives.p2p.base_latency, else
 /// collectives.base_latency) + one hop of the tier crossed.

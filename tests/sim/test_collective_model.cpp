@@ -93,8 +93,16 @@ TEST_CASE("golden: an all-reduce across two nodes is limited by the NIC") {
 
 TEST_CASE("latency model counts steps per tier") {
   const auto hw = test::small_profile();
-  CHECK(collective_latency(CollectiveKind::all_reduce, 8, 2, hw) ==
-        Time::from_us(2 + 12 * 1 + 2 * 5));
+  // All-reduce over 2 nodes of 4: the ring's 2 + 12·1 + 2·5 = 24 us against the tree's
+  // 2 + 2·(3·1 + 1·5) = 18 us: the tree's.
+  CHECK(collective_latency(CollectiveKind::all_reduce, 8, 2, hw) == Time::from_us(18));
+  CHECK(tree_latency(8, 2, hw) == Time::from_us(18));
+  // 64 nodes of 8: ring 2 + (1022 − 126)·1 + 126·5 = 1528 us; tree 2 + 2·(7·1 + 6·5) = 76 us.
+  CHECK(collective_latency(CollectiveKind::all_reduce, 512, 64, hw) == Time::from_us(76));
+  // One GPU on each of 2 nodes: ring 2 + 2·5 = 12; tree 2 + 2·5 = 12.
+  CHECK(collective_latency(CollectiveKind::all_reduce, 2, 2, hw) == Time::from_us(12));
+  // Inside a node, and for the other kinds, the ring's.
+  CHECK(collective_latency(CollectiveKind::all_reduce, 4, 1, hw) == Time::from_us(2 + 6 * 1));
   CHECK(collective_latency(CollectiveKind::all_gather, 8, 2, hw) ==
         Time::from_us(2 + 6 * 1 + 1 * 5));
   CHECK(collective_latency(CollectiveKind::all_reduce, 1, 1, hw) == Time::zero());
