@@ -421,11 +421,22 @@ struct Simulation::State {
   /// wakes the streams whose head it issued. The issue times do not depend on the GPU until
   /// that sync, so they are written in one pass; reaching the sync is an event.
   void host_issue(std::int32_t r) {
+    if (issue_until_sync(r)) {
+      const HostState& h = ranks[static_cast<std::size_t>(r)].host;
+      engine.schedule(h.waiting_since, Priority::completion, kHostReached, r);
+    }
+    wake_issued_streams(r);
+  }
+
+  /// The host's pass of host_issue, touching only rank `r`'s own state (so the ranks' first
+  /// passes, one op list each, run on all cores): true when it stopped at a sync it waits at.
+  bool issue_until_sync(std::int32_t r) {
     RankState& rs = ranks[static_cast<std::size_t>(r)];
     const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
     HostState& h = rs.host;
     const auto n = static_cast<program::OpIndex>(ir.host_cost.size());
     std::int64_t clock = h.clock.ps();
+    bool waits = false;
     while (h.next < n) {
       const HostCost cost = ir.host_cost[static_cast<std::size_t>(h.next)];
       if (cost == HostCost::sync) {
@@ -433,10 +444,9 @@ struct Simulation::State {
         const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
         const auto point = static_cast<program::SyncPoint>(info.value & 0xff);
         if (hw.host->waits_at(point)) {
-          h.clock = Time::from_ps(clock);
           h.waiting = slot;
-          h.waiting_since = h.clock;
-          engine.schedule(h.clock, Priority::completion, kHostReached, r);
+          h.waiting_since = Time::from_ps(clock);
+          waits = true;
           break;
         }
         ++rs.streams[static_cast<std::size_t>(program::Stream::host)].head;  // passed over
@@ -446,10 +456,18 @@ struct Simulation::State {
       }
       ++h.next;
     }
-    if (h.next >= n) h.clock = Time::from_ps(clock);
+    h.clock = Time::from_ps(clock);
     if (options.record_op_timings && h.clock > h.issuing_since)
       rs.host_spans.push_back(HostSpan{h.issuing_since, h.clock, -1});
-    // Streams whose head was not yet issued: wake them at its issue time, if it is issued now.
+    return waits;
+  }
+
+  /// Streams of rank `r` whose head was not yet issued: woken at its issue time, if the host
+  /// has issued it now.
+  void wake_issued_streams(std::int32_t r) {
+    RankState& rs = ranks[static_cast<std::size_t>(r)];
+    const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
+    HostState& h = rs.host;
     for (std::uint32_t waiting = h.streams_waiting; waiting != 0; waiting &= waiting - 1) {
       const auto s = static_cast<std::int32_t>(std::countr_zero(waiting));
       StreamState& st = rs.streams[static_cast<std::size_t>(s)];
@@ -563,8 +581,18 @@ struct Simulation::State {
     // Reverse so that rank 0's compute stream is tried first (the worklist is a stack).
     std::reverse(worklist.begin(), worklist.end());
     if (host_model) {
-      for (std::size_t r = 0; r < ranks.size(); ++r)
-        host_issue(static_cast<std::int32_t>(r));
+      // Every host's first stretch of issuing, up to its first wait, is its own business: in
+      // parallel (a pass over each rank's op list); then the waits become events in rank order.
+      std::vector<std::uint8_t> waits(ranks.size(), 0);
+      for_each_in_parallel(ranks.size(), [&](std::size_t r) {
+        waits[r] = issue_until_sync(static_cast<std::int32_t>(r)) ? 1 : 0;
+      });
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        if (waits[r] != 0) {
+          engine.schedule(ranks[r].host.waiting_since, Priority::completion, kHostReached,
+                          static_cast<std::int32_t>(r));
+        }
+      }
     }
     drain();
     apply_engines();
