@@ -7,8 +7,8 @@
 
 #include "calibrate/fit_runs.hpp"
 #include "calibrate/profile_writer.hpp"
-#include "calibrate/run_measurements.hpp"
 #include "inputs/hwprofile_loader.hpp"
+#include "inputs/run_measurements.hpp"
 #include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
@@ -30,7 +30,7 @@ void print_errors(std::string_view label, const calibrate::RunErrors& e) {
 
 void run_fit_runs(const FitRunsOptions& options) {
   reports::check_destination(options.out);
-  const calibrate::RunMeasurements runs = calibrate::read_run_measurements(options.runs);
+  const inputs::RunMeasurements runs = inputs::read_run_measurements(options.runs);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
