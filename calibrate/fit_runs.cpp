@@ -66,8 +66,10 @@ RunErrors summarize(const std::vector<double>& signed_values) {
   e.median_signed = signed_stats.median;
   e.p90_signed = signed_stats.p90;
   std::vector<double> absolute;
-  for (const double v : signed_values)
+  for (const double v : signed_values) {
     absolute.push_back(std::abs(v));
+    e.bias += v / static_cast<double>(signed_values.size());
+  }
   e.absolute = error_stats(absolute);
   return e;
 }

@@ -27,6 +27,7 @@ struct RunErrors {
   std::size_t rows = 0;
   double median_signed = 0.0;
   double p90_signed = 0.0;  ///< nearest-rank 90th percentile of the signed errors
+  double bias = 0.0;        ///< mean signed error (negative: predicted too fast)
   ErrorStats absolute;
 };
 

@@ -23,9 +23,9 @@ struct FitRunsOptions {
 };
 
 void print_errors(std::string_view label, const calibrate::RunErrors& e) {
-  fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
-             e.median_signed * 100.0, e.p90_signed * 100.0, e.absolute.median * 100.0,
-             e.absolute.p90 * 100.0);
+  fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
+             e.median_signed * 100.0, e.p90_signed * 100.0, e.bias * 100.0,
+             e.absolute.median * 100.0, e.absolute.p90 * 100.0);
 }
 
 void run_fit_runs(const FitRunsOptions& options) {
@@ -65,8 +65,8 @@ void run_fit_runs(const FitRunsOptions& options) {
              fit.skipped_rows, base.name, options.out.string(), written.name);
   fmt::print("  fitted: {}\n", s.values);
   fmt::print("  {} objective evaluations in {:.1f} s\n", fit.evaluations, fit.seconds);
-  fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)", "rows",
-             "median", "p90", "|median|", "|p90|");
+  fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)",
+             "rows", "median", "p90", "bias", "|median|", "|p90|");
   print_errors("base, fitting rows", fit.base_fit);
   print_errors("base, held-out rows", fit.base_held_out);
   print_errors("fitted, fitting rows", fit.fitted_fit);
