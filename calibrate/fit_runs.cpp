@@ -16,28 +16,6 @@
 namespace trainsim::calibrate {
 namespace {
 
-Scenario run_scenario(const RunMeasurement& r, const RunSetup& setup) {
-  Scenario s;
-  s.name = fmt::format("line-{}", r.line);
-  s.gpus = r.gpus;
-  s.model.layers = r.layers;
-  s.model.hidden = r.hidden;
-  s.model.heads = r.heads;
-  s.model.ffn = 4 * r.hidden;
-  s.model.seq_len = r.seq_len;
-  s.model.vocab = setup.vocab;
-  s.model.vocab_divisor = setup.vocab_divisor;
-  s.model.dtype = DType::bf16;
-  s.training.global_batch = r.global_batch;
-  s.training.micro_batch = r.micro_batch;
-  s.parallel.tensor.size = r.tensor;
-  s.parallel.pipeline.size = r.pipeline;
-  s.parallel.pipeline.schedule = PipelineSchedule::one_f_one_b;
-  s.parallel.data.size = r.data;
-  s.parallel.data.overlap_grad_reduce = false;
-  s.parallel.recompute = Recompute::full;
-  return s;
-}
 
 /// A row whose Program has been recorded, with its measured time.
 struct BuiltRun {
@@ -66,13 +44,11 @@ RunErrors summarize(const std::vector<double>& signed_values) {
   const ErrorStats signed_stats = error_stats(signed_values);
   e.median_signed = signed_stats.median;
   e.p90_signed = signed_stats.p90;
-  double sum = 0.0;
   std::vector<double> absolute;
   for (const double v : signed_values) {
     absolute.push_back(std::abs(v));
-    sum += v;
+    e.bias += v / static_cast<double>(signed_values.size());
   }
-  e.mean_signed = signed_values.empty() ? 0.0 : sum / static_cast<double>(signed_values.size());
   e.absolute = error_stats(absolute);
   return e;
 }
@@ -187,13 +163,8 @@ std::vector<std::vector<double>> jacobian(const std::vector<const BuiltRun*>& ru
 
 }  // namespace
 
-bool run_held_out(std::size_t index, double fraction) {
-  const auto i = static_cast<double>(index);
-  return std::floor((i + 1.0) * fraction) > std::floor(i * fraction);
-}
-
-RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, double holdout,
-                const RunSetup& setup) {
+RunFit fit_runs(const inputs::RunMeasurements& runs, const hw::HardwareProfile& base,
+                double holdout, const RunSetup& setup) {
   if (!(holdout >= 0.0 && holdout < 1.0)) {
     throw std::invalid_argument(
         fmt::format("--holdout: expected a fraction in [0, 1), got {}", holdout));
@@ -204,11 +175,12 @@ RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, do
   built.reserve(runs.rows.size());
   std::vector<bool> held;
   for (std::size_t i = 0; i < runs.rows.size(); ++i) {
-    const RunMeasurement& r = runs.rows[i];
+    const inputs::RunMeasurement& r = runs.rows[i];
     try {
-      built.push_back(
-          {build_program(run_scenario(r, setup), ProgramScope::representative), r.time.seconds()});
-      held.push_back(run_held_out(i, holdout));
+      built.push_back({build_program(inputs::measured_run_scenario(r, setup.assumptions),
+                                     ProgramScope::representative),
+                       r.time.seconds()});
+      held.push_back(inputs::run_held_out(i, holdout));
     } catch (const Infeasible& e) {  // a plan the executor rejects (divisibility, ...)
       ++fit.skipped_rows;
       if (fit.skipped.size() < 5)

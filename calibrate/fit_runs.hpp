@@ -9,18 +9,16 @@
 #include <vector>
 
 #include "calibrate/fit_summary.hpp"
-#include "calibrate/run_measurements.hpp"
 #include "calibrate/run_parameters.hpp"
+#include "inputs/run_measurements.hpp"
 #include "sim/hardware_profile.hpp"
 
 namespace trainsim::calibrate {
 
-/// What the runs are assumed to be (../shared/data/README.md): GPT, 1F1B, full recomputation,
-/// no overlap of the data-parallel all-reduce, bf16 mixed precision with Adam, no sequence
-/// parallelism, GPT-2's vocabulary.
+/// What the runs are assumed to be (inputs::measured_run_scenario builds each row's scenario)
+/// and how long the search may run.
 struct RunSetup {
-  std::int64_t vocab = 50257;
-  std::int64_t vocab_divisor = 128;
+  inputs::RunAssumptions assumptions;
   /// Objective evaluations the search may spend (each replays every fitting row once).
   int max_evaluations = 160;
 };
@@ -28,9 +26,9 @@ struct RunSetup {
 /// Signed (predicted / measured - 1) and absolute relative errors over a set of rows.
 struct RunErrors {
   std::size_t rows = 0;
-  double mean_signed = 0.0;  ///< the bias
   double median_signed = 0.0;
   double p90_signed = 0.0;  ///< nearest-rank 90th percentile of the signed errors
+  double bias = 0.0;        ///< mean signed error (negative: predicted too fast)
   ErrorStats absolute;
 };
 
@@ -61,13 +59,10 @@ struct RunFit {
   double seconds = 0.0;  ///< wall time of the whole fit
 };
 
-/// Row i (0-based, file order) is held out when floor((i + 1) x fraction) > floor(i x
-/// fraction): round(n x fraction) rows, spread evenly over the file.
-bool run_held_out(std::size_t index, double fraction);
-
-/// Fits whole_run_parameters(base) into a copy of `base`. `holdout` in [0, 1). Throws Infeasible
-/// when no row can be built, or std::invalid_argument for a holdout outside [0, 1).
-RunFit fit_runs(const RunMeasurements& runs, const hw::HardwareProfile& base, double holdout,
-                const RunSetup& setup = {});
+/// Fits whole_run_parameters(base) into a copy of `base`; row i is held out when
+/// inputs::run_held_out(i, holdout). `holdout` in [0, 1). Throws Infeasible when no row can be
+/// built, or std::invalid_argument for a holdout outside [0, 1).
+RunFit fit_runs(const inputs::RunMeasurements& runs, const hw::HardwareProfile& base,
+                double holdout, const RunSetup& setup = {});
 
 }  // namespace trainsim::calibrate

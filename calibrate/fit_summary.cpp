@@ -1,7 +1,9 @@
 #include "calibrate/fit_summary.hpp"
 
-#include <algorithm>
 #include <cmath>
+#include <utility>
+
+#include "reports/error_statistics.hpp"
 
 namespace trainsim::calibrate {
 
@@ -16,13 +18,8 @@ RowSplit split_rows(const std::vector<const RawMeasurement*>& group) {
 ErrorStats error_stats(std::vector<double> errors) {
   ErrorStats s;
   s.rows = errors.size();
-  if (errors.empty()) return s;
-  std::sort(errors.begin(), errors.end());
-  const std::size_t n = errors.size();
-  s.median = median(errors);
-  // Nearest rank: the smallest value with at least 90 % of the rows at or below it.
-  const auto rank = static_cast<std::size_t>(std::ceil(0.9 * static_cast<double>(n)));
-  s.p90 = errors[std::max<std::size_t>(rank, 1) - 1];
+  s.median = reports::median(errors);
+  s.p90 = reports::nearest_rank(std::move(errors), 0.9);
   return s;
 }
 
@@ -36,10 +33,7 @@ ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
 }
 
 double median(std::vector<double> values) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+  return reports::median(std::move(values));
 }
 
 double relative_error(double predicted, double measured) {

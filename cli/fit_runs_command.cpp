@@ -7,8 +7,8 @@
 
 #include "calibrate/fit_runs.hpp"
 #include "calibrate/profile_writer.hpp"
-#include "calibrate/run_measurements.hpp"
 #include "inputs/hwprofile_loader.hpp"
+#include "inputs/run_measurements.hpp"
 #include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
@@ -24,7 +24,7 @@ struct FitRunsOptions {
 
 void print_errors(std::string_view label, const calibrate::RunErrors& e) {
   fmt::print("  {:<28} {:>5} {:>+9.2f}% {:>+9.2f}% {:>+9.2f}% {:>9.2f}% {:>9.2f}%\n", label, e.rows,
-             e.mean_signed * 100.0, e.median_signed * 100.0, e.p90_signed * 100.0,
+             e.median_signed * 100.0, e.p90_signed * 100.0, e.bias * 100.0,
              e.absolute.median * 100.0, e.absolute.p90 * 100.0);
 }
 
@@ -34,7 +34,7 @@ std::string value_text(const calibrate::RunParameter& p, double v) {
 
 void run_fit_runs(const FitRunsOptions& options) {
   reports::check_destination(options.out);
-  const calibrate::RunMeasurements runs = calibrate::read_run_measurements(options.runs);
+  const inputs::RunMeasurements runs = inputs::read_run_measurements(options.runs);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
@@ -91,7 +91,7 @@ void run_fit_runs(const FitRunsOptions& options) {
   fmt::print("  {} objective evaluations (mean |error| of the fitting rows) in {:.1f} s\n",
              fit.evaluations, fit.seconds);
   fmt::print("  {:<28} {:>5} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "error (predicted/measured-1)",
-             "rows", "mean", "median", "p90", "|median|", "|p90|");
+             "rows", "median", "p90", "bias", "|median|", "|p90|");
   print_errors("base, fitting rows", fit.base_fit);
   print_errors("base, held-out rows", fit.base_held_out);
   print_errors("fitted, fitting rows", fit.fitted_fit);

@@ -9,6 +9,7 @@
 #include "cli/isoefficiency_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/training_time_command.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/reproduction.hpp"
 #include "reports/reproductions/reproduction_content.hpp"
 
@@ -33,10 +34,14 @@ ReportSource reproduction_report(const std::string& name, std::vector<Part> part
   return {name, reproduction(parts.front().reproduction).title,
           [parts](const std::filesystem::path& root) {
             reports::ReportContent content;
+            std::vector<reports::ReproductionRun> runs;
             for (const Part& part : parts) {
               const reports::Reproduction& r = reproduction(part.reproduction);
-              reports::add_reproduction(content, r.name, r.run(root, {true}), part.prefix);
+              runs.push_back({r.name, r.run(root, {true})});
+              reports::add_reproduction(content, r.name, runs.back().report, part.prefix);
             }
+            // The sets over all parts, so a set that spans them (Table 5's times) is whole.
+            reports::add_set_summary(content, reports::evaluate_sets(runs));
             return content;
           }};
 }

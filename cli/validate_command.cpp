@@ -7,15 +7,27 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
+#include "reports/atomic_file.hpp"
+#include "reports/comparison_set.hpp"
 #include "reports/gnuplot_plot.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/reproduction.hpp"
 #include "reports/reproductions/reproduction_content.hpp"
 
 namespace trainsim::cli {
 namespace {
+
+struct ValidateOptions {
+  std::string only;
+  bool all = false;
+  bool sweeps = false;
+  std::string plots;
+  std::string json;
+};
 
 std::string known_names() {
   std::string names;
@@ -25,59 +37,98 @@ std::string known_names() {
   return names;
 }
 
-void run_validate(const std::string& only, bool sweeps, const std::string& plots) {
+// One reproduction's output: its comparisons, claims, notes, tables and sweeps, then its own
+// sets (partial where a set also draws on reproductions not run here).
+void print_reproduction(const reports::Reproduction& r, const reports::ReproductionRun& run,
+                        const std::string& plots) {
+  const reports::ReproductionReport& report = run.report;
+  const std::string title = fmt::format("{} — {}", r.name, r.title);
+  if (report.comparisons.empty()) {
+    fmt::print("{}\n\n", title);
+  } else {
+    fmt::print("{}\n", reports::format_comparisons(title, report.comparisons));
+  }
+  if (!report.claims.empty()) {
+    fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
+  }
+  if (!report.notes.empty()) fmt::print("{}\n", report.notes);
+  for (const reports::ReportTable& table : report.tables)
+    fmt::print("{}:\n{}\n", table.id, table.markdown());
+  for (const reports::Sweep& sweep : report.sweeps) {
+    fmt::print("{}\n", sweep.format());
+    if (plots.empty()) continue;
+    const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path file = dir / (sweep.id + ".svg");
+    reports::write_svg(file, sweep.plot());
+    fmt::print("wrote {}\n\n", file.string());
+  }
+  const std::vector<reports::SetResult> sets = reports::evaluate_sets({&run, 1});
+  if (!sets.empty()) fmt::print("{}", reports::format_set_summary("Sets (" + r.name + ")", sets));
+  fmt::print("{} sets: {}\n", r.name, reports::set_verdict_line(sets));
+  fmt::print("{}\n\n", reports::reproduction_summary(r.name, report));
+}
+
+void run_validate(const ValidateOptions& o) {
+  if (!o.json.empty()) reports::check_destination(o.json);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
-  int failures = 0;
-  int ran = 0;
+  std::vector<reports::ReproductionRun> runs;
   for (const reports::Reproduction& r : reports::reproductions()) {
-    if (!only.empty() && r.name != only) continue;
-    ++ran;
-    const reports::ReproductionReport report = r.run(root, {sweeps || !plots.empty()});
-    fmt::print("{}\n", reports::format_comparisons(fmt::format("{} — {}", r.name, r.title),
-                                                   report.comparisons));
-    if (!report.claims.empty()) {
-      fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
-    }
-    if (!report.notes.empty()) fmt::print("{}\n", report.notes);
-    for (const reports::ReportTable& table : report.tables)
-      fmt::print("{}:\n{}\n", table.id, table.markdown());
-    for (const reports::Sweep& sweep : report.sweeps) {
-      fmt::print("{}\n", sweep.format());
-      if (plots.empty()) continue;
-      const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
-      std::filesystem::create_directories(dir);
-      const std::filesystem::path file = dir / (sweep.id + ".svg");
-      reports::write_svg(file, sweep.plot());
-      fmt::print("wrote {}\n\n", file.string());
-    }
-    fmt::print("{}\n\n", reports::reproduction_summary(r.name, report));
-    failures += reports::reproduction_failures(report);
+    if (!o.only.empty() && r.name != o.only) continue;
+    runs.push_back({r.name, r.run(root, {o.sweeps || !o.plots.empty()})});
+    print_reproduction(r, runs.back(), o.plots);
   }
-  if (ran == 0) {
-    throw Infeasible(fmt::format("no reproduction named '{}'; known: {}", only, known_names()));
+  if (runs.empty()) {
+    throw Infeasible(fmt::format("no reproduction named '{}'; known: {}", o.only, known_names()));
   }
-  if (failures > 0) {
-    throw std::runtime_error(
-        fmt::format("{} comparisons outside their tolerance or claims not as predicted", failures));
+  // Every set over all the reproductions that ran: with all of them (--all), each set whole.
+  const std::vector<reports::SetResult> sets = reports::evaluate_sets(runs);
+  if (o.only.empty()) {
+    fmt::print("{}",
+               reports::format_set_summary(
+                   "Every set (error = ours / published - 1; bias = mean signed error; explained "
+                   "shortfalls, the +expl. count, left out)",
+                   sets));
+    fmt::print("all sets: {}\n", reports::set_verdict_line(sets));
+  }
+  if (!o.json.empty()) {
+    reports::write_atomically(o.json, reports::validation_json(runs, sets).dump(2) + "\n");
+  }
+  int failures = 0;
+  for (const reports::ReproductionRun& run : runs)
+    failures += reports::reproduction_failures(run.report);
+  const int set_failures = reports::count_set_failures(sets);
+  if (failures > 0 || set_failures > 0) {
+    throw std::runtime_error(fmt::format(
+        "{} comparisons outside their tolerance or claims not as predicted; {} set{} outside "
+        "{} tolerance",
+        failures, set_failures, set_failures == 1 ? "" : "s", set_failures == 1 ? "its" : "their"));
   }
 }
 
 }  // namespace
 
 void add_validate_command(CLI::App& app) {
-  auto only = std::make_shared<std::string>();
-  auto plots = std::make_shared<std::string>();
-  auto sweeps = std::make_shared<bool>(false);
+  auto o = std::make_shared<ValidateOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "validate", "Reproduce published results: the figure, our prediction and the signed error");
-  cmd->add_option("name", *only, "Run only this reproduction (" + known_names() + ")");
-  cmd->add_flag("--sweeps", *sweeps,
+      "validate",
+      "Reproduce published results: the figure, our prediction and the signed error, and per "
+      "set of figures n, mean / median / p90 / max |error| and the signed bias");
+  CLI::Option* name =
+      cmd->add_option("name", o->only, "Run only this reproduction (" + known_names() + ")");
+  cmd->add_flag("--all", o->all,
+                "Run every reproduction, then print the summary of every set (the default "
+                "without a name)")
+      ->excludes(name);
+  cmd->add_flag("--sweeps", o->sweeps,
                 "Also run each reproduction's sweeps (hidden size, batch) and print their tables");
   cmd->add_option(
-      "--plots", *plots,
+      "--plots", o->plots,
       "Run the sweeps and write each as an SVG plot (gnuplot) to DIR/<reproduction>/<sweep>.svg "
       "(`trainsim report` regenerates the committed reports, plots included)");
-  cmd->callback([only, sweeps, plots] { run_validate(*only, *sweeps, *plots); });
+  cmd->add_option("--json", o->json,
+                  "Write the set summary (and each reproduction's counts) as JSON to FILE");
+  cmd->callback([o] { run_validate(*o); });
 }
 
 }  // namespace trainsim::cli

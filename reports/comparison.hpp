@@ -1,7 +1,8 @@
 #pragma once
 // A published figure beside our prediction, with the signed error and the tolerance it is
 // held to. Every reproduction is a list of these; `trainsim validate` prints them and fails
-// when one leaves its tolerance.
+// when one leaves its tolerance. Each also belongs to a named set (reports/comparison_set.hpp)
+// whose statistics, signed bias included, are held to the set's own tolerance.
 
 #include <string>
 #include <vector>
@@ -23,6 +24,9 @@ struct Comparison {
   std::string shortfall;
   double shortfall_low = 0.0;
   double shortfall_high = 0.0;
+  /// The set it counts in ("korthikanti2022 Table 4"), one of comparison_sets()
+  /// (reports/reproductions/comparison_sets.hpp).
+  std::string set{};
 
   /// (predicted - published) / published.
   double signed_error() const { return (predicted - published) / published; }

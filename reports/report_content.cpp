@@ -25,6 +25,14 @@ void ReportContent::add_table(ReportTable table, const std::string& after) {
   tables.push_back(std::move(table));
 }
 
+void ReportContent::add_csv(ReportTable table) {
+  const bool taken = blocks.count(table.id) > 0 ||
+                     std::any_of(tables.begin(), tables.end(),
+                                 [&](const ReportTable& t) { return t.id == table.id; });
+  if (taken) throw std::invalid_argument(fmt::format("table '{}' added twice", table.id));
+  tables.push_back(std::move(table));
+}
+
 void ReportContent::add_plot(std::string id, PlotSpec spec) {
   if (std::any_of(plots.begin(), plots.end(), [&](const ReportPlot& p) { return p.id == id; })) {
     throw std::invalid_argument(fmt::format("plot '{}' added twice", id));

@@ -27,6 +27,9 @@ struct ReportContent {
   void add_block(const std::string& name, std::string markdown);
   /// The table as block `table.id` (its Markdown, then `after`) and as `table.id`.csv.
   void add_table(ReportTable table, const std::string& after = {});
+  /// The table as `table.id`.csv only, without a README block (one row per measurement: too
+  /// long to show); throws std::invalid_argument when a block or table has its id.
+  void add_csv(ReportTable table);
   /// A plot, `id`.svg; throws std::invalid_argument when the id is taken.
   void add_plot(std::string id, PlotSpec spec);
 };

@@ -19,6 +19,7 @@
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/tensor_schemes.hpp"
 #include "reports/scenario_run.hpp"
 
@@ -147,6 +148,8 @@ ReproductionReport run_bian2021_3d(const std::filesystem::path& root,
       per_sample_ms(rows[2], s.three_d), per_sample_ms(output_major, s.three_d),
       rows[0].step_time->seconds(), rows[1].step_time->seconds(), rows[2].step_time->seconds(),
       over.empty() ? " (all fit)" : "; " + over);
+  for (Comparison& c : report.comparisons)
+    c.set = set_names::kBian;
   if (options.sweeps) {
     report.sweeps = {speedup_sweep(s, SweepAxis::hidden, kHiddenSweep),
                      speedup_sweep(s, SweepAxis::batch, kBatchSweep)};

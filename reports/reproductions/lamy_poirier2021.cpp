@@ -35,6 +35,7 @@
 #include "models/parallel_for.hpp"
 #include "models/scaling_laws.hpp"
 #include "reports/program_measures.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/summary.hpp"
 #include "sim/analysis/training_time.hpp"
 #include "sim/replay.hpp"
@@ -384,6 +385,7 @@ Comparison bubble_comparison(const RowFigures& r, const LayoutSpec& layout) {
                kBubbleAim,
                kBubbleTolerance,
                ""};
+  c.set = set_names::kLamyBubbles;
   c.shortfall = fmt::format(
       "m = p leaves the loop no slack, so each of the 2v = {} loop turns waits for a chain of "
       "p = {} passes, each carrying its exposed TP/SP communication ({:.2f} ms a pass on the "
@@ -862,6 +864,7 @@ Comparison shortest_time_comparison(const ShortestTime& s) {
       point_text(s.layered), point_text(s.other));
   c.shortfall_low = 0.9;
   c.shortfall_high = 1.3;
+  c.set = set_names::kLamyShortestTime;
   return c;
 }
 

@@ -18,6 +18,7 @@
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/tensor_schemes.hpp"
 
 namespace trainsim::reports {
@@ -148,6 +149,8 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
       rows[0].inference_time->seconds(), two_d.inference_time->seconds(),
       rows[0].max_batch->global_batch, two_d.max_batch->global_batch,
       memory_note(rows).empty() ? "" : "; " + memory_note(rows));
+  for (Comparison& c : report.comparisons)
+    c.set = set_names::kOptimus;
   if (options.sweeps) {
     report.sweeps = {speedup_sweep(p, SweepAxis::hidden, kHiddenSweep),
                      speedup_sweep(p, SweepAxis::batch, kBatchSweep), max_batch_sweep(p)};

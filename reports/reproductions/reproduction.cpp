@@ -6,6 +6,7 @@
 #include "reports/reproductions/megatron2021.hpp"
 #include "reports/reproductions/optimus2021.hpp"
 #include "reports/reproductions/tesseract2022.hpp"
+#include "reports/reproductions/vtrain2024.hpp"
 
 namespace trainsim::reports {
 
@@ -46,6 +47,12 @@ const std::vector<Reproduction>& reproductions() {
        "Bian et al. 2021, Maximizing Parallelism in Distributed Training for Huge Neural "
        "Networks (arXiv 2105.14450)",
        run_bian2021_3d},
+      {"vtrain2024",
+       "Bang et al. 2024, vTrain (MICRO 2024, arXiv 2312.12391): 1440 measured single-node A100 "
+       "iteration times, fitting and held-out rows",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_vtrain2024(root);
+       }},
   };
   return all;
 }

@@ -16,6 +16,11 @@ namespace trainsim::reports {
 
 struct ReproductionReport {
   std::vector<Comparison> comparisons;
+  /// Comparisons counted only in their set's statistics (reports/comparison_set.hpp): every
+  /// row of a measured data set, too many to print one by one (vtrain2024's 1440 iteration
+  /// times). Their per-row aim and tolerance are not used; the reproduction shows them through
+  /// `tables` (a digest by configuration class) and `csv_tables` (every row).
+  std::vector<Comparison> set_rows;
   /// A paper's qualitative claims, checked where it gives no numbers we can verify; one whose
   /// outcome is not the predicted one counts as a failure.
   std::vector<Claim> claims;
@@ -24,6 +29,9 @@ struct ReproductionReport {
   /// Tables of such predictions (printed by `trainsim validate`, blocks and CSV files of the
   /// report).
   std::vector<ReportTable> tables;
+  /// Tables too long to print or show (one row per measurement): written by `trainsim report`
+  /// as CSV files only, without a README block; not printed by `trainsim validate`.
+  std::vector<ReportTable> csv_tables;
   /// How the compared ratios move with the configuration (printed, and plotted on request).
   std::vector<Sweep> sweeps;
 };
@@ -42,6 +50,12 @@ struct Reproduction {
   std::function<ReproductionReport(const std::filesystem::path& project_root,
                                    const ReproductionOptions& options)>
       run;
+};
+
+/// A reproduction's report as one run of `trainsim validate` or `trainsim report` produced it.
+struct ReproductionRun {
+  std::string name;  ///< Reproduction::name
+  ReproductionReport report;
 };
 
 /// Every reproduction, in a fixed order.

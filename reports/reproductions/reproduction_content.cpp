@@ -70,7 +70,7 @@ std::string reproduction_summary(const std::string& name, const ReproductionRepo
   const auto explained = std::count_if(report.comparisons.begin(), report.comparisons.end(),
                                        [](const Comparison& c) { return c.explained_shortfall(); });
   return fmt::format(
-      "{}: {} comparisons, {} outside tolerance{}{}", name, report.comparisons.size(), failed,
+      "{}: {} comparisons, {} outside tolerance{}{}{}", name, report.comparisons.size(), failed,
       explained > 0
           ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
           : "",
@@ -79,7 +79,16 @@ std::string reproduction_summary(const std::string& name, const ReproductionRepo
           : fmt::format("; {} claims, {} not as predicted{}", report.claims.size(), unexpected,
                         claims_explained > 0
                             ? fmt::format(" (and {} explained after the run)", claims_explained)
-                            : ""));
+                            : ""),
+      report.set_rows.empty()
+          ? ""
+          : fmt::format("; {} measured rows, judged by their sets", report.set_rows.size()));
+}
+
+void add_set_summary(ReportContent& content, std::span<const SetResult> sets) {
+  if (sets.empty()) return;
+  content.add_block(
+      "sets", set_summary_table("sets", sets).markdown() + "\n" + set_verdict_line(sets) + "\n");
 }
 
 int reproduction_failures(const ReproductionReport& report) {
@@ -94,6 +103,10 @@ void add_reproduction(ReportContent& content, const std::string& name,
   for (ReportTable table : report.tables) {
     table.id = prefix + table.id;
     content.add_table(std::move(table));
+  }
+  for (ReportTable table : report.csv_tables) {
+    table.id = prefix + table.id;
+    content.add_csv(std::move(table));
   }
   for (const Sweep& sweep : report.sweeps)
     add_sweep(content, sweep, prefix);

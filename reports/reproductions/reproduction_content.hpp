@@ -2,8 +2,10 @@
 // A reproduction's results as report content (reports/report_content.hpp): the comparison
 // table, the claims, the notes and the sweeps (tables and plots), as blocks of its README.
 
+#include <span>
 #include <string>
 
+#include "reports/comparison_set.hpp"
 #include "reports/report_content.hpp"
 #include "reports/reproductions/reproduction.hpp"
 
@@ -11,12 +13,18 @@ namespace trainsim::reports {
 
 /// Adds, each block name prefixed by `prefix`: `comparisons` (table: figure, published, ours,
 /// unit, signed error, tolerance, verdict, source; then the explained shortfalls), `claims`
-/// (a numbered list), `notes` (fenced text), its tables, one table and plot per sweep (named by its
-/// id) and `summary` (the verdict line `trainsim validate` prints). Empty parts add no block.
+/// (a numbered list), `notes` (fenced text), its tables, its CSV-only tables (files without a
+/// block), one table and plot per sweep (named by its id) and `summary` (the verdict line
+/// `trainsim validate` prints). Empty parts add no block.
 void add_reproduction(ReportContent& content, const std::string& name,
                       const ReproductionReport& report, const std::string& prefix = {});
 
-/// "NAME: 12 comparisons, 0 outside tolerance (and 1 explained shortfall); 4 claims, …".
+/// Adds block `sets`: the set summary of a report's reproductions (set_summary_table, then
+/// the verdict line); nothing when they have no sets (predictions only).
+void add_set_summary(ReportContent& content, std::span<const SetResult> sets);
+
+/// "NAME: 12 comparisons, 0 outside tolerance (and 1 explained shortfall); 4 claims, …"; with
+/// set rows, "; 1440 measured rows, judged by their sets".
 std::string reproduction_summary(const std::string& name, const ReproductionReport& report);
 
 /// Comparisons outside their tolerance plus claims not as predicted, neither explained.

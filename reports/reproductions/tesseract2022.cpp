@@ -16,6 +16,7 @@
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/tensor_schemes.hpp"
 
 namespace trainsim::reports {
@@ -86,6 +87,8 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
       "ms{}.\n",
       s.hardware.name, rows[0].step_time->ms(), rows[1].step_time->ms(), rows[2].step_time->ms(),
       over.empty() ? " (all fit)" : "; " + over);
+  for (Comparison& c : report.comparisons)
+    c.set = set_names::kTesseract;
   if (options.sweeps) {
     report.sweeps = {speedup_sweep(s, SweepAxis::hidden, kHiddenSweep),
                      speedup_sweep(s, SweepAxis::batch, kBatchSweep)};

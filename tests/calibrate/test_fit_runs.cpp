@@ -1,5 +1,6 @@
-// Whole-run fitting: the vTrain CSV parser, the held-out rule, and recovery of known
-// iteration times: "measured" times simulated on a known profile are fitted from another.
+// Whole-run fitting: recovery of known iteration times, "measured" times simulated on a known
+// profile fitted from another (the vTrain CSV parser and the held-out rule:
+// tests/inputs/test_run_measurements.cpp).
 
 #include <doctest/doctest.h>
 
@@ -11,8 +12,8 @@
 #include <sstream>
 
 #include "calibrate/fit_runs.hpp"
-#include "calibrate/run_measurements.hpp"
 #include "inputs/hwprofile_loader.hpp"
+#include "inputs/run_measurements.hpp"
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "sim/replay.hpp"
@@ -23,41 +24,9 @@ namespace {
 const std::filesystem::path kBaseFile =
     std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "hwprofiles" / "selene-a100-80gb.yaml";
 
-RunMeasurements parse(std::string_view text) {
+inputs::RunMeasurements parse(std::string_view text) {
   std::istringstream in{std::string(text)};
-  return parse_run_measurements(in, "runs.csv");
-}
-
-TEST_CASE("vTrain rows are read, and bad cells name file, line, column and value") {
-  const RunMeasurements runs = parse(
-      "# GPUs,global batch,micro batch,hidden size,attention heads,# layers,sequence length,"
-      "tensor parallelism,data parallelism,pipeline parallelism,iteration time (ms)\n"
-      "8,32,4,1024,16,24,1024,2,2,2,219.732754\n");
-  REQUIRE(runs.rows.size() == 1);
-  CHECK(runs.rows[0].tensor == 2);
-  CHECK(runs.rows[0].line == 2);
-  CHECK(runs.rows[0].time.ms() == doctest::Approx(219.732754));
-  CHECK_THROWS_WITH_AS(parse("8,32,4,1024,16,24,1024,2,2,2,-1\n"),
-                       "runs.csv:1:30: iteration time (ms): expected a positive number, got '-1'",
-                       ConfigError);
-  CHECK_THROWS_WITH_AS(parse("8,32,4.5,1024,16,24,1024,2,2,2,1\n"),
-                       doctest::Contains("micro batch: expected a positive integer, got '4.5'"),
-                       ConfigError);
-  CHECK_THROWS_WITH_AS(parse("8,32,4,1024,16,24,1024,2,2,1,1\n"),
-                       doctest::Contains("GPUs: 8 is not tensor x data x pipeline = 2 x 2 x 1"),
-                       ConfigError);
-  CHECK_THROWS_WITH_AS(parse("8,32,4\n"), doctest::Contains("expected 11 comma-separated cells"),
-                       ConfigError);
-}
-
-TEST_CASE("the held-out rule takes round(n x fraction) rows spread evenly") {
-  std::vector<std::size_t> held;
-  for (std::size_t i = 0; i < 10; ++i) {
-    if (run_held_out(i, 0.2)) held.push_back(i);
-  }
-  CHECK(held == std::vector<std::size_t>{4, 9});
-  for (std::size_t i = 0; i < 10; ++i)
-    CHECK_FALSE(run_held_out(i, 0.0));
+  return inputs::parse_run_measurements(in, "runs.csv");
 }
 
 hw::HostSpec guessed_host() {

@@ -1,4 +1,4 @@
-#include "calibrate/run_measurements.hpp"
+#include "inputs/run_measurements.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,7 +12,7 @@
 
 #include "models/errors.hpp"
 
-namespace trainsim::calibrate {
+namespace trainsim::inputs {
 namespace {
 
 constexpr std::array<std::string_view, 11> kColumns{"GPUs",
@@ -92,4 +92,32 @@ RunMeasurements read_run_measurements(const std::filesystem::path& file) {
   return parse_run_measurements(in, file);
 }
 
-}  // namespace trainsim::calibrate
+Scenario measured_run_scenario(const RunMeasurement& run, const RunAssumptions& assumptions) {
+  Scenario s;
+  s.name = fmt::format("line-{}", run.line);
+  s.gpus = run.gpus;
+  s.model.layers = run.layers;
+  s.model.hidden = run.hidden;
+  s.model.heads = run.heads;
+  s.model.ffn = 4 * run.hidden;
+  s.model.seq_len = run.seq_len;
+  s.model.vocab = assumptions.vocab;
+  s.model.vocab_divisor = assumptions.vocab_divisor;
+  s.model.dtype = DType::bf16;
+  s.training.global_batch = run.global_batch;
+  s.training.micro_batch = run.micro_batch;
+  s.parallel.tensor.size = run.tensor;
+  s.parallel.pipeline.size = run.pipeline;
+  s.parallel.pipeline.schedule = PipelineSchedule::one_f_one_b;
+  s.parallel.data.size = run.data;
+  s.parallel.data.overlap_grad_reduce = false;
+  s.parallel.recompute = Recompute::full;
+  return s;
+}
+
+bool run_held_out(std::size_t index, double fraction) {
+  const auto i = static_cast<double>(index);
+  return std::floor((i + 1.0) * fraction) > std::floor(i * fraction);
+}
+
+}  // namespace trainsim::inputs

@@ -1,0 +1,194 @@
+#include "reports/reproductions/comparison_sets.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "reports/reproductions/reproduction_content.hpp"
+
+namespace trainsim::reports {
+namespace {
+
+using enum SetStatistic;
+
+// Aims: issue 16's targets. Table 5's eight iteration times: mean |error| ≤ 3 %, max ≤ 5 %;
+// Table 4's ten figures: ≤ 5 % each; the pipelined rows (in Table 5's set, and the 530B × DP 8
+// note): ≤ 5 %; vTrain's held-out rows: median ≤ 5 %, p90 ≤ 12 % (the fitting rows the same);
+// every set's signed bias within ±2 %. Sets the issue names no target for keep their figures'
+// own aims as a max (Table 2's 1 %, the tensor-scheme ratios' 10 %, the bubbles' 5 %) and the
+// same ±2 % bias; the speedups and MFU/HFU of Table 5 (ratios of its times) take its 5 %.
+constexpr double kBiasAim = 0.02;
+
+// Tolerances (the regression guard the suite fails on): each set's statistic as measured at
+// commit f8ceeb8 on the nominal profiles plus a margin (half a point to a point, rounded up;
+// vTrain's a point or two), or the aim where today already meets it. Today's errors are far
+// from the aims, so most tolerances sit far above them: they stop a change from making a set
+// worse unnoticed. The physics work of issue 16 tightens them: lower a tolerance with the
+// change that brings its statistic down.
+std::vector<ComparisonSet> all_sets() {
+  return {
+      {set_names::kKorthikantiTable2,
+       "activation bytes per layer of the four models, 5 recomputation/SP rows each, against "
+       "Table 2's closed forms (exact today)",
+       {"korthikanti2022"},
+       {{max_abs, 0.01}, {abs_bias, kBiasAim}},
+       {{max_abs, 0.01}, {abs_bias, kBiasAim}}},
+      {set_names::kKorthikantiTable4,
+       "one 22B layer's forward and backward times, 5 rows (Table 4's 10 figures)",
+       {"korthikanti2022"},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kKorthikantiTable5Times,
+       "Table 5's 8 iteration times: 22B, 175B, 530B and 1T, full recomputation and SP + "
+       "selective",
+       {"korthikanti2022", "korthikanti2022-pipelines"},
+       {{mean_abs, 0.06}, {max_abs, 0.08}, {abs_bias, 0.06}},
+       {{mean_abs, 0.03}, {max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kKorthikantiDp8,
+       "the note under Table 5: 530B, SP + selective, with 8-way data parallelism on 2240 GPUs "
+       "(a pipelined row, not one of the table's 8 times)",
+       {"korthikanti2022-pipelines"},
+       {{max_abs, 0.075}, {abs_bias, 0.075}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kKorthikantiSpeedups,
+       "Table 5's gain of SP + selective over full recomputation, as a speedup, per model",
+       {"korthikanti2022", "korthikanti2022-pipelines"},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kKorthikantiUtilization,
+       "Table 5's MFU and HFU (SP + selective, the paper's FLOP counts) per model, and the "
+       "530B x DP 8 note's MFU",
+       {"korthikanti2022", "korthikanti2022-pipelines"},
+       {{max_abs, 0.09}, {abs_bias, 0.075}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kLamyBubbles,
+       "the first stage's bubble on a free network against §7.7's closed forms, both layouts",
+       {"lamy-poirier2021"},
+       {{max_abs, 0.18}, {abs_bias, 0.135}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
+      {set_names::kLamyShortestTime,
+       "the abstract's halving of the shortest training time, as our searches' ratio",
+       {"lamy-poirier2021"},
+       {{max_abs, 0.25}, {abs_bias, 0.25}},
+       {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
+      {set_names::kOptimus,
+       "the abstract's training and inference speedups and largest-batch ratio of 2D over 1D",
+       {"optimus2021"},
+       {{max_abs, 0.15}, {abs_bias, 0.11}},
+       {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
+      {set_names::kTesseract,
+       "strong-scaling speedups of 2.5D over 1D and over 2D",
+       {"tesseract2022"},
+       {{max_abs, 0.10}, {abs_bias, kBiasAim}},
+       {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
+      {set_names::kBian,
+       "(forward + backward) / batch speedups of 3D over 1D and over 2D",
+       {"bian2021-3d"},
+       {{max_abs, 0.17}, {abs_bias, 0.17}},
+       {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
+      {set_names::kVtrainFitting,
+       "vTrain's single-node A100 iteration times, the 1152 rows a fit may use (all but every "
+       "5th), on the nominal selene-a100-80gb",
+       {"vtrain2024"},
+       {{median_abs, 0.24}, {p90_abs, 0.57}, {abs_bias, 0.27}},
+       {{median_abs, 0.05}, {p90_abs, 0.12}, {abs_bias, kBiasAim}}},
+      {set_names::kVtrainHeldOut,
+       "vTrain's single-node A100 iteration times, the 288 held-out rows (every 5th: 0-based "
+       "rows 4, 9, 14, ...), on the nominal selene-a100-80gb",
+       {"vtrain2024"},
+       {{median_abs, 0.245}, {p90_abs, 0.58}, {abs_bias, 0.27}},
+       {{median_abs, 0.05}, {p90_abs, 0.12}, {abs_bias, kBiasAim}}},
+  };
+}
+
+bool lists(const ComparisonSet& set, const std::string& reproduction) {
+  return std::find(set.reproductions.begin(), set.reproductions.end(), reproduction) !=
+         set.reproductions.end();
+}
+
+}  // namespace
+
+const std::vector<ComparisonSet>& comparison_sets() {
+  static const std::vector<ComparisonSet> sets = all_sets();
+  return sets;
+}
+
+std::vector<SetResult> evaluate_sets(std::span<const ReproductionRun> runs,
+                                     const std::vector<ComparisonSet>& sets) {
+  std::map<std::string, std::vector<const Comparison*>> rows;
+  auto add = [&](const ReproductionRun& run, const Comparison& c) {
+    const auto set = std::find_if(sets.begin(), sets.end(),
+                                  [&](const ComparisonSet& s) { return s.name == c.set; });
+    if (set == sets.end()) {
+      throw std::logic_error(c.set.empty()
+                                 ? fmt::format("{}: '{}' belongs to no set", run.name, c.figure)
+                                 : fmt::format("{}: '{}' names set '{}', which is not declared",
+                                               run.name, c.figure, c.set));
+    }
+    if (!lists(*set, run.name)) {
+      throw std::logic_error(fmt::format("{}: '{}' is in set '{}', which does not list {}",
+                                         run.name, c.figure, c.set, run.name));
+    }
+    rows[c.set].push_back(&c);
+  };
+  for (const ReproductionRun& run : runs) {
+    for (const Comparison& c : run.report.comparisons)
+      add(run, c);
+    for (const Comparison& c : run.report.set_rows)
+      add(run, c);
+  }
+  std::vector<SetResult> results;
+  for (const ComparisonSet& set : sets) {
+    SetResult r{&set, {}, {}};
+    bool any_ran = false;
+    for (const std::string& name : set.reproductions) {
+      const bool ran = std::any_of(runs.begin(), runs.end(),
+                                   [&](const ReproductionRun& run) { return run.name == name; });
+      any_ran = any_ran || ran;
+      if (!ran) r.missing.push_back(name);
+    }
+    if (!any_ran) continue;
+    const std::vector<const Comparison*>& members = rows[set.name];
+    if (members.empty() && r.judged()) {
+      throw std::logic_error(fmt::format("set '{}' has no rows", set.name));
+    }
+    r.stats = set_stats(members);
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+nlohmann::ordered_json validation_json(std::span<const ReproductionRun> runs,
+                                       std::span<const SetResult> sets) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  ordered_json reproductions = ordered_json::array();
+  int failures = 0;
+  for (const ReproductionRun& run : runs) {
+    const ReproductionReport& r = run.report;
+    ordered_json one;
+    one["name"] = run.name;
+    one["comparisons"] = r.comparisons.size();
+    one["outside_tolerance"] = count_failures(r.comparisons);
+    one["explained_shortfalls"] =
+        std::count_if(r.comparisons.begin(), r.comparisons.end(),
+                      [](const Comparison& c) { return c.explained_shortfall(); });
+    one["set_rows"] = r.set_rows.size();
+    one["claims"] = r.claims.size();
+    one["claims_not_as_predicted"] = count_unexpected(r.claims);
+    reproductions.push_back(std::move(one));
+    failures += reproduction_failures(r);
+  }
+  j["reproductions"] = std::move(reproductions);
+  ordered_json list = ordered_json::array();
+  for (const SetResult& s : sets)
+    list.push_back(set_json(s));
+  j["sets"] = std::move(list);
+  j["failures"] = {{"comparisons_and_claims", failures}, {"sets", count_set_failures(sets)}};
+  return j;
+}
+
+}  // namespace trainsim::reports
