@@ -139,6 +139,27 @@ TEST_CASE("profiles: the optional calibrated fields load, and their absence leav
   CHECK(!plain.host.has_value());
 }
 
+TEST_CASE("profiles: the kernel classes' shares and the GEMM heuristic's fields load") {
+  const hw::HardwareProfile p = load_hardware_profile(data / "good-profile-kernels.yaml");
+  CHECK(p.gpu.kernel_efficiency.size() == 2);
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::layer_norm) == doctest::Approx(0.6));
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::softmax_backward) ==
+        doctest::Approx(0.4));
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::dropout) == doctest::Approx(0.8));
+  CHECK(p.gpu.gemm.candidate_tiles == std::vector<hw::GemmTile>{{128, 64}, {64, 64}});
+  CHECK(p.gpu.gemm.operand_bandwidth.gb_per_s() == doctest::Approx(3000));
+  CHECK(p.gpu.gemm.cta_overhead_k == 64.0);
+  CHECK(p.gpu.gemm.max_split_k == 8);
+  CHECK(p.provenance.contains("gpu.kernels.layer_norm"));
+  CHECK(p.provenance.contains("gpu.gemm.operand_bandwidth"));
+  // Absent, they leave the single-tile model and memory_efficiency for every class.
+  const hw::HardwareProfile plain = load_hardware_profile(data / "good-profile.yaml");
+  CHECK(plain.gpu.kernel_efficiency.empty());
+  CHECK(plain.gpu.gemm.candidate_tiles.empty());
+  CHECK(plain.gpu.gemm.cta_overhead_k == 0.0);
+  CHECK(plain.gpu.gemm.max_split_k == 1);
+}
+
 TEST_CASE("scenarios: every shipped scenario loads") {
   int count = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios")) {
