@@ -282,6 +282,10 @@ Tensor MetaBackend::attention_context(const Tensor& probs, const Tensor& qkv,
   Tensor ctx = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype(), name);
   gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), false, false),
        {{&probs, false}, {&qkv, false}, {&ctx, true}});
+  // Megatron's CoreAttention: the bmm writes [b·heads, s, d_h]; permute(2, 0, 1, 3)
+  // .contiguous() copies it to the [s, b, heads·d_h] layout the projection reads.
+  kernel(std::string(name) + ".permute", program::KernelClass::elementwise, bytes(ctx), bytes(ctx),
+         0.0, {{&ctx, true}});
   return ctx;
 }
 
@@ -289,6 +293,10 @@ Tensor MetaBackend::attention_context_backward(const Tensor& dctx, const Tensor&
                                                const Tensor& qkv, Tensor& dqkv,
                                                const AttentionShape& s, std::string_view name) {
   Tensor dprobs = make(probs.shape(), probs.dtype(), name);
+  // The permute's backward: autograd reshapes the [s, b, heads·d_h] gradient back to
+  // [b·heads, s, d_h], a copy, before the bmm's backward.
+  kernel(std::string(name) + ".permute", program::KernelClass::elementwise, bytes(dctx),
+         bytes(dctx), 0.0, {{&dctx, false}});
   // dP = dO·Vᵀ, then dV = Pᵀ·dO.
   gemm(name, attention_gemm(s, s.seq_len, s.seq_len, s.head_dim, qkv.dtype(), false, true),
        {{&dctx, false}, {&qkv, false}, {&dprobs, true}});
@@ -304,6 +312,10 @@ void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor&
        {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
   gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), true, false),
        {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
+  // The backward of split_tensor_along_last_dim: autograd concatenates dQ, dK and dV (each
+  // [b·heads, s, d_h]) into the [s, b, heads·3·d_h] gradient of the QKV output, a copy.
+  kernel(std::string(name) + ".concat", program::KernelClass::elementwise, bytes(dqkv), bytes(dqkv),
+         0.0, {{&dqkv, true}});
 }
 
 LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
