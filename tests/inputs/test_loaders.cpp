@@ -158,6 +158,17 @@ TEST_CASE("profiles: the kernel classes' shares and the GEMM heuristic's fields 
   CHECK(plain.gpu.gemm.candidate_tiles.empty());
   CHECK(plain.gpu.gemm.cta_overhead_k == 0.0);
   CHECK(plain.gpu.gemm.max_split_k == 1);
+  // Every shipped profile has them, each figure with its source.
+  for (const std::string name : {"selene-a100-80gb", "hgx-a100-4gpu", "dgx-h100", "dgx-h200",
+                                 "dgx1-v100", "longhorn-v100", "frontera-rtx5000"}) {
+    CAPTURE(name);
+    const hw::HardwareProfile s = load_hardware_profile(root / "hwprofiles" / (name + ".yaml"));
+    CHECK(!s.gpu.kernel_efficiency.empty());
+    CHECK(s.gpu.gemm.candidate_tiles.size() == 8);
+    CHECK(s.gpu.gemm.max_split_k > 1);
+    for (const auto& [kernel_class, share] : s.gpu.kernel_efficiency)
+      CHECK(s.provenance.contains("gpu.kernels." + std::string(program::to_string(kernel_class))));
+  }
 }
 
 TEST_CASE("scenarios: every shipped scenario loads") {
