@@ -1,8 +1,10 @@
 #pragma once
-// GEMM max_efficiency and CTA tile through the simulator's own GEMM model (sim::estimate_gemm:
-// peak x max_efficiency x tile and wave quantization, floored by HBM traffic, plus the kernel
-// launch): for each candidate cuBLAS tile, the max_efficiency that minimises the squared
-// relative error; the tile with the smallest error wins.
+// GEMM figures through the simulator's own GEMM model (sim::estimate_gemm), minimising the
+// squared relative error of the gemm rows. A base profile with candidate tiles (cuBLAS's
+// heuristic) gets each dtype's max_efficiency, gpu.gemm.operand_bandwidth and
+// gpu.gemm.cta_overhead_k (the tiles and max_split_k are the library's and stay the base's);
+// one without gets max_efficiency and the one CTA tile: for each candidate cuBLAS tile, the
+// max_efficiency that minimises the error, the tile with the smallest error winning.
 
 #include <array>
 #include <cstdint>
@@ -15,15 +17,17 @@
 
 namespace trainsim::calibrate {
 
-/// Tiles cuBLAS picks among for large bf16/fp16 GEMMs on A100/H100 (CUTLASS's default
-/// threadblock shapes); the base profile's tile is tried first, so it wins ties.
+/// The single tile's candidates (profiles without candidate tiles): tiles cuBLAS picks among for
+/// large bf16/fp16 GEMMs on A100/H100 (CUTLASS's default threadblock shapes); the base
+/// profile's tile is tried first, so it wins ties.
 inline constexpr std::array<std::pair<std::int64_t, std::int64_t>, 6> kCandidateTiles{
     {{256, 128}, {128, 256}, {128, 128}, {256, 64}, {64, 256}, {128, 64}}};
 
-/// Fits gpu.gemm.max_efficiency and gpu.gemm.tile into `profile` from gemm rows. With rows of
-/// more than one dtype, each dtype gets its own max_efficiency (gpu.gemm.max_efficiency_by_dtype)
-/// and the tile minimises their summed error; the scalar is then the best single figure over
-/// all rows, for dtypes not measured. Call after fit_memory: the model's HBM floor and launch
+/// Fits the GEMM model's free figures into `profile` from gemm rows (the header above). With
+/// rows of more than one dtype, each dtype gets its own max_efficiency
+/// (gpu.gemm.max_efficiency_by_dtype) and the shared figures (tile, or operand bandwidth and
+/// overhead) minimise their summed error; the scalar is then the best single figure over all
+/// rows, for dtypes not measured. Call after fit_memory: the model's HBM floor and launch
 /// overhead use the profile's figures. Throws Infeasible with fewer than two fitting rows of
 /// any dtype.
 FitSummary fit_gemm(const std::vector<const RawMeasurement*>& rows, hw::HardwareProfile& profile);

@@ -134,9 +134,85 @@ hw::EfficiencyCurve read_curve(const YamlValue& value, Dimension size_dimension)
   return hw::EfficiencyCurve(std::move(sorted));
 }
 
+/// gpu.kernels: {kernel class: fraction of HBM peak}, one provenance entry per class.
+std::map<program::KernelClass, double> read_kernel_efficiency(const YamlValue& value,
+                                                              FieldRecorder& rec) {
+  const YamlMap map = value.as_open_map();
+  if (map.entries().empty()) {
+    value.fail("expected at least one {kernel class: fraction of HBM peak} entry");
+  }
+  std::vector<std::string_view> names;
+  for (int c = 0; c < program::kKernelClassCount; ++c)
+    names.push_back(program::to_string(static_cast<program::KernelClass>(c)));
+  std::map<program::KernelClass, double> out;
+  for (const YamlMap::Entry& entry : map.entries()) {
+    const auto kernel_class = static_cast<program::KernelClass>(entry.key.as_choice(names));
+    if (!out.emplace(kernel_class, rec.numeric(entry.value).as_fraction()).second)
+      entry.key.fail(fmt::format("duplicate kernel class \"{}\"", entry.key.text()));
+  }
+  return out;
+}
+
+/// A CTA tile [m, n]: positive, at most 1024 (a CTA holds its tile of C in registers).
+hw::GemmTile read_tile(const YamlValue& value) {
+  const std::vector<YamlValue> dims = value.as_sequence();
+  if (dims.size() != 2)
+    value.fail(fmt::format("expected [tile_m, tile_n], got {} values", dims.size()));
+  return {dims[0].as_int_in(1, 1024), dims[1].as_int_in(1, 1024)};
+}
+
+/// The optional fields of cuBLAS's heuristic (candidate tiles, operand bandwidth, per-CTA
+/// overhead, split-K). They come together: candidate_tiles needs operand_bandwidth and
+/// the base tile among the candidates; the other two mean nothing without candidates.
+void read_gemm_heuristic(const YamlMap& gemm, const YamlValue& tile_value, hw::GemmModel& model,
+                         FieldRecorder& rec) {
+  const auto candidates = gemm.find("candidate_tiles");
+  if (!candidates) {
+    for (const char* key : {"operand_bandwidth", "cta_overhead_k", "max_split_k"}) {
+      if (auto v = gemm.find(key)) {
+        v->fail(
+            fmt::format("{} applies only with candidate_tiles (the tiles cuBLAS chooses "
+                        "among); add gpu.gemm.candidate_tiles or remove {}",
+                        key, key));
+      }
+    }
+    return;
+  }
+  const std::vector<YamlValue> tiles = rec.numeric(*candidates).as_sequence();
+  if (tiles.empty()) candidates->fail("expected at least one [tile_m, tile_n] tile");
+  for (const YamlValue& t : tiles) {
+    const hw::GemmTile tile = read_tile(t);
+    if (std::find(model.candidate_tiles.begin(), model.candidate_tiles.end(), tile) !=
+        model.candidate_tiles.end()) {
+      t.fail(fmt::format("duplicate tile [{}, {}]", tile.m, tile.n));
+    }
+    model.candidate_tiles.push_back(tile);
+  }
+  const hw::GemmTile base{model.tile_m, model.tile_n};
+  if (std::find(model.candidate_tiles.begin(), model.candidate_tiles.end(), base) ==
+      model.candidate_tiles.end()) {
+    tile_value.fail(
+        fmt::format("tile [{}, {}] (the tile max_efficiency was measured with) is not among "
+                    "candidate_tiles; list it there",
+                    base.m, base.n));
+  }
+  const auto bandwidth = gemm.find("operand_bandwidth");
+  if (!bandwidth) {
+    candidates->fail(
+        "candidate_tiles needs gpu.gemm.operand_bandwidth (the L2 bandwidth feeding the "
+        "tiles' operands): without it every tile would reach max_efficiency and the smallest "
+        "would always win");
+  }
+  model.operand_bandwidth = bandwidth_in_range(rec.numeric(*bandwidth));
+  if (auto overhead = gemm.find("cta_overhead_k"))
+    model.cta_overhead_k = rec.numeric(*overhead).as_double_in(0.0, 65536.0);
+  if (auto split = gemm.find("max_split_k"))
+    model.max_split_k = rec.numeric(*split).as_int_in(1, 256);
+}
+
 hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   const YamlMap gpu = value.as_map({"model", "peak", "sm_count", "memory", "memory_bandwidth",
-                                    "memory_efficiency", "kernel_launch", "gemm"});
+                                    "memory_efficiency", "kernels", "kernel_launch", "gemm"});
   hw::GpuSpec spec;
   spec.model = rec.descriptive(gpu.required("model")).as_string();
   const YamlMap peak = gpu.required("peak").as_open_map();
@@ -154,10 +230,13 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   if (spec.memory_bandwidth <= Bandwidth{})
     gpu.required("memory_bandwidth").fail("expected a positive bandwidth");
   spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
+  if (auto kernels = gpu.find("kernels"))
+    spec.kernel_efficiency = read_kernel_efficiency(*kernels, rec);
   spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 
   const YamlMap gemm = gpu.required("gemm").as_map(
-      {"max_efficiency", "max_efficiency_by_dtype", "tile", "ctas_per_sm", "size_efficiency"});
+      {"max_efficiency", "max_efficiency_by_dtype", "tile", "ctas_per_sm", "size_efficiency",
+       "candidate_tiles", "operand_bandwidth", "cta_overhead_k", "max_split_k"});
   spec.gemm.max_efficiency = rec.numeric(gemm.required("max_efficiency")).as_fraction();
   if (auto by_dtype = gemm.find("max_efficiency_by_dtype")) {
     const YamlMap map = rec.numeric(*by_dtype).as_open_map();
@@ -185,6 +264,7 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   if (auto curve = gemm.find("size_efficiency")) {
     spec.gemm.size_efficiency = read_curve(rec.numeric(*curve), Dimension::flops);
   }
+  read_gemm_heuristic(gemm, tile_value, spec.gemm, rec);
   return spec;
 }
 

@@ -282,6 +282,10 @@ Tensor MetaBackend::attention_context(const Tensor& probs, const Tensor& qkv,
   Tensor ctx = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype(), name);
   gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), false, false),
        {{&probs, false}, {&qkv, false}, {&ctx, true}});
+  // Megatron's CoreAttention: the bmm writes [b·heads, s, d_h]; permute(2, 0, 1, 3)
+  // .contiguous() copies it to the [s, b, heads·d_h] layout the projection reads.
+  kernel(std::string(name) + ".permute", program::KernelClass::elementwise, bytes(ctx), bytes(ctx),
+         0.0, {{&ctx, true}});
   return ctx;
 }
 
@@ -289,6 +293,10 @@ Tensor MetaBackend::attention_context_backward(const Tensor& dctx, const Tensor&
                                                const Tensor& qkv, Tensor& dqkv,
                                                const AttentionShape& s, std::string_view name) {
   Tensor dprobs = make(probs.shape(), probs.dtype(), name);
+  // The permute's backward: autograd reshapes the [s, b, heads·d_h] gradient back to
+  // [b·heads, s, d_h], a copy, before the bmm's backward.
+  kernel(std::string(name) + ".permute", program::KernelClass::elementwise, bytes(dctx),
+         bytes(dctx), 0.0, {{&dctx, false}});
   // dP = dO·Vᵀ, then dV = Pᵀ·dO.
   gemm(name, attention_gemm(s, s.seq_len, s.seq_len, s.head_dim, qkv.dtype(), false, true),
        {{&dctx, false}, {&qkv, false}, {&dprobs, true}});
@@ -304,6 +312,10 @@ void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor&
        {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
   gemm(name, attention_gemm(s, s.seq_len, s.head_dim, s.seq_len, qkv.dtype(), true, false),
        {{&dscores, false}, {&qkv, false}, {&dqkv, true}});
+  // The backward of split_tensor_along_last_dim: autograd concatenates dQ, dK and dV (each
+  // [b·heads, s, d_h]) into the [s, b, heads·3·d_h] gradient of the QKV output, a copy.
+  kernel(std::string(name) + ".concat", program::KernelClass::elementwise, bytes(dqkv), bytes(dqkv),
+         0.0, {{&dqkv, true}});
 }
 
 LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
@@ -321,19 +333,20 @@ Tensor MetaBackend::layer_norm_backward(const Tensor& dy, const Tensor& x, const
                                         const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                         std::string_view name) {
   Tensor dx = make(x.shape(), x.dtype(), name);
-  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, dx, 12.0, name);
+  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, dx, 12.0,
+                             program::KernelClass::layer_norm_backward, name);
   return dx;
 }
 
 void MetaBackend::layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                              const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                              const Tensor& out, double flops_per_element,
+                                             program::KernelClass kernel_class,
                                              std::string_view name) {
   // Reads dy, x, gamma and the saved statistics, accumulates into dgamma and dbeta, writes out.
   const Bytes grads = bytes(dgamma) + bytes(dbeta);
-  kernel(name, program::KernelClass::layer_norm_backward,
-         bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads, bytes(out) + grads,
-         flops_per_element * elements(x),
+  kernel(name, kernel_class, bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + grads,
+         bytes(out) + grads, flops_per_element * elements(x),
          {{&dy, false},
           {&x, false},
           {&gamma, false},
@@ -344,8 +357,10 @@ void MetaBackend::layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, 
 }
 
 Tensor MetaBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t, std::string_view name) {
+  // The split LayerNorm (2D/2.5D/3D) is ColossalAI's: PyTorch reductions and element-wise
+  // passes around its all-reduces, not a fused LayerNorm kernel.
   Tensor mean = make({1, x.shape().rows, 1}, DType::fp32, name);
-  kernel(name, program::KernelClass::layer_norm, bytes(x), bytes(mean), elements(x),
+  kernel(name, program::KernelClass::reduction, bytes(x), bytes(mean), elements(x),
          {{&x, false}, {&mean, true}});
   return mean;
 }
@@ -353,7 +368,7 @@ Tensor MetaBackend::layer_norm_partial_mean(const Tensor& x, std::int64_t, std::
 Tensor MetaBackend::layer_norm_partial_variance(const Tensor& x, const Tensor& mean, std::int64_t,
                                                 std::string_view name) {
   Tensor var = make(mean.shape(), DType::fp32, name);
-  kernel(name, program::KernelClass::layer_norm, bytes(x) + bytes(mean), bytes(var),
+  kernel(name, program::KernelClass::reduction, bytes(x) + bytes(mean), bytes(var),
          3.0 * elements(x), {{&x, false}, {&mean, false}, {&var, true}});
   return var;
 }
@@ -364,7 +379,7 @@ LayerNormResult MetaBackend::layer_norm_apply(const Tensor& x, const Tensor& gam
   LayerNormResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.stats = make({1, x.shape().rows, 2}, DType::fp32, name);
-  kernel(name, program::KernelClass::layer_norm,
+  kernel(name, program::KernelClass::elementwise,
          bytes(x) + bytes(gamma) + bytes(beta) + bytes(mean) + bytes(var),
          bytes(r.y) + bytes(r.stats), 4.0 * elements(x),
          {{&x, false},
@@ -382,7 +397,8 @@ Tensor MetaBackend::layer_norm_backward_partial(const Tensor& dy, const Tensor& 
                                                 Tensor& dgamma, Tensor& dbeta, std::int64_t,
                                                 std::string_view name) {
   Tensor sums = make({1, x.shape().rows, 2}, DType::fp32, name);
-  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, sums, 8.0, name);
+  layer_norm_backward_kernel(dy, x, gamma, stats, dgamma, dbeta, sums, 8.0,
+                             program::KernelClass::reduction, name);
   return sums;
 }
 
@@ -391,7 +407,7 @@ Tensor MetaBackend::layer_norm_backward_apply(const Tensor& dy, const Tensor& x,
                                               const Tensor& sums, std::string_view name) {
   Tensor dx = make(x.shape(), x.dtype(), name);
   kernel(
-      name, program::KernelClass::layer_norm_backward,
+      name, program::KernelClass::elementwise,
       bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + bytes(sums), bytes(dx),
       6.0 * elements(x),
       {{&dy, false}, {&x, false}, {&gamma, false}, {&stats, false}, {&sums, false}, {&dx, true}});
@@ -417,10 +433,13 @@ Tensor MetaBackend::bias_gelu(const Tensor& x, const Tensor& bias, std::string_v
 
 Tensor MetaBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias,
                                        Tensor& dbias, std::string_view name) {
+  // Megatron's GeLUFunction.backward returns the fused kernel's dx as the bias gradient too,
+  // and autograd sums it over the tokens: a second kernel reading dx again.
   Tensor dx = make(x.shape(), x.dtype(), name);
-  kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(x) + bytes(bias) + bytes(dbias),
-         bytes(dx) + bytes(dbias), 16.0 * elements(x),
-         {{&dy, false}, {&x, false}, {&bias, false}, {&dbias, true}, {&dx, true}});
+  kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(x) + bytes(bias), bytes(dx),
+         16.0 * elements(x), {{&dy, false}, {&x, false}, {&bias, false}, {&dx, true}});
+  kernel(std::string(name) + ".bias", program::KernelClass::reduction, bytes(dx) + bytes(dbias),
+         bytes(dbias), elements(x), {{&dx, false}, {&dbias, true}});
   return dx;
 }
 
@@ -439,28 +458,42 @@ Tensor MetaBackend::dropout_backward(const Tensor& dy, const Tensor& mask, doubl
                                      std::string_view name) {
   Tensor dx = make(dy.shape(), dy.dtype(), name);
   if (dbias != nullptr) {
-    kernel(name, program::KernelClass::dropout, bytes(dy) + bytes(mask) + bytes(*dbias),
+    // A masked scale (the mask is saved: no random numbers), with the bias gradient's sum
+    // over tokens in the same fused (TorchScript) kernel.
+    kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(mask) + bytes(*dbias),
            bytes(dx) + bytes(*dbias), 3.0 * elements(dy),
            {{&dy, false}, {&mask, false}, {dbias, true}, {&dx, true}});
   } else {
-    kernel(name, program::KernelClass::dropout, bytes(dy) + bytes(mask), bytes(dx),
+    kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(mask), bytes(dx),
            2.0 * elements(dy), {{&dy, false}, {&mask, false}, {&dx, true}});
   }
   return dx;
 }
 
+namespace {
+// What Megatron's causal fused softmax (scaled_upper_triang_masked_softmax) reads of an
+// [b·heads, s, s] operand: row i loads only its keys 0..i, (s + 1) / 2s of the rows' bytes
+// (it writes whole rows: zeros above the diagonal).
+Bytes causal_rows(const Tensor& t) {
+  const std::int64_t s = t.shape().cols;
+  return Bytes::of(t.bytes().count() / (2 * s) * (s + 1));
+}
+}  // namespace
+
 Tensor MetaBackend::softmax(const Tensor& scores, std::string_view name) {
   Tensor probs = make(scores.shape(), scores.dtype(), name);
-  kernel(name, program::KernelClass::softmax, bytes(scores), bytes(probs), 5.0 * elements(scores),
-         {{&scores, false}, {&probs, true}});
+  kernel(name, program::KernelClass::softmax, causal_rows(scores), bytes(probs),
+         5.0 * elements(scores), {{&scores, false}, {&probs, true}});
   return probs;
 }
 
 Tensor MetaBackend::softmax_backward(const Tensor& dprobs, const Tensor& probs,
                                      std::string_view name) {
+  // Reads the output and its gradient up to the diagonal, writes whole rows of dx.
   Tensor dscores = make(probs.shape(), probs.dtype(), name);
-  kernel(name, program::KernelClass::softmax_backward, bytes(dprobs) + bytes(probs), bytes(dscores),
-         4.0 * elements(probs), {{&dprobs, false}, {&probs, false}, {&dscores, true}});
+  kernel(name, program::KernelClass::softmax_backward, causal_rows(dprobs) + causal_rows(probs),
+         bytes(dscores), 4.0 * elements(probs),
+         {{&dprobs, false}, {&probs, false}, {&dscores, true}});
   return dscores;
 }
 
@@ -494,10 +527,18 @@ void MetaBackend::add_position_embedding(Tensor& x, const Tensor& table, std::in
 
 void MetaBackend::embedding_backward(const Tensor& dy, const Tensor& tokens, std::int64_t,
                                      Tensor& dtable, std::string_view name) {
-  // Dense fp32 gradient of this vocabulary shard, scatter-added from the token rows.
-  const Bytes touched = fp32_bytes(dy.numel());
-  kernel(name, program::KernelClass::embedding_backward, bytes(dy) + bytes(tokens) + touched,
-         touched, elements(dy), {{&dy, false}, {&tokens, false}, {&dtable, true}});
+  // As Megatron runs it: F.embedding's backward makes a dense gradient of this vocabulary
+  // shard in the model dtype (zeroed, then the token rows scatter-added), and the gradient
+  // hook adds it into the fp32 main gradient (main_grad.add_(grad)), every micro batch.
+  const std::int64_t table = dtable.numel();
+  const Bytes dense = Bytes::of(table * dy.element_bytes());
+  const Bytes touched = Bytes::of(dy.numel() * dy.element_bytes());
+  const std::string n(name);
+  kernel(n + ".zero", program::KernelClass::memset, Bytes::zero(), dense, 0.0, {{&dtable, true}});
+  kernel(n, program::KernelClass::embedding_backward, bytes(dy) + bytes(tokens) + touched, touched,
+         elements(dy), {{&dy, false}, {&tokens, false}, {&dtable, true}});
+  kernel(n + ".accumulate", program::KernelClass::elementwise, dense + bytes(dtable), bytes(dtable),
+         static_cast<double>(table), {{&dtable, true}});
 }
 
 void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, std::int64_t,
@@ -526,13 +567,18 @@ CrossEntropyStats MetaBackend::cross_entropy_stats(Tensor& logits, const Tensor&
   CrossEntropyStats r;
   r.target_logit = make(max.shape(), DType::fp32, name);
   r.sum_exp = make(max.shape(), DType::fp32, name);
-  kernel(name, program::KernelClass::cross_entropy, bytes(logits) + bytes(max) + bytes(labels),
-         bytes(logits) + bytes(r.target_logit) + bytes(r.sum_exp), 3.0 * elements(logits),
-         {{&max, false},
-          {&labels, false},
-          {&logits, true},
-          {&r.target_logit, true},
-          {&r.sum_exp, true}});
+  // Megatron's vocabulary-parallel cross entropy is unfused PyTorch: logits.sub_(max) (with
+  // the target logits gathered), torch.exp(logits, out=logits), exp_logits.sum(-1); each a
+  // pass over the fp32 logits.
+  const std::string n(name);
+  kernel(n + ".subtract_max", program::KernelClass::cross_entropy,
+         bytes(logits) + bytes(max) + bytes(labels), bytes(logits) + bytes(r.target_logit),
+         elements(logits),
+         {{&max, false}, {&labels, false}, {&logits, true}, {&r.target_logit, true}});
+  kernel(n + ".exp", program::KernelClass::cross_entropy, bytes(logits), bytes(logits),
+         elements(logits), {{&logits, true}});
+  kernel(n + ".sum", program::KernelClass::cross_entropy, bytes(logits), bytes(r.sum_exp),
+         elements(logits), {{&logits, false}, {&r.sum_exp, true}});
   return r;
 }
 

@@ -167,12 +167,13 @@ class MetaBackend final : public Backend {
                          std::string_view name);
   program::OpIndex kernel(std::string_view name, program::KernelClass kernel_class, Bytes read,
                           Bytes written, double flops, std::initializer_list<Access> accesses);
-  /// The LayerNorm backward kernel, whole or its grid-partial first pass: they differ only
-  /// in what they write (`out`) and their FLOPs per element.
+  /// The LayerNorm backward kernel, whole (a fused LayerNorm kernel) or its grid-partial
+  /// first pass (a reduction over the row): they differ in what they write (`out`), their
+  /// FLOPs per element and their class.
   void layer_norm_backward_kernel(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                   const Tensor& stats, Tensor& dgamma, Tensor& dbeta,
                                   const Tensor& out, double flops_per_element,
-                                  std::string_view name);
+                                  program::KernelClass kernel_class, std::string_view name);
   program::OpIndex gemm(std::string_view name, program::Gemm g,
                         std::initializer_list<Access> accesses);
   /// Records a collective over the tensors (all written) of `size` bytes.

@@ -78,9 +78,11 @@ enum class CollectiveKind : std::uint8_t {
 /// shares of peak (fidelity-data.md §2.1).
 enum class KernelClass : std::uint8_t {
   elementwise,          ///< bias, GeLU, residual adds, accumulation, casts: one streaming pass
-  dropout,              ///< dropout and bias-dropout-add (random numbers and a byte mask)
-  layer_norm,           ///< LayerNorm forward (row statistics, then normalise)
-  layer_norm_backward,  ///< LayerNorm backward (dx and the dgamma/dbeta reductions)
+  dropout,              ///< dropout and bias-dropout-add forward (random numbers, a byte mask);
+                        ///< their backward is a masked scale: elementwise
+  layer_norm,           ///< a fused LayerNorm forward kernel (row statistics, then normalise);
+                        ///< the split LayerNorm of 2D/2.5D/3D is reductions and elementwise
+  layer_norm_backward,  ///< a fused LayerNorm backward (dx and the dgamma/dbeta reductions)
   softmax,              ///< the attention's scale-mask-softmax forward
   softmax_backward,     ///< its backward
   reduction,            ///< column sums (bias gradients), row maxima and other reductions

@@ -31,6 +31,11 @@ double GemmModel::max_efficiency_for(DType dtype) const {
   return it == max_efficiency_by_dtype.end() ? max_efficiency : it->second;
 }
 
+double GpuSpec::memory_efficiency_for(program::KernelClass kernel_class) const {
+  const auto it = kernel_efficiency.find(kernel_class);
+  return it == kernel_efficiency.end() ? memory_efficiency : it->second;
+}
+
 const EfficiencyCurve& CollectiveSpec::efficiency_curve(bool inter_node,
                                                         std::int64_t group_size) const {
   const auto& by_size =

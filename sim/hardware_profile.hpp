@@ -40,7 +40,18 @@ class EfficiencyCurve {
   std::vector<Point> points_;
 };
 
+/// A CTA tile: the m x n block of C one thread block computes (fidelity-data.md §3.1).
+struct GemmTile {
+  std::int64_t m = 128;
+  std::int64_t n = 128;
+  friend bool operator==(const GemmTile&, const GemmTile&) = default;
+};
+
 /// GEMM time = FLOPs / (peak · efficiency), floored by HBM traffic (parallelism-reference §12).
+/// Without candidate tiles: one CTA tile for every shape (tile and wave quantization over it).
+/// With them, cuBLAS's heuristic is modelled (sim/compute_model.hpp): per shape the fastest
+/// of the candidate tiles, each split k ways or not, each tile's rate capped by the L2
+/// bandwidth that feeds its operands, and every CTA paying a prologue/epilogue.
 struct GemmModel {
   double max_efficiency = 0.8;  ///< fraction of peak that large, well-shaped GEMMs reach
   /// Per-dtype figures replacing max_efficiency for their dtype (cuBLAS reaches different
@@ -50,6 +61,19 @@ struct GemmModel {
   std::int64_t tile_n = 128;
   std::int64_t ctas_per_sm = 1;
   EfficiencyCurve size_efficiency;  ///< extra ramp for small GEMMs, x = FLOPs of one GEMM
+  /// The tiles cuBLAS chooses among (tile_m x tile_n is one of them: the tile max_efficiency
+  /// was measured with). Empty: the single tile above, as before these fields existed.
+  std::vector<GemmTile> candidate_tiles;
+  /// All SMs together: the bandwidth at which L2 feeds the CTA tiles' A and B operands. A
+  /// tile of m x n moves (m + n)·k elements for 2·m·n·k FLOPs, so its rate is at most this
+  /// bandwidth x 2mn / ((m + n)·element bytes): smaller tiles reuse each load less.
+  /// Set whenever candidate_tiles is.
+  Bandwidth operand_bandwidth;
+  /// Each CTA's prologue (filling the operand pipeline) and epilogue (writing its tile of C)
+  /// in units of k: a CTA over depth k takes as long as k + cta_overhead_k steps.
+  double cta_overhead_k = 0.0;
+  /// The largest split-K factor (1: no split-K); with candidate_tiles only.
+  std::int64_t max_split_k = 1;
 
   /// max_efficiency_by_dtype's figure for `dtype`, else max_efficiency.
   double max_efficiency_for(DType dtype) const;
@@ -62,8 +86,15 @@ struct GpuSpec {
   Bytes memory;                    ///< HBM capacity
   Bandwidth memory_bandwidth;      ///< HBM peak
   double memory_efficiency = 0.8;  ///< fraction of peak reached by streaming kernels
-  Time kernel_launch;              ///< per-kernel overhead on the stream
+  /// Per kernel class (program::KernelClass), the fraction of peak its kernels reach; classes
+  /// not listed use memory_efficiency (fidelity-data.md §2.1: a fused LayerNorm and a plain
+  /// copy reach different shares of HBM bandwidth).
+  std::map<program::KernelClass, double> kernel_efficiency;
+  Time kernel_launch;  ///< per-kernel overhead on the stream
   GemmModel gemm;
+
+  /// kernel_efficiency's figure for `kernel_class`, else memory_efficiency.
+  double memory_efficiency_for(program::KernelClass kernel_class) const;
 };
 
 enum class FabricKind : std::uint8_t { nvswitch, pcie };

@@ -267,6 +267,7 @@ struct Indexer {
     rs.slots.resize(static_cast<std::size_t>(n));
     if (hw.host) rs.host_cost.resize(static_cast<std::size_t>(n), HostCost::none);
     LiveBuffers live_buffers(static_cast<std::size_t>(n));
+    GemmTimes gemm_times(hw);
     rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     for (std::int32_t i = 0; i < n; ++i) {
       const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
@@ -289,7 +290,7 @@ struct Indexer {
       }
       std::visit(
           [&](const auto& payload) {
-            index_payload(r, i, payload, info, issued, live_buffers, shared);
+            index_payload(r, i, op, payload, info, issued, live_buffers, gemm_times, shared);
           },
           op.payload);
       if ((info.kind == OpKind::host_sync) != (op.stream == program::Stream::host)) {
@@ -340,17 +341,17 @@ struct Indexer {
   }
 
   template <class Payload>
-  void index_payload(std::int32_t r, OpIndex i, const Payload& payload, OpInfo& info,
-                     std::vector<std::int32_t>& issued, LiveBuffers& live_buffers,
-                     RankShared& shared) {
+  void index_payload(std::int32_t r, OpIndex i, const program::Op& op, const Payload& payload,
+                     OpInfo& info, std::vector<std::int32_t>& issued, LiveBuffers& live_buffers,
+                     GemmTimes& gemm_times, RankShared& shared) {
     const Rank rank = program.ranks[static_cast<std::size_t>(r)].rank;
     if constexpr (std::is_same_v<Payload, program::Gemm>) {
       info.kind = OpKind::compute;
-      info.value = estimate_gemm(payload, hw).time.ps();
+      info.value = gemm_times(payload).ps();
       note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Kernel>) {
       info.kind = OpKind::compute;
-      info.value = kernel_time(payload, hw).ps();
+      info.value = kernel_time(payload, hw, op.kernel_class).ps();
       note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Alloc>) {
       info.kind = OpKind::alloc;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <numeric>
+#include <optional>
 #include <vector>
 
 #include "models/program.hpp"
@@ -61,9 +62,16 @@ hw::HardwareProfile synthetic_truth(const hw::HardwareProfile& base) {
   hw::HardwareProfile t = base;
   t.gpu.memory_efficiency = 0.91;
   t.gpu.kernel_launch = Time::from_us(2.7);
+  t.gpu.kernel_efficiency[program::KernelClass::elementwise] = 0.74;
   t.gpu.gemm.max_efficiency = 0.78;
-  t.gpu.gemm.tile_m = 128;
-  t.gpu.gemm.tile_n = 256;
+  if (base.gpu.gemm.candidate_tiles.empty()) {
+    t.gpu.gemm.tile_m = 128;
+    t.gpu.gemm.tile_n = 256;
+  } else {
+    // cuBLAS's heuristic: small tiles fed more slowly, a larger per-CTA overhead.
+    t.gpu.gemm.operand_bandwidth = base.gpu.gemm.operand_bandwidth * 0.7;
+    t.gpu.gemm.cta_overhead_k = base.gpu.gemm.cta_overhead_k * 1.5 + 16.0;
+  }
   t.collectives.base_latency = Time::from_us(11.0);
   t.gpu.gemm.max_efficiency_by_dtype[DType::tf32] = 0.66;
   t.collectives.inter_node_efficiency = scaled(base.collectives.inter_node_efficiency, 0.9);
@@ -89,7 +97,10 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
     for (const auto& [name, factor] : {std::pair{"memcpy", 2}, std::pair{"elementwise", 3}}) {
       program::Kernel k;
       k.read = Bytes::of(bytes * factor);
-      w.row(name, ",,,,", std::to_string(bytes), "", "", sim::kernel_time(k, truth),
+      // The element-wise kernels at their class's share, a copy at memory_efficiency.
+      const auto kernel_class =
+          factor == 3 ? std::optional(program::KernelClass::elementwise) : std::nullopt;
+      w.row(name, ",,,,", std::to_string(bytes), "", "", sim::kernel_time(k, truth, kernel_class),
             std::to_string(bytes * factor));
     }
   }
@@ -98,7 +109,7 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
   const std::vector<std::int64_t> dims{384, 1152, 2176, 4224, 6272, 8192};
   for (const std::int64_t m : dims) {
     for (const std::int64_t n : dims) {
-      for (const std::int64_t k : {1024, 8192}) {
+      for (const std::int64_t k : {256, 1024, 8192}) {
         const program::Gemm g = program::Gemm::of(m, n, k, 1);
         w.row("gemm", gemm_cells(g), "", "", "", sim::estimate_gemm(g, truth).time, "");
       }

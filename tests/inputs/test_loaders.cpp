@@ -139,6 +139,38 @@ TEST_CASE("profiles: the optional calibrated fields load, and their absence leav
   CHECK(!plain.host.has_value());
 }
 
+TEST_CASE("profiles: the kernel classes' shares and the GEMM heuristic's fields load") {
+  const hw::HardwareProfile p = load_hardware_profile(data / "good-profile-kernels.yaml");
+  CHECK(p.gpu.kernel_efficiency.size() == 2);
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::layer_norm) == doctest::Approx(0.6));
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::softmax_backward) ==
+        doctest::Approx(0.4));
+  CHECK(p.gpu.memory_efficiency_for(program::KernelClass::dropout) == doctest::Approx(0.8));
+  CHECK(p.gpu.gemm.candidate_tiles == std::vector<hw::GemmTile>{{128, 64}, {64, 64}});
+  CHECK(p.gpu.gemm.operand_bandwidth.gb_per_s() == doctest::Approx(3000));
+  CHECK(p.gpu.gemm.cta_overhead_k == 64.0);
+  CHECK(p.gpu.gemm.max_split_k == 8);
+  CHECK(p.provenance.contains("gpu.kernels.layer_norm"));
+  CHECK(p.provenance.contains("gpu.gemm.operand_bandwidth"));
+  // Absent, they leave the single-tile model and memory_efficiency for every class.
+  const hw::HardwareProfile plain = load_hardware_profile(data / "good-profile.yaml");
+  CHECK(plain.gpu.kernel_efficiency.empty());
+  CHECK(plain.gpu.gemm.candidate_tiles.empty());
+  CHECK(plain.gpu.gemm.cta_overhead_k == 0.0);
+  CHECK(plain.gpu.gemm.max_split_k == 1);
+  // Every shipped profile has them, each figure with its source.
+  for (const std::string name : {"selene-a100-80gb", "hgx-a100-4gpu", "dgx-h100", "dgx-h200",
+                                 "dgx1-v100", "longhorn-v100", "frontera-rtx5000"}) {
+    CAPTURE(name);
+    const hw::HardwareProfile s = load_hardware_profile(root / "hwprofiles" / (name + ".yaml"));
+    CHECK(!s.gpu.kernel_efficiency.empty());
+    CHECK(s.gpu.gemm.candidate_tiles.size() == 8);
+    CHECK(s.gpu.gemm.max_split_k > 1);
+    for (const auto& [kernel_class, share] : s.gpu.kernel_efficiency)
+      CHECK(s.provenance.contains("gpu.kernels." + std::string(program::to_string(kernel_class))));
+  }
+}
+
 TEST_CASE("scenarios: every shipped scenario loads") {
   int count = 0;
   for (const auto& entry : fs::recursive_directory_iterator(root / "scenarios")) {
