@@ -555,13 +555,28 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   std::map<std::int64_t, Tensor> output_grads;  // received gradients
   std::map<std::int64_t, Tensor> input_grads;   // gradients to send
   std::map<std::int64_t, Tensor> labels;        // one stage: by micro batch, until the head
-  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
-  const auto receive = [&](std::int64_t peer, const std::string& name) {
-    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
-    if (parts > 1)
-      t = backend.all_gather(t, CommGroup::tensor, stream_of(CommGroup::tensor),
-                             name + ".all_gather");
-    return t;
+  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival; in a
+  // batched call after the call's synchronize, as Megatron's _communicate gathers.
+  struct Gather {
+    Tensor* tensor;  // a node of one of the maps above: stable
+    std::string name;
+    program::Tag tag;
+  };
+  std::vector<Gather> gathers;
+  const auto gather = [&](const Gather& g) {
+    backend.set_tag(g.tag);
+    *g.tensor = backend.all_gather(*g.tensor, CommGroup::tensor, stream_of(CommGroup::tensor),
+                                   g.name + ".all_gather");
+  };
+  const auto receive = [&](Tensor& into, std::int64_t peer, const std::string& name,
+                           const program::Tag& tag) {
+    into = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
+    if (parts == 1) return;
+    gathers.push_back({&into, name, tag});
+    if (!batched) {
+      gather(gathers.back());
+      gathers.clear();
+    }
   };
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const PipelineStep& step = steps[i];
@@ -572,15 +587,16 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
     const bool head = pp.last() && step.chunk == chunks - 1;
     const bool forward = step.kind == Kind::forward || step.kind == Kind::send_forward ||
                          step.kind == Kind::recv_forward;
-    backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
-                     static_cast<std::int16_t>(step.chunk),
-                     forward ? Phase::forward : Phase::backward});
+    const program::Tag tag{program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
+                           static_cast<std::int16_t>(step.chunk),
+                           forward ? Phase::forward : Phase::backward};
+    backend.set_tag(tag);
     switch (step.kind) {
       case Kind::recv_forward:
-        inputs[key] = receive(pp.previous, "pp.recv_forward");
+        receive(inputs[key], pp.previous, "pp.recv_forward", tag);
         break;
       case Kind::recv_backward:
-        output_grads[key] = receive(pp.next, "pp.recv_backward");
+        receive(output_grads[key], pp.next, "pp.recv_backward", tag);
         break;
       case Kind::send_forward:
         // Dropping the last handle frees the output once sent (deallocate_output_tensor).
@@ -649,6 +665,9 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
     // everything issued before it, so it cannot run ahead into the next pass.
     if (batched && !is_pass(step) && (i + 1 == steps.size() || is_pass(steps[i + 1]))) {
       backend.synchronize(program::SyncPoint::p2p, "pp.synchronize");
+      for (const Gather& g : gathers)
+        gather(g);
+      gathers.clear();
     }
   }
 }

@@ -270,46 +270,63 @@ TEST_CASE("meta: batched pipelines synchronize the host after every p2p call, as
     PipelineSchedule schedule;
     std::int64_t chunks;
   };
-  for (const Case c :
-       {Case{PipelineSchedule::gpipe, 1}, Case{PipelineSchedule::one_f_one_b, 1},
-        Case{PipelineSchedule::interleaved, 2}, Case{PipelineSchedule::breadth_first, 2},
-        Case{PipelineSchedule::layered, 2}}) {
-    CAPTURE(to_string(c.schedule));
-    ParallelPlan pl = plan(1, 1);
-    pl.pipeline = {2, c.schedule, c.chunks};
-    const TrainingSpec training = test::training_spec(4, 1);
-    const Program p = build_program(m, pl, training, ProgramScope::representative);
-    const bool batched = transfer_order(c.schedule) == TransferOrder::batched;
-    for (const RankProgram& r : p.ranks) {
-      CAPTURE(r.rank);
-      // Megatron's calls: the maximal runs of transfers between two passes.
-      const std::vector<PipelineStep> steps = pipeline_steps(pipeline_shape(pl, training), r.rank);
-      std::size_t calls = 0;
-      for (std::size_t i = 0; i < steps.size(); ++i) {
-        const auto pass = [](const PipelineStep& s) {
-          return s.kind == PipelineStep::Kind::forward || s.kind == PipelineStep::Kind::backward;
-        };
-        if (!pass(steps[i]) && (i + 1 == steps.size() || pass(steps[i + 1]))) ++calls;
+  for (const std::int64_t tp : {1, 2}) {  // TP 2: Megatron's scatter/gather
+    for (const Case c :
+         {Case{PipelineSchedule::gpipe, 1}, Case{PipelineSchedule::one_f_one_b, 1},
+          Case{PipelineSchedule::interleaved, 2}, Case{PipelineSchedule::breadth_first, 2},
+          Case{PipelineSchedule::layered, 2}}) {
+      CAPTURE(tp);
+      CAPTURE(to_string(c.schedule));
+      ParallelPlan pl = plan(tp, 1);
+      pl.pipeline = {2, c.schedule, c.chunks};
+      const TrainingSpec training = test::training_spec(4, 1);
+      const Program p = build_program(m, pl, training, ProgramScope::representative);
+      const bool batched = transfer_order(c.schedule) == TransferOrder::batched;
+      for (const RankProgram& r : p.ranks) {
+        CAPTURE(r.rank);
+        // Megatron's calls: the maximal runs of transfers between two passes.
+        const std::int64_t stage = r.rank / tp;
+        const std::vector<PipelineStep> steps = pipeline_steps(pipeline_shape(pl, training), stage);
+        std::size_t calls = 0;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+          const auto pass = [](const PipelineStep& s) {
+            return s.kind == PipelineStep::Kind::forward || s.kind == PipelineStep::Kind::backward;
+          };
+          if (!pass(steps[i]) && (i + 1 == steps.size() || pass(steps[i + 1]))) ++calls;
+        }
+        REQUIRE(calls > 0);
+        std::size_t syncs = 0;
+        std::size_t gathers = 0;
+        OpIndex last_transfer = -1;
+        OpIndex last_recv = -1;
+        OpIndex last_compute = -1;
+        OpIndex last_sync = -1;
+        for (std::size_t i = 0; i < r.ops.size(); ++i) {
+          const Op& op = r.ops[i];
+          const auto at = static_cast<OpIndex>(i);
+          if (std::holds_alternative<Recv>(op.payload)) last_recv = at;
+          if (std::holds_alternative<Send>(op.payload) || std::holds_alternative<Recv>(op.payload))
+            last_transfer = at;
+          if (op.is_compute()) last_compute = at;
+          const std::string_view name = name_of(p, op);
+          if (name.starts_with("pp.recv") && name.ends_with(".all_gather")) {
+            ++gathers;
+            // Megatron's _communicate gathers the pieces after its synchronize.
+            if (batched) CHECK(last_sync > last_recv);
+          }
+          const auto* h = std::get_if<HostSync>(&op.payload);
+          if (h == nullptr || h->point != SyncPoint::p2p) continue;
+          ++syncs;
+          last_sync = at;
+          // torch.cuda.synchronize(): the whole device, right after the call's transfers.
+          CHECK(h->device);
+          CHECK(op.stream == Stream::host);
+          CHECK(r.deps(op).empty());
+          CHECK(last_transfer > last_compute);
+        }
+        CHECK(syncs == (batched ? calls : 0u));
+        CHECK((gathers > 0) == (tp > 1));
       }
-      REQUIRE(calls > 0);
-      std::size_t syncs = 0;
-      OpIndex last_transfer = -1;
-      OpIndex last_compute = -1;
-      for (std::size_t i = 0; i < r.ops.size(); ++i) {
-        const Op& op = r.ops[i];
-        if (std::holds_alternative<Send>(op.payload) || std::holds_alternative<Recv>(op.payload))
-          last_transfer = static_cast<OpIndex>(i);
-        if (op.is_compute()) last_compute = static_cast<OpIndex>(i);
-        const auto* h = std::get_if<HostSync>(&op.payload);
-        if (h == nullptr || h->point != SyncPoint::p2p) continue;
-        ++syncs;
-        // torch.cuda.synchronize(): the whole device, right after the call's transfers.
-        CHECK(h->device);
-        CHECK(op.stream == Stream::host);
-        CHECK(r.deps(op).empty());
-        CHECK(last_transfer > last_compute);
-      }
-      CHECK(syncs == (batched ? calls : 0u));
     }
   }
 }
