@@ -203,15 +203,14 @@ TEST_CASE("host: a pipeline waiting at every sync the executor records does not 
   // Megatron's batched p2p calls each end with a device synchronize, the optimizer step reads
   // the fp16 overflow flag and the gradient norm, the training loop the loss: a host that waits
   // at all of them still runs every schedule to its end, slower than one that waits nowhere.
-  ModelSpec model;
-  model.layers = 4;
-  model.hidden = 64;
-  model.heads = 4;
-  model.ffn = 256;
-  model.seq_len = 16;
-  model.vocab = 128;
-  model.vocab_divisor = 1;
-  model.dtype = DType::fp16;
+  const ModelSpec model{.layers = 4,
+                        .hidden = 64,
+                        .heads = 4,
+                        .ffn = 256,
+                        .seq_len = 16,
+                        .vocab = 128,
+                        .dtype = DType::fp16,
+                        .vocab_divisor = 1};
   hw::HardwareProfile free = test::small_profile();
   free.gpu.peak[DType::fp16] = FlopRate::tflops(100);
   hw::HostSpec spec = host(Time::from_us(5), Time::from_us(10));
