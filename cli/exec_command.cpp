@@ -78,6 +78,12 @@ void run_cpu(const Scenario& scenario, const ExecOptions& options) {
              scenario.parallel.data.size, options.seed);
   fmt::print("  loss, partitioned   {:.15g}\n", report.loss_partitioned);
   fmt::print("  loss, one device    {:.15g}\n", report.loss_single);
+  if (report.grad_norm_single) {
+    fmt::print("  gradient norm       {:.15g} (one device; ranks within {:.1e}), {}\n",
+               *report.grad_norm_single, report.grad_norm_error,
+               report.clipped ? fmt::format("clipped to {}", scenario.training.clip_grad)
+                              : fmt::format("below clip_grad {}", scenario.training.clip_grad));
+  }
   if (!options.check) return;
 
   if (scenario.training.inference()) {

@@ -23,6 +23,13 @@ Parameter integer(std::string_view path, DefaultKind kind, std::string_view defa
   return Parameter{path, ParameterType::integer, kind, default_value, {}, min, max, description};
 }
 
+// A unit-less real number (a bare number in the file: it has no unit to state).
+Parameter number(std::string_view path, std::string_view default_value, std::int64_t min,
+                 std::string_view description) {
+  return Parameter{
+      path, ParameterType::number, DefaultKind::value, default_value, {}, min, no_max, description};
+}
+
 Parameter choice(std::string_view path, std::string_view default_value,
                  std::vector<std::string_view> choices, std::string_view description) {
   return Parameter{
@@ -70,6 +77,11 @@ std::vector<Parameter> build_table() {
               "sequences per optimizer step; a multiple of micro_batch x data.size"),
       integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),
       choice("training.optimizer", "adam", {"adam"}, "optimizer (sets optimizer-state memory)"),
+      number("training.clip_grad", "1.0", 0,
+             "gradient clipping by global norm (Megatron's --clip-grad; a bare number, no unit): "
+             "the optimizer step all-reduces the gradients' norm over the model-parallel group, "
+             "the host reads it and the gradients are scaled when it exceeds this; 0 disables it. "
+             "fp16 models also get Megatron's loss scaling (unscale, overflow check, host read)"),
       choice("training.mode", "training", {"training", "inference"},
              "training: forward, backward, gradient reduction and optimizer per step; inference: "
              "forward passes only over global_batch sequences in micro batches (no gradients, "
@@ -171,6 +183,9 @@ std::string valid_values(const Parameter& p) {
     case ParameterType::integer:
       if (p.max == no_max) return fmt::format("integer >= {}", p.min);
       return fmt::format("integer {}..{}", p.min, p.max);
+    case ParameterType::number:
+      if (p.max == no_max) return fmt::format("number >= {}", p.min);
+      return fmt::format("number {}..{}", p.min, p.max);
   }
   return "";
 }

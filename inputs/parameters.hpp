@@ -11,7 +11,7 @@
 
 namespace trainsim::inputs {
 
-enum class ParameterType { string, integer, boolean, choice };
+enum class ParameterType { string, integer, number, boolean, choice };
 
 enum class DefaultKind {
   required,  ///< must be written in the file
@@ -25,7 +25,8 @@ struct Parameter {
   DefaultKind default_kind = DefaultKind::required;
   std::string_view default_value;
   std::vector<std::string_view> choices;  ///< valid text forms for ParameterType::choice
-  std::int64_t min = std::numeric_limits<std::int64_t>::min();  ///< integer range, inclusive
+  /// Integer (and number) range, inclusive; a number's max at the int64 maximum is unbounded.
+  std::int64_t min = std::numeric_limits<std::int64_t>::min();
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
   std::string_view description;
 };

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -60,6 +61,14 @@ class SectionReader {
     const Parameter& p = scenario_parameter(map_.child_path(key));
     if (auto v = value(key)) return v->as_int_in(p.min, p.max);
     return std::nullopt;
+  }
+  /// A unit-less real number in the table's range.
+  double number(std::string_view key) const {
+    const Parameter& p = scenario_parameter(map_.child_path(key));
+    const double max = p.max == std::numeric_limits<std::int64_t>::max()
+                           ? std::numeric_limits<double>::infinity()
+                           : static_cast<double>(p.max);
+    return value(key)->as_double_in(static_cast<double>(p.min), max);
   }
   bool boolean(std::string_view key) const { return value(key)->as_bool(); }
   std::string text(std::string_view key) const {
@@ -143,6 +152,7 @@ ReadScenario read(const std::filesystem::path& file) {
   training.choice("optimizer");  // adam is the only one
   sc.training.optimizer = Optimizer::adam;
   sc.training.mode = *run_mode_from_string(training.choice("mode"));
+  sc.training.clip_grad = training.number("clip_grad");
 
   const SectionReader parallel = top.section("parallel");
   const SectionReader tensor = parallel.section("tensor");

@@ -5,6 +5,7 @@
 // new outputs are allocated as temporaries until the caller marks them saved for backward.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -20,7 +21,10 @@ enum class ReduceOp : std::uint8_t { sum, max };
 /// of a 3D cube device (i, j, k) under ColossalAI's names (parallelism-reference §5.1):
 /// input varies j, weight i, output k, input_weight (i, j), output_weight (i, k); and with
 /// pipeline parallelism the embedding group (the first and last stage, which both hold the
-/// tied word embedding: Megatron's embedding group).
+/// tied word embedding: Megatron's embedding group); and the model group of the optimizer step's
+/// scalar all-reduces (the gradient norm, the fp16 overflow flag): Megatron's model-parallel
+/// group, every TP and PP rank of one copy of the model, or every rank when the gradients are
+/// sharded over DP (the distributed optimizer, ZeRO 2 and 3; RankLayout::model_group).
 enum class CommGroup : std::uint8_t {
   tensor,
   data,
@@ -31,9 +35,10 @@ enum class CommGroup : std::uint8_t {
   output,
   input_weight,
   output_weight,
-  embedding
+  embedding,
+  model
 };
-inline constexpr int kCommGroupCount = 10;
+inline constexpr int kCommGroupCount = 11;
 
 /// The stream of a communicator: each process group has its own NCCL stream. 1D tensor
 /// parallelism, a grid's row and a cube's input group use `tp`; the grid's column and the
@@ -43,6 +48,7 @@ constexpr program::Stream stream_of(CommGroup group) {
   switch (group) {
     case CommGroup::data:
     case CommGroup::embedding:  // after the DP reduction, in order on its stream
+    case CommGroup::model:      // the optimizer step's scalars, after every gradient reduction
       return program::Stream::dp;
     case CommGroup::column:
       return program::Stream::tp_column;
@@ -101,6 +107,16 @@ struct AdamHyper {
   double eps = 1e-8;
   double weight_decay = 0.0;
   std::int64_t step = 1;  ///< 1-based, for bias correction
+};
+
+/// Elements [offset, offset + count) of a tensor's flat storage: a gradient, or the part of one
+/// that lies in this rank's ZeRO shard (the optimizer step's multi-tensor kernels).
+struct TensorRange {
+  Tensor tensor;
+  std::int64_t offset = 0;
+  std::int64_t count = 0;
+
+  static TensorRange whole(const Tensor& t) { return {t, 0, t.numel()}; }
 };
 
 /// Token ids and labels of one micro batch, [T, 1] each (int64 ids held in 8-byte slots).
@@ -316,12 +332,27 @@ class Backend {
                               std::int64_t grad_offset, const Tensor& master, const Tensor& m,
                               const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                               std::string_view name) = 0;
+  /// A new [1, 1] fp32 tensor: Σ x² over the fp32 `ranges` (apex's multi_tensor_l2norm, which
+  /// clip_grad_norm_fp32 squares again: one kernel reading 4 B per element).
+  virtual Tensor sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) = 0;
+  /// In place: x *= factor over the fp32 `ranges` (apex's multi_tensor_scale, the clipping of
+  /// the gradients: reads and writes 4 B per element).
+  virtual void scale(std::span<const TensorRange> ranges, double factor, std::string_view name) = 0;
+  /// In place over the fp32 `ranges`: x *= inv_scale; returns a new [1, 1] fp32 tensor, 1 if
+  /// some x was not finite (inf or NaN) and 0 otherwise (the fp16 grad scaler's
+  /// torch._amp_foreach_non_finite_check_and_unscale_: reads and writes 4 B per element).
+  virtual Tensor unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                                   std::string_view name) = 0;
 
   // --- the host waiting for the GPU ------------------------------------------------------------
   /// The host reads `t` (tensor.item()): it waits for the compute stream's work issued so far
-  /// and for what wrote `t` (a collective on its own stream). The meta backend records a
-  /// HostSync at `point`; the cpu backend has nothing to wait for.
-  virtual void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) = 0;
+  /// and for what wrote `t` (a collective on its own stream). Returns the value of t's first
+  /// element where the backend has one to give (cpu, cuda), nullopt where it has none (meta;
+  /// cuda while timing, whose device is held until the host has issued the iteration): the
+  /// executor then takes Megatron's usual path (no overflow; the norm above the clip). The
+  /// meta backend records a HostSync at `point`.
+  virtual std::optional<double> host_read(const Tensor& t, program::SyncPoint point,
+                                          std::string_view name) = 0;
   /// torch.cuda.synchronize(): the host waits for the work issued so far on every stream.
   virtual void synchronize(program::SyncPoint point, std::string_view name) = 0;
 };

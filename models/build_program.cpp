@@ -33,12 +33,14 @@ struct RankGroups {
 // groups, grid rows, grid columns, and the five groups of each cube. Groups that are images of
 // each other under the plan's symmetry share a family (one per kind), so a representative
 // replay launches them together.
-std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& layout) {
+std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& layout,
+                                   bool model_group, bool sharded) {
   const std::int64_t world = layout.world_size();
   std::vector<RankGroups> of(static_cast<std::size_t>(world));
   const auto add_kind = [&](program::GroupKind kind, std::int32_t family, CommGroup slot,
                             auto members_of) {
     for (std::int64_t rank = 0; rank < world; ++rank) {
+      if (of[static_cast<std::size_t>(rank)][slot] >= 0) continue;  // in a group made already
       const std::vector<std::int64_t> members = members_of(rank);
       if (members.front() != rank) continue;  // made with its first member
       program::Group g;
@@ -78,6 +80,13 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
       if (c.pp != 0 && c.pp != layout.pp_size() - 1) return std::vector<std::int64_t>{-1};
       return std::vector<std::int64_t>{stages.front(), stages.back()};
     });
+  }
+  // The optimizer step's model groups (RankLayout::model_group), images of each other under
+  // the DP (and 2.5D depth) translation, with a kind of their own: a rank waits at their tiny
+  // all-reduces for every stage's backward, which is neither TP nor DP traffic.
+  if (model_group && layout.model_group(0, sharded).size() > 1) {
+    add_kind(GroupKind::optimizer, 10, CommGroup::model,
+             [&](std::int64_t r) { return layout.model_group(r, sharded); });
   }
   return of;
 }
@@ -133,6 +142,26 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
 }
 
 }  // namespace
+
+bool uses_model_group(const ModelSpec& model, const TrainingSpec& training) {
+  return !training.inference() && (training.clip_grad > 0.0 || model.dtype == DType::fp16);
+}
+
+IterationConfig iteration_config(const ModelSpec& model, const ParallelPlan& plan,
+                                 const TrainingSpec& training) {
+  const RankLayout layout(plan);
+  IterationConfig config;
+  config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
+  config.data_parallel = layout.gradient_group_size();
+  config.global_tokens = training.global_batch * model.seq_len;
+  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  config.clip_grad = training.inference() ? 0.0 : training.clip_grad;
+  if (uses_model_group(model, training)) {
+    config.model_parallel =
+        static_cast<std::int64_t>(layout.model_group(0, plan.data.zero >= 1).size());
+  }
+  return config;
+}
 
 PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training) {
   return {plan.pipeline.schedule, plan.pipeline.size,
@@ -261,7 +290,8 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
 
   program::Program prog;
   prog.world_size = static_cast<std::int32_t>(world);
-  const std::vector<RankGroups> groups = add_groups(prog, layout);
+  const std::vector<RankGroups> groups =
+      add_groups(prog, layout, uses_model_group(model, training), plan.data.zero >= 1);
 
   const std::int64_t depth = plan.tensor.kind == TensorKind::one_d ? 1 : plan.tensor.depth;
   const std::int64_t gradient_size = layout.gradient_group_size();
@@ -269,11 +299,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       GptShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
                    training.micro_batch / depth, options.hidden_dropout, options.attention_dropout);
 
-  IterationConfig base_config;
-  base_config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
-  base_config.data_parallel = gradient_size;
-  base_config.global_tokens = training.global_batch * model.seq_len;
-  base_config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  const IterationConfig base_config = iteration_config(model, plan, training);
   GptOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(base_options, plan.data.zero);
   base_options.forward_only = training.inference();
@@ -316,6 +342,9 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       position = {c.tp, t, std::nullopt, layout.cube_cell(rank)};
     }
     if (layout.pp_size() > 1) meta.bind(CommGroup::embedding, g[CommGroup::embedding], 2);
+    if (config.model_parallel > 1) {
+      meta.bind(CommGroup::model, g[CommGroup::model], config.model_parallel);
+    }
     GptOptions gpt_options = base_options;
     if (scheduled_passes(plan)) {
       gpt_options.part = model_part(model, plan, c.pp);

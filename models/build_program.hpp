@@ -55,6 +55,16 @@ constexpr bool scheduled_passes(const ParallelPlan& plan) {
   return plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered;
 }
 
+/// Whether the optimizer step all-reduces scalars over the model group (RankLayout::
+/// model_group): in training, with gradient clipping or an fp16 model's loss scaling.
+bool uses_model_group(const ModelSpec& model, const TrainingSpec& training);
+
+/// What every rank of `plan` runs per iteration: micro batches per replica, the gradient
+/// group's size, the global batch's tokens, overlap, clipping and the model group's size
+/// (1 where the step all-reduces nothing over it); the pipeline position is per rank.
+IterationConfig iteration_config(const ModelSpec& model, const ParallelPlan& plan,
+                                 const TrainingSpec& training);
+
 /// The pipeline of `plan`: schedule, stages, micro batches per replica, chunks.
 PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training);
 /// The layers, embedding and head of pipeline stage `stage` (layers split evenly).

@@ -691,4 +691,42 @@ void CpuBackend::adam_step_flat(std::span<const Tensor> params, std::span<const 
   unflatten(flat_params, params);
 }
 
+namespace {
+// The elements of a range.
+std::span<double> elements_of(const TensorRange& r) {
+  return CpuBackend::values(r.tensor).subspan(static_cast<std::size_t>(r.offset),
+                                              static_cast<std::size_t>(r.count));
+}
+}  // namespace
+
+Tensor CpuBackend::sum_of_squares(std::span<const TensorRange> ranges, std::string_view) {
+  Tensor out = make({1, 1, 1}, DType::fp32);
+  double sum = 0.0;
+  for (const TensorRange& r : ranges) {
+    for (const double x : elements_of(r))
+      sum += x * x;
+  }
+  ptr(out)[0] = sum;
+  return out;
+}
+
+void CpuBackend::scale(std::span<const TensorRange> ranges, double factor, std::string_view) {
+  for (const TensorRange& r : ranges) {
+    for (double& x : elements_of(r))
+      x *= factor;
+  }
+}
+
+Tensor CpuBackend::unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                                     std::string_view) {
+  Tensor found_inf = make({1, 1, 1}, DType::fp32);
+  for (const TensorRange& r : ranges) {
+    for (double& x : elements_of(r)) {
+      if (!std::isfinite(x)) ptr(found_inf)[0] = 1.0;
+      x *= inv_scale;
+    }
+  }
+  return found_inf;
+}
+
 }  // namespace trainsim

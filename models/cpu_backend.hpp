@@ -141,8 +141,15 @@ class CpuBackend final : public Backend {
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
 
-  // Nothing runs asynchronously here: the host never waits.
-  void host_read(const Tensor&, program::SyncPoint, std::string_view) override {}
+  Tensor sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) override;
+  void scale(std::span<const TensorRange> ranges, double factor, std::string_view name) override;
+  Tensor unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                           std::string_view name) override;
+
+  // Nothing runs asynchronously here: the host never waits, and reads the value.
+  std::optional<double> host_read(const Tensor& t, program::SyncPoint, std::string_view) override {
+    return values(t)[0];
+  }
   void synchronize(program::SyncPoint, std::string_view) override {}
 
  private:

@@ -204,8 +204,9 @@ class CpuRankBackend final : public RankBackend {
 
 struct RankResult {
   double loss = 0.0;
-  std::vector<std::string> names;  // of this rank's parameters (a pipeline stage holds some)
-  std::vector<Split> splits;       // of this rank's parameters (the 3D ones differ from 1D's)
+  std::optional<double> grad_norm;  // before clipping, as the host read it
+  std::vector<std::string> names;   // of this rank's parameters (a pipeline stage holds some)
+  std::vector<Split> splits;        // of this rank's parameters (the 3D ones differ from 1D's)
   std::vector<Values> grads;
   std::vector<Values> values;
 };
@@ -304,6 +305,10 @@ RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfi
   const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
                                std::max<std::int64_t>(1, numel / 3)};
   OptimizerState optimizer = make_optimizer_state(cpu, model, layout);
+  // fp16: 2^12 instead of Megatron's initial 2^32, so that one step's fp16 gradients on a GPU
+  // (the cuda check) do not overflow, which Megatron's first steps do until the scale falls;
+  // any power of two is exact in fp64.
+  if (optimizer.grad_scaler) optimizer.grad_scaler->scale = 4096.0;
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (zero < 3) load(params[i].value, initial[i]);
     if (zero == 0) load(optimizer.tensors[i].master, initial[i]);
@@ -316,8 +321,12 @@ RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfi
     if (zero >= 3) load(shard.param, chunk);
   }
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
+  if (optimizer.skipped) {
+    throw std::runtime_error("equivalence check: the step found inf or NaN gradients");
+  }
   // Only the last pipeline stage computes a loss.
   r.loss = loss.defined() ? read(loss)[0] : 0.0;
+  r.grad_norm = optimizer.grad_norm;
   for (const Parameter& p : params)
     r.splits.push_back(p.split);
   if (zero == 0) {
@@ -415,6 +424,7 @@ RunInputs prepare(const ModelSpec& model, const ParallelPlan& plan, const Traini
                {},
                {}};
   in.base.global_tokens = training.global_batch * model.seq_len;
+  in.base.clip_grad = training.inference() ? 0.0 : training.clip_grad;
   in.base.adam.lr = 1e-3;
   in.base.adam.weight_decay = 0.01;
   in.blueprint = parameter_list(numeric_shape(model, in.vocab, 1));
@@ -435,10 +445,8 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
   const std::int64_t d = layout.dp_size();
   const std::int64_t world = layout.world_size();
   const std::int64_t per_replica = training.global_batch / d;
-  IterationConfig config = in.base;
-  config.micro_batches = training.micro_batches_per_replica(d);
-  config.data_parallel = layout.gradient_group_size();
-  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  IterationConfig config = iteration_config(model, plan, training);
+  config.adam = in.base.adam;
   GptOptions options{plan.tensor.sequence_parallel, plan.recompute};
   options.forward_only = training.inference();
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
@@ -473,6 +481,9 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
         if (layout.pp_size() > 1 && (setup.part.embedding || setup.part.head))
           groups.emplace_back(CommGroup::embedding,
                               std::vector<std::int64_t>{stages.front(), stages.back()});
+      }
+      if (config.model_parallel > 1) {
+        groups.emplace_back(CommGroup::model, layout.model_group(rank, plan.data.zero >= 1));
       }
       std::vector<MicroBatchTokens>& batches = setup.backend.batches;
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
@@ -594,8 +605,19 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
     report.max_value_error = std::max(report.max_value_error, e.value);
     report.parameters.push_back(std::move(e));
   }
-  report.max_error =
-      std::max({report.max_error, report.max_gradient_error, report.max_value_error});
+  // Every rank all-reduced the same norm, which must be one device's.
+  report.grad_norm_single = single.grad_norm;
+  if (single.grad_norm) {
+    report.clipped = *single.grad_norm > training.clip_grad;
+    for (const RankResult& r : results) {
+      report.grad_norm_error =
+          r.grad_norm ? std::max(report.grad_norm_error,
+                                 std::abs(*r.grad_norm - *single.grad_norm) / *single.grad_norm)
+                      : std::numeric_limits<double>::infinity();
+    }
+  }
+  report.max_error = std::max({report.max_error, report.max_gradient_error, report.max_value_error,
+                               report.grad_norm_error});
   report.passed = report.max_error < report.tolerance && report.uncompared == 0;
   return report;
 }

@@ -2,7 +2,8 @@
 // Proof that a partitioned schedule computes what one device computes: runs the executor on
 // the cpu backend with TP x PP x DP ranks as threads and the same model on one device (fp64, same
 // initial weights and tokens, dropout off) and compares the loss, every rank's gradient shard
-// and the parameters after the Adam step (parallelism-reference §13).
+// (after the optimizer step's unscaling and clipping) and the parameters after the Adam step
+// (parallelism-reference §13), and the global gradient norm every rank computed.
 
 #include <cstdint>
 #include <functional>
@@ -40,7 +41,13 @@ struct EquivalenceReport {
   double max_value_error = 0.0;
   double max_gradient_abs_error = 0.0;
   double max_value_abs_error = 0.0;
-  double max_error = 0.0;  ///< over loss, gradients and values
+  double max_error = 0.0;  ///< over loss, gradients, values and the gradient norm
+  /// With clipping (training.clip_grad > 0): the global gradient norm before clipping on one
+  /// device, the largest relative difference of a partitioned rank's from it, and whether it
+  /// exceeded clip_grad (then the compared gradients are the clipped ones).
+  std::optional<double> grad_norm_single;
+  double grad_norm_error = 0.0;
+  bool clipped = false;
   double tolerance = 1e-9;
   /// Gradient and value entries no rank compared (each must be held by some DP rank).
   std::int64_t uncompared = 0;

@@ -182,6 +182,18 @@ std::size_t GptModel::add_parameter(std::string name, Shape full_shape, Split sp
   return parameters_.size() - 1;
 }
 
+bool GptModel::duplicate_in_norm(std::size_t index) const {
+  const Parameter& p = parameters_[index];
+  if (index == word_embedding_ && options_.part.head && !options_.part.embedding) return true;
+  if (tp_.cube) {
+    const CubeCell c = *tp_.cube;
+    if (p.split == Split::cube_columns) return c.i != 0 || c.j != 0;
+    if (p.split == Split::cube_columns_swapped) return c.i != 0 || c.k != 0;
+    return false;
+  }
+  return p.split == Split::replicated && tp_.rank != 0;
+}
+
 void GptModel::set_tag(std::int32_t layer, Phase phase) {
   backend_.set_tag({layer, micro_batch_, chunk_, phase});
 }

@@ -238,6 +238,14 @@ class GptModel {
   }
   /// Index of the tied word embedding in parameters() (on the first and the last stage).
   std::size_t word_embedding_index() const { return word_embedding_; }
+  /// Whether another rank holds parameter `index` with the same gradient and counts it in the
+  /// global gradient norm instead of this one (Megatron's clip_grad_norm_fp32 keeps what
+  /// param_is_not_shared and param_is_not_tensor_parallel_duplicate keep): a parameter 1D
+  /// replicates over TP (LayerNorm gains and biases, row-parallel biases, the position table)
+  /// on a TP rank other than 0; a 3D vector block on a cube device other than the first of
+  /// the q² that share it (cube_columns: i = j = 0; swapped: i = k = 0); the last stage's copy
+  /// of the tied word embedding. 2D/2.5D grid cells hold distinct shards.
+  bool duplicate_in_norm(std::size_t index) const;
 
  private:
   struct LayerParams {

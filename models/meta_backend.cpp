@@ -834,6 +834,42 @@ void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const
          program::KernelClass::optimizer);
 }
 
+void MetaBackend::multi_tensor_kernel(std::span<const TensorRange> ranges, bool write,
+                                      const Tensor* out, double flops_per_element,
+                                      std::string_view name) {
+  // Apex's multi_tensor_apply reads (and writes) exactly the listed elements, in launches of
+  // a few hundred 64 Ki-element chunks: one Kernel of their bytes.
+  std::int64_t elements = 0;
+  scratch_.clear();
+  for (const TensorRange& r : ranges) {
+    elements += r.count;
+    scratch_.push_back({&r.tensor, write});
+  }
+  if (out != nullptr) scratch_.push_back({out, true});
+  const Bytes moved = fp32_bytes(elements);
+  const Bytes result = out != nullptr ? bytes(*out) : Bytes::zero();
+  record(Kernel{moved, (write ? moved : Bytes::zero()) + result,
+                Flops::of(flops_per_element * static_cast<double>(elements))},
+         Stream::compute, names_.intern(name), scratch_, program::KernelClass::optimizer);
+}
+
+Tensor MetaBackend::sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) {
+  Tensor out = make({1, 1, 1}, DType::fp32, name);
+  multi_tensor_kernel(ranges, false, &out, 2.0, name);
+  return out;
+}
+
+void MetaBackend::scale(std::span<const TensorRange> ranges, double, std::string_view name) {
+  multi_tensor_kernel(ranges, true, nullptr, 1.0, name);
+}
+
+Tensor MetaBackend::unscale_and_check(std::span<const TensorRange> ranges, double,
+                                      std::string_view name) {
+  Tensor found_inf = make({1, 1, 1}, DType::fp32, name);
+  multi_tensor_kernel(ranges, true, &found_inf, 2.0, name);
+  return found_inf;
+}
+
 void MetaBackend::record_sync(program::SyncPoint point, bool device, const Tensor* read,
                               std::string_view name) {
   // Not through record(): a GPU stream's pending waits stay for its next GPU op, and no
@@ -854,8 +890,10 @@ void MetaBackend::record_sync(program::SyncPoint point, bool device, const Tenso
   out_.ops.push_back(std::move(op));
 }
 
-void MetaBackend::host_read(const Tensor& t, program::SyncPoint point, std::string_view name) {
+std::optional<double> MetaBackend::host_read(const Tensor& t, program::SyncPoint point,
+                                             std::string_view name) {
   record_sync(point, false, &t, name);
+  return std::nullopt;
 }
 
 void MetaBackend::synchronize(program::SyncPoint point, std::string_view name) {

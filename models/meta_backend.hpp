@@ -139,8 +139,14 @@ class MetaBackend final : public Backend {
                       std::int64_t grad_offset, const Tensor& master, const Tensor& m,
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
+  Tensor sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) override;
+  void scale(std::span<const TensorRange> ranges, double factor, std::string_view name) override;
+  Tensor unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                           std::string_view name) override;
 
-  void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) override;
+  /// Records the read; a meta tensor has no value (nullopt).
+  std::optional<double> host_read(const Tensor& t, program::SyncPoint point,
+                                  std::string_view name) override;
   void synchronize(program::SyncPoint point, std::string_view name) override;
 
  private:
@@ -176,6 +182,11 @@ class MetaBackend final : public Backend {
                                   program::KernelClass kernel_class, std::string_view name);
   program::OpIndex gemm(std::string_view name, program::Gemm g,
                         std::initializer_list<Access> accesses);
+  /// Records one multi-tensor optimizer kernel over `ranges` (fp32: 4 B per element read, and
+  /// written when `write`), reading those tensors and, when `write`, writing them; `out` (a
+  /// [1, 1] result) is written too when given.
+  void multi_tensor_kernel(std::span<const TensorRange> ranges, bool write, const Tensor* out,
+                           double flops_per_element, std::string_view name);
   /// Records a collective over the tensors (all written) of `size` bytes.
   void flat_collective(program::CollectiveKind kind, std::span<const Tensor> tensors,
                        CommGroup group, Bytes size, program::Stream stream, std::string_view name);

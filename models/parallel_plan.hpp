@@ -221,6 +221,8 @@ struct TrainingSpec {
   std::int64_t micro_batch = 1;   ///< sequences per micro batch
   Optimizer optimizer = Optimizer::adam;
   RunMode mode = RunMode::training;
+  /// Gradient clipping by global norm (Megatron's --clip-grad, default 1.0); 0: none.
+  double clip_grad = 1.0;
 
   bool inference() const { return mode == RunMode::inference; }
 

@@ -119,6 +119,8 @@ std::string_view to_string(GroupKind k) {
       return "pp";
     case GroupKind::embedding:
       return "embedding";
+    case GroupKind::optimizer:
+      return "optimizer";
   }
   return "?";
 }

@@ -60,8 +60,13 @@ inline constexpr int kStreamCount = 11;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 
-enum class GroupKind : std::uint8_t { tp, dp, pp, embedding };
-inline constexpr int kGroupKindCount = 4;
+/// What a group is for (the breakdown's exposed communication is per kind): tensor
+/// parallelism, the gradient (data-parallel) reduction, pipeline transfers, the tied word
+/// embedding's gradient sum between the first and last stage, and the optimizer step's scalar
+/// all-reduces over the model-parallel group (CommGroup::model: gradient norm, fp16 overflow
+/// flag; a rank waits there for every stage to finish its backward passes, which counts here).
+enum class GroupKind : std::uint8_t { tp, dp, pp, embedding, optimizer };
+inline constexpr int kGroupKindCount = 5;
 
 enum class CollectiveKind : std::uint8_t {
   all_reduce,

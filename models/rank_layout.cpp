@@ -93,6 +93,17 @@ bool RankLayout::in_first_block(std::int64_t rank) const {
   return grid_ && cell(rank).depth == 0;
 }
 
+std::vector<std::int64_t> RankLayout::model_group(std::int64_t rank, bool sharded) const {
+  const RankCoordinates mine = coordinates(rank);
+  const std::int64_t depth = grid_ ? cell(rank).depth : 0;
+  std::vector<std::int64_t> group;
+  for (std::int64_t r = 0; r < world_size(); ++r) {
+    const bool same_copy = coordinates(r).dp == mine.dp && (!grid_ || cell(r).depth == depth);
+    if (sharded || same_copy) group.push_back(r);
+  }
+  return group;
+}
+
 std::vector<std::int64_t> RankLayout::gradient_group(std::int64_t rank) const {
   if (!grid_) return dp_group(rank);
   RankCoordinates c = coordinates(rank);

@@ -62,6 +62,13 @@ class RankLayout {
   /// splits the batch, so it is data parallelism; parallelism-reference §4.2). Ordered by DP
   /// index, then depth.
   std::vector<std::int64_t> gradient_group(std::int64_t rank) const;
+  /// Megatron's model-parallel group, over which the optimizer step sums the gradient norm and
+  /// takes the maximum of the fp16 overflow flag: the ranks holding one copy of the model, i.e.
+  /// the TP blocks of every pipeline stage with `rank`'s DP index (2.5D: and its depth layer,
+  /// whose grids are copies like DP replicas); with `sharded` gradients (the distributed
+  /// optimizer, ZeRO 2 and 3: each rank of the gradient group holds a distinct shard) every
+  /// rank (the distributed optimizer's model-parallel group is the world). Ascending rank order.
+  std::vector<std::int64_t> model_group(std::int64_t rank, bool sharded) const;
   /// The cube of the TP block (3D), or nullopt.
   const std::optional<TensorCube>& cube() const { return cube_; }
   /// `rank`'s cell on the cube; requires a cube.

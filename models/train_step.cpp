@@ -1,6 +1,7 @@
 #include "models/train_step.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <map>
@@ -75,6 +76,19 @@ std::vector<GradientBucket> make_layer_units(std::span<const Parameter> paramete
   return units;
 }
 
+void GradScaler::update(bool found_inf) {
+  if (found_inf) {
+    growth_tracker = 0;
+    if (--hysteresis_tracker <= 0) scale = std::max(scale * backoff_factor, min_scale);
+    return;
+  }
+  if (++growth_tracker == growth_interval) {
+    growth_tracker = 0;
+    hysteresis_tracker = hysteresis;
+    scale *= growth_factor;
+  }
+}
+
 void shard_model_state(GptOptions& options, int zero) {
   options.shard_gradients = zero >= 2;
   options.shard_parameters = zero >= 3;
@@ -91,6 +105,8 @@ OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
   }
   OptimizerState state;
   state.layout = layout;
+  // Megatron scales the loss of fp16 models only; bf16 has fp32's range.
+  if (model.shape().dtype == DType::fp16) state.grad_scaler.emplace();
   // A pipeline stage holding the tied word embedding but not the whole model shares it with
   // the embedding group: its own bucket.
   const ModelPart& part = model.options().part;
@@ -479,6 +495,10 @@ Tensor take(std::map<std::int64_t, Tensor>& map, std::int64_t key) {
   return t;
 }
 
+bool is_pass(const PipelineStep& step) {
+  return step.kind == PipelineStep::Kind::forward || step.kind == PipelineStep::Kind::backward;
+}
+
 // A batched p2p call (Megatron's batch_isend_irecv, its requests waited for and the device
 // synchronized) ends before the next pass: the compute stream waits for its sends and its
 // receives, also those the pass does not read (the next backward's gradient received with
@@ -493,7 +513,7 @@ void wait_for_call(Backend& backend) {
 // stream waits for the receive a pass needs and, batched, for the call before the pass).
 // Accumulates the last stage's loss into `loss`.
 void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
-                  const IterationConfig& config, bool hooked, Tensor& loss) {
+                  const IterationConfig& config, bool hooked, double backward_scale, Tensor& loss) {
   using Kind = PipelineStep::Kind;
   const PipelinePosition& pp = config.pipeline;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
@@ -521,7 +541,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
       const bool same_run = next.kind == steps[i].kind && next.chunk == steps[i].chunk;
       next_run[i] = same_run ? next_run[*following] : next;
     }
-    if (steps[i].kind == Kind::forward || steps[i].kind == Kind::backward) following = i;
+    if (is_pass(steps[i])) following = i;
   }
   // Each chunk's buckets reduce in its last backward pass (Megatron's per-chunk grad sync).
   std::map<std::int64_t, std::int64_t> last_backward;  // chunk -> micro batch
@@ -535,13 +555,28 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
   std::map<std::int64_t, Tensor> output_grads;  // received gradients
   std::map<std::int64_t, Tensor> input_grads;   // gradients to send
   std::map<std::int64_t, Tensor> labels;        // one stage: by micro batch, until the head
-  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival.
-  const auto receive = [&](std::int64_t peer, const std::string& name) {
-    Tensor t = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
-    if (parts > 1)
-      t = backend.all_gather(t, CommGroup::tensor, stream_of(CommGroup::tensor),
-                             name + ".all_gather");
-    return t;
+  // Megatron's scatter/gather: this rank's piece, all-gathered over TP on arrival; in a
+  // batched call after the call's synchronize, as Megatron's _communicate gathers.
+  struct Gather {
+    Tensor* tensor;  // a node of one of the maps above: stable
+    std::string name;
+    program::Tag tag;
+  };
+  std::vector<Gather> gathers;
+  const auto gather = [&](const Gather& g) {
+    backend.set_tag(g.tag);
+    *g.tensor = backend.all_gather(*g.tensor, CommGroup::tensor, stream_of(CommGroup::tensor),
+                                   g.name + ".all_gather");
+  };
+  const auto receive = [&](Tensor& into, std::int64_t peer, const std::string& name,
+                           const program::Tag& tag) {
+    into = backend.recv(piece, model.shape().dtype, peer, Stream::pp_recv, name);
+    if (parts == 1) return;
+    gathers.push_back({&into, name, tag});
+    if (!batched) {
+      gather(gathers.back());
+      gathers.clear();
+    }
   };
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const PipelineStep& step = steps[i];
@@ -552,15 +587,16 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
     const bool head = pp.last() && step.chunk == chunks - 1;
     const bool forward = step.kind == Kind::forward || step.kind == Kind::send_forward ||
                          step.kind == Kind::recv_forward;
-    backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
-                     static_cast<std::int16_t>(step.chunk),
-                     forward ? Phase::forward : Phase::backward});
+    const program::Tag tag{program::Tag::kNoLayer, static_cast<std::int32_t>(mb),
+                           static_cast<std::int16_t>(step.chunk),
+                           forward ? Phase::forward : Phase::backward};
+    backend.set_tag(tag);
     switch (step.kind) {
       case Kind::recv_forward:
-        inputs[key] = receive(pp.previous, "pp.recv_forward");
+        receive(inputs[key], pp.previous, "pp.recv_forward", tag);
         break;
       case Kind::recv_backward:
-        output_grads[key] = receive(pp.next, "pp.recv_backward");
+        receive(output_grads[key], pp.next, "pp.recv_backward", tag);
         break;
       case Kind::send_forward:
         // Dropping the last handle frees the output once sent (deallocate_output_tensor).
@@ -613,7 +649,7 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         const auto it = states.find(key);
         ForwardState state = std::move(it->second);
         states.erase(it);
-        Tensor dx = model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr,
+        Tensor dx = model.backward(std::move(state), backward_scale, hooked ? &hooks : nullptr,
                                    take(output_grads, key));
         if (embedding) break;
         if (pp.shape.stages == 1) {
@@ -624,7 +660,106 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
         break;
       }
     }
+    // Megatron's p2p calls of 2021-22 end with torch.cuda.synchronize() after their requests'
+    // wait (a guard against a race of batch_isend_irecv): the host waits for the call and
+    // everything issued before it, so it cannot run ahead into the next pass.
+    if (batched && !is_pass(step) && (i + 1 == steps.size() || is_pass(steps[i + 1]))) {
+      backend.synchronize(program::SyncPoint::p2p, "pp.synchronize");
+      for (const Gather& g : gathers)
+        gather(g);
+      gathers.clear();
+    }
   }
+}
+
+// The fp32 gradients the optimizer step updates on this rank, as element ranges: ZeRO 0 every
+// parameter's; ZeRO >= 1 the parts of its shards that hold parameters (the padding left out;
+// ZeRO 1: of the full reduced gradients, ZeRO 2 and 3: of the gradient shards). With
+// `for_norm`, only those the rank counts in the global norm (GptModel::duplicate_in_norm):
+// Megatron's grads_for_norm.
+std::vector<TensorRange> step_gradients(const GptModel& model, const OptimizerState& optimizer,
+                                        bool for_norm) {
+  const std::span<const Parameter> params = model.parameters();
+  const auto counted = [&](std::size_t i) { return !for_norm || !model.duplicate_in_norm(i); };
+  std::vector<TensorRange> ranges;
+  if (optimizer.layout.zero == 0) {
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (counted(i)) ranges.push_back(TensorRange::whole(params[i].grad));
+    }
+    return ranges;
+  }
+  for (std::size_t b = 0; b < optimizer.buckets.size(); ++b) {
+    const AdamShard& shard = optimizer.shards[b];
+    const std::int64_t begin = shard.offset;
+    const std::int64_t end = begin + shard.master.numel();
+    std::int64_t at = 0;  // the parameter's first element in the bucket's concatenation
+    for (const std::size_t i : optimizer.buckets[b].parameters) {
+      const std::int64_t n = params[i].shape.numel();
+      const std::int64_t lo = std::max(at, begin);
+      const std::int64_t hi = std::min(at + n, end);
+      if (lo < hi && counted(i)) {
+        ranges.push_back(optimizer.layout.zero == 1 ? TensorRange{params[i].grad, lo - at, hi - lo}
+                                                    : TensorRange{shard.grad, lo - begin, hi - lo});
+      }
+      at += n;
+    }
+  }
+  return ranges;
+}
+
+// A scalar all-reduced over the model group when it has other members; the compute stream
+// then waits for it (torch.distributed.all_reduce without async_op: work.wait()).
+void model_all_reduce(Backend& backend, Tensor& scalar, ReduceOp op, const IterationConfig& config,
+                      std::string_view name) {
+  if (config.model_parallel <= 1) return;
+  backend.all_reduce({&scalar, 1}, CommGroup::model, op, stream_of(CommGroup::model), name);
+  backend.stream_wait(Stream::compute, stream_of(CommGroup::model));
+}
+
+// Megatron's optimizer step before Adam (megatron/optimizer/optimizer.py, clip_grads.py):
+// fp16 unscale and overflow check, then clipping by the global norm. False when the step is
+// skipped (an overflow).
+bool prepare_gradients(Backend& backend, GptModel& model, OptimizerState& optimizer,
+                       const IterationConfig& config) {
+  using program::SyncPoint;
+  optimizer.grad_norm.reset();
+  optimizer.skipped = false;
+  if (!optimizer.grad_scaler && config.clip_grad <= 0.0) return true;
+  const std::vector<TensorRange> grads = step_gradients(model, optimizer, false);
+  if (optimizer.grad_scaler) {
+    GradScaler& scaler = *optimizer.grad_scaler;
+    Tensor found_inf = backend.unscale_and_check(grads, 1.0 / scaler.scale, "optimizer.unscale");
+    model_all_reduce(backend, found_inf, ReduceOp::max, config, "optimizer.found_inf.all_reduce");
+    // Without a value (meta) the usual case: no overflow.
+    const bool overflow =
+        backend.host_read(found_inf, SyncPoint::found_inf, "optimizer.found_inf.item")
+            .value_or(0.0) > 0.0;
+    scaler.update(overflow);
+    if (overflow) {
+      optimizer.skipped = true;
+      return false;
+    }
+  }
+  if (config.clip_grad > 0.0) {
+    Tensor squares =
+        backend.sum_of_squares(step_gradients(model, optimizer, true), "optimizer.grad_norm");
+    model_all_reduce(backend, squares, ReduceOp::sum, config, "optimizer.grad_norm.all_reduce");
+    const std::optional<double> sum =
+        backend.host_read(squares, SyncPoint::grad_norm, "optimizer.grad_norm.item");
+    if (sum) optimizer.grad_norm = std::sqrt(*sum);
+    // clip_coeff = max_norm / (total_norm + 1e-6), applied when below 1. Without a value (meta,
+    // a timed GPU run) the scale is recorded: the early iterations papers time clip (with
+    // factor 1 the values stay as they are).
+    const double coefficient = sum ? config.clip_grad / (*optimizer.grad_norm + 1e-6) : 1.0;
+    if (!sum || coefficient < 1.0) backend.scale(grads, coefficient, "optimizer.clip");
+  }
+  return true;
+}
+
+// The training loop reads the reported loss every iteration (Megatron's training_log); only a
+// rank with the head has one.
+void read_loss(Backend& backend, const Tensor& loss) {
+  if (loss.defined()) backend.host_read(loss, program::SyncPoint::loss, "loss.item");
 }
 
 }  // namespace
@@ -636,6 +771,10 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   const int zero = optimizer.layout.zero;
   const bool reduce = config.data_parallel > 1;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
+  // fp16: the backward pass starts from the loss times the loss scale (Megatron's
+  // grad_scaler), which only changes the cross entropy's backward factor.
+  const double backward_scale =
+      loss_scale * (optimizer.grad_scaler ? optimizer.grad_scaler->scale : 1.0);
   const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
 
   // Megatron zeroes the contiguous gradient buffer at the start of every iteration (ZeRO 2
@@ -657,7 +796,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   StepHooks hooks(backend, model, optimizer, config);
   Tensor loss;
   if (config.pipeline.pipelined()) {
-    run_pipeline(backend, model, hooks, config, hooked, loss);
+    run_pipeline(backend, model, hooks, config, hooked, backward_scale, loss);
     hooks.end_passes();
   }
   for (std::int64_t mb = 0; mb < config.micro_batches && !config.pipeline.pipelined(); ++mb) {
@@ -670,7 +809,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
     } else {
       backend.accumulate(loss, state.loss, "loss.accumulate");
     }
-    model.backward(std::move(state), loss_scale, hooked ? &hooks : nullptr);
+    model.backward(std::move(state), backward_scale, hooked ? &hooks : nullptr);
   }
 
   const auto last_mb = static_cast<std::int32_t>(config.micro_batches - 1);
@@ -724,6 +863,10 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::optimizer});
   if (reduce || zero >= 2 || shared_embedding) backend.stream_wait(Stream::compute, Stream::dp);
   if (!sp_grads.empty()) backend.stream_wait(Stream::compute, Stream::tp);
+  if (!prepare_gradients(backend, model, optimizer, config)) {
+    read_loss(backend, loss);
+    return loss;  // an overflow: Megatron skips the step
+  }
   if (zero == 0) {
     for (const GradientBucket& bucket : buckets) {
       std::vector<AdamTensors> tensors;
@@ -757,6 +900,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
       }
     }
   }
+  read_loss(backend, loss);
   return loss;
 }
 
@@ -769,7 +913,7 @@ Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& c
     // The schedule's forward passes alone (inference_steps); nothing to gather or reduce.
     OptimizerState none;
     StepHooks hooks(backend, model, none, config);
-    run_pipeline(backend, model, hooks, config, false, loss);
+    run_pipeline(backend, model, hooks, config, false, 0.0, loss);
     return loss;
   }
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);

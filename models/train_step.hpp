@@ -111,17 +111,43 @@ struct AdamShard {
   Tensor param;   ///< ZeRO 3: model-dtype parameter shard, the only persistent copy
 };
 
+/// Megatron's DynamicGradScaler (fp16 models only; megatron/optimizer/grad_scaler.py with
+/// Megatron's defaults): the backward pass starts from the loss times `scale`, the optimizer
+/// step multiplies the gradients by 1/scale and checks them for inf and NaN; an overflow skips
+/// the step and, after `hysteresis` overflowing steps, multiplies the scale by
+/// `backoff_factor`; `growth_interval` steps without one multiply it by `growth_factor`.
+struct GradScaler {
+  double scale = 4294967296.0;  ///< 2^32: Megatron's --initial-loss-scale
+  double min_scale = 1.0;
+  double growth_factor = 2.0;
+  double backoff_factor = 0.5;
+  std::int64_t growth_interval = 1000;  ///< --loss-scale-window
+  std::int64_t hysteresis = 2;
+  std::int64_t growth_tracker = 0;
+  std::int64_t hysteresis_tracker = 2;
+
+  /// After a step's overflow check (host logic: no kernels of note).
+  void update(bool found_inf);
+};
+
 /// fp32 master weights and Adam moments (persistent optimizer state) and the buckets.
 struct OptimizerState {
   OptimizerLayout layout;
   std::vector<GradientBucket> buckets;  ///< ZeRO 3: make_layer_units
   std::vector<AdamTensors> tensors;     ///< ZeRO 0: aligned with GptModel::parameters()
   std::vector<AdamShard> shards;        ///< ZeRO >= 1: aligned with `buckets`
+  /// fp16 models: the loss scaler (nullopt: no loss scaling, as bf16 and fp32 runs).
+  std::optional<GradScaler> grad_scaler;
+  /// The last step's global gradient norm before clipping, where the backend could read it
+  /// (nullopt without clipping, on meta, or when the step was skipped).
+  std::optional<double> grad_norm;
+  bool skipped = false;  ///< the last step found inf or NaN gradients and did not update
 };
 /// Allocates the optimizer state of `model` (and with ZeRO >= 2 the gradient shards, with
-/// ZeRO 3 the parameter shards). Moments start at zero; the caller that loads parameter
-/// values loads the master weights (and ZeRO-3 parameter shards) too (setup, not part of an
-/// iteration). Throws std::invalid_argument if the model does not shard what `layout` shards.
+/// ZeRO 3 the parameter shards); an fp16 model gets a GradScaler. Moments start at zero; the
+/// caller that loads parameter values loads the master weights (and ZeRO-3 parameter shards)
+/// too (setup, not part of an iteration). Throws std::invalid_argument if the model does not
+/// shard what `layout` shards.
 OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
                                     const OptimizerLayout& layout = {});
 
@@ -154,15 +180,31 @@ struct IterationConfig {
   std::int64_t global_tokens = 1;  ///< sequences x seq_len of the global batch (loss mean)
   bool overlap_grad_reduce = true;
   bool optimizer_step = true;  ///< false: stop after the gradients (gradient checks)
+  /// Gradient clipping by global norm (Megatron's --clip-grad): the gradients are scaled by
+  /// clip_grad / (norm + 1e-6) when that is below 1; 0: no clipping.
+  double clip_grad = 0.0;
+  /// Members of the model group (CommGroup::model) over which the norm and the overflow flag
+  /// are all-reduced; 1: no all-reduce.
+  std::int64_t model_parallel = 1;
   AdamHyper adam;
   PipelinePosition pipeline{};
 };
 
 /// Runs one iteration; returns a [1, 1] tensor holding this rank's share of the mean loss
 /// (Σ over micro batches of its tokens' losses / global_tokens); undefined on a pipeline
-/// stage before the last. With a pipeline the passes run in the schedule's order
+/// stage before the last. The optimizer step is Megatron's (optimizer.py's step,
+/// clip_grads.py): with a GradScaler the gradients are unscaled and checked, the overflow flag
+/// all-reduced (max) over the model group and read by the host (an overflow skips the rest);
+/// with clip_grad > 0 the sum of squares of the gradients this rank counts
+/// (GptModel::duplicate_in_norm) is all-reduced over the model group and read by the host,
+/// and the gradients are scaled when the norm exceeds clip_grad (a backend without values
+/// assumes it does: early iterations clip); then Adam and the copy into the model-dtype
+/// parameters; the host reads the loss at the end. With a pipeline the passes run in the
+/// schedule's order
 /// (pipeline_steps) with the stage-boundary sends on the pp_send stream and receives on the
-/// pp_recv stream, so they progress concurrently; sent tensors are freed once sent (Megatron's
+/// pp_recv stream, so they progress concurrently (batched schedules: the host synchronizes
+/// the device after each p2p call, as Megatron's p2p_communication of 2021-22 does); sent
+/// tensors are freed once sent (Megatron's
 /// deallocate_output_tensor); DP buckets fire in the last backward pass (ZeRO 0 and 1); the first
 /// and last stage then sum the word embedding's gradient over the embedding group before the
 /// optimizer step (Megatron's finalize_model_grads).

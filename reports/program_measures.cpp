@@ -32,6 +32,7 @@ struct Span {
   bool empty() const { return begin == Time::max(); }
   Time length() const { return empty() ? Time::zero() : end - begin; }
   void add(const sim::OpTiming& t) {
+    if (t.end == Time::max()) return;  // never ran: a host sync passed over (no host model)
     if (t.start < begin) begin = t.start;
     if (t.end > end) end = t.end;
   }

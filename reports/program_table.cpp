@@ -28,6 +28,7 @@ struct RankStats {
   Flops gemm_flops;
   Bytes kernel_bytes;
   Bytes live_at_end;
+  std::array<std::int64_t, program::kSyncPointCount> syncs{};  ///< host syncs per SyncPoint
   // (group kind, collective kind) -> tally; std::map keeps the print order fixed.
   std::map<std::pair<int, int>, CollectiveTally> collectives;
 };
@@ -62,6 +63,8 @@ RankStats count(const program::Program& program, const program::RankProgram& ran
           } else if constexpr (std::is_same_v<T, Free>) {
             ++s.frees;
             live.erase(p.buffer);
+          } else if constexpr (std::is_same_v<T, HostSync>) {
+            ++s.syncs[static_cast<std::size_t>(p.point)];
           }
         },
         op.payload);
@@ -89,6 +92,16 @@ std::string format_program_stats(const program::Program& program) {
                          to_string(tally.bytes));
     }
     if (s.sends + s.recvs > 0) out += fmt::format("  send/recv    {:>4}/{}\n", s.sends, s.recvs);
+    std::string syncs;
+    std::int64_t total = 0;
+    for (int k = 0; k < kSyncPointCount; ++k) {
+      const std::int64_t n = s.syncs[static_cast<std::size_t>(k)];
+      if (n == 0) continue;
+      total += n;
+      syncs += fmt::format("{}{} {}", syncs.empty() ? "" : ", ",
+                           to_string(static_cast<SyncPoint>(k)), n);
+    }
+    if (total > 0) out += fmt::format("  host syncs   {:>4}  ({})\n", total, syncs);
     out += fmt::format("  alloc/free   {:>4}/{}, {} live at the end (persistent state)\n", s.allocs,
                        s.frees, to_gib_string(s.live_at_end));
   }

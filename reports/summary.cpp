@@ -62,8 +62,10 @@ MemorySummary memory_summary(const hw::HardwareProfile& hardware, const program:
 std::size_t critical_index(const sim::SimulationResult& result) {
   std::vector<Time> latest_of(result.timelines.size(), Time::zero());
   for_each_in_parallel(result.timelines.size(), [&](std::size_t i) {
-    for (const sim::OpTiming& t : result.timelines[i].ops)
-      latest_of[i] = std::max(latest_of[i], t.end);
+    for (const sim::OpTiming& t : result.timelines[i].ops) {
+      // Time::max(): never ran (a host sync passed over without a host model).
+      if (t.end != Time::max()) latest_of[i] = std::max(latest_of[i], t.end);
+    }
   });
   std::size_t best = 0;
   Time latest = Time::zero();

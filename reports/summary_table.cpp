@@ -100,7 +100,7 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   row("optimizer", b.optimizer);
   constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{
       "exposed TP communication", "exposed DP communication", "exposed PP communication",
-      "exposed embedding communication"};
+      "exposed embedding communication", "exposed optimizer communication"};
   for (std::size_t k = 0; k < kExposed.size(); ++k)
     row(kExposed[k], b.exposed_comm[k]);
   row("pipeline bubble", b.bubble);

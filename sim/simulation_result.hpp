@@ -60,7 +60,8 @@ struct TimeBreakdown {
   Time recompute;  ///< forward kernels re-run during backward
   Time optimizer;  ///< optimizer-step kernels
   std::array<Time, program::kGroupKindCount>
-      exposed_comm{};  ///< idle waiting on TP, DP, embedding collectives; PP: on a running
+      exposed_comm{};  ///< idle waiting on TP, DP, embedding and optimizer collectives
+                       ///< (from this rank's post: a wait for peers counts); PP: on a running
                        ///< pipeline transfer
   Time bubble;         ///< idle waiting on another pipeline stage (to post its side of a
                        ///< transfer)

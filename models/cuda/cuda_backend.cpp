@@ -536,8 +536,17 @@ void CudaBackend::synchronize() {
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
-void CudaBackend::host_read(const Tensor&, program::SyncPoint point, std::string_view name) {
+std::optional<double> CudaBackend::host_read(const Tensor& t, program::SyncPoint point,
+                                             std::string_view name) {
+  if (impl_->timing) return std::nullopt;
   synchronize(point, name);
+  float value = 0.0f;
+  if (t.dtype() != DType::fp32) {
+    throw std::invalid_argument(
+        fmt::format("cuda backend: host_read of a {} tensor (fp32 only)", to_string(t.dtype())));
+  }
+  check(cudaMemcpy(&value, bytes_of(t), sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return value;
 }
 
 void CudaBackend::synchronize(program::SyncPoint, std::string_view) {
@@ -1240,6 +1249,34 @@ void CudaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const
       [&](const Tensor& p, std::int64_t in_p, std::int64_t in_shard, std::int64_t count) {
         k::convert(carr_at(master, in_shard), arr_at(p, in_p), count, im.cs());
       });
+}
+
+Tensor CudaBackend::sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) {
+  Impl& im = *impl_;
+  Tensor sum = im.make_zero({1, 1, 1}, DType::fp32, Stream::compute);
+  const Tensor partial = im.make({1, k::kSquaresBlocks, 1}, DType::fp32);
+  auto scope = im.compute(name);
+  for (const TensorRange& r : ranges)
+    k::sum_of_squares_accumulate(carr_at(r.tensor, r.offset), r.count, f32(partial), f32(sum),
+                                 im.cs());
+  return sum;
+}
+
+void CudaBackend::scale(std::span<const TensorRange> ranges, double factor, std::string_view name) {
+  Impl& im = *impl_;
+  auto scope = im.compute(name);
+  for (const TensorRange& r : ranges)
+    k::scale(arr_at(r.tensor, r.offset), r.count, factor, im.cs());
+}
+
+Tensor CudaBackend::unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                                      std::string_view name) {
+  Impl& im = *impl_;
+  Tensor found_inf = im.make_zero({1, 1, 1}, DType::fp32, Stream::compute);
+  auto scope = im.compute(name);
+  for (const TensorRange& r : ranges)
+    k::unscale_and_check(arr_at(r.tensor, r.offset), r.count, inv_scale, f32(found_inf), im.cs());
+  return found_inf;
 }
 
 }  // namespace trainsim::cuda

@@ -177,10 +177,16 @@ class CudaBackend final : public Backend {
                       const Tensor& v, std::int64_t offset, const AdamHyper& hyper,
                       std::string_view name) override;
 
-  /// cudaDeviceSynchronize, except while timing: the gate kernel holds the device until the
-  /// host has issued the whole iteration, so a wait would never end (the timed run measures
-  /// the GPU's side alone).
-  void host_read(const Tensor& t, program::SyncPoint point, std::string_view name) override;
+  Tensor sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) override;
+  void scale(std::span<const TensorRange> ranges, double factor, std::string_view name) override;
+  Tensor unscale_and_check(std::span<const TensorRange> ranges, double inv_scale,
+                           std::string_view name) override;
+
+  /// cudaDeviceSynchronize and the value, except while timing: the gate kernel holds the device
+  /// until the host has issued the whole iteration, so a wait would never end (the timed run
+  /// measures the GPU's side alone, and the read gives nullopt).
+  std::optional<double> host_read(const Tensor& t, program::SyncPoint point,
+                                  std::string_view name) override;
   void synchronize(program::SyncPoint point, std::string_view name) override;
 
  private:

@@ -465,6 +465,37 @@ __global__ void adam_kernel(float* master, float* m, float* v, ConstArray grad, 
   }
 }
 
+__global__ void squares_partial_kernel(ConstArray x, Index n, float* partial) {
+  __shared__ float scratch[32];
+  float sum = 0.0f;
+  TRAINSIM_GRID_STRIDE(i, n) {
+    const float v = ld(x.data, x.dtype, i);
+    sum += v * v;
+  }
+  sum = block_sum(sum, scratch);
+  if (threadIdx.x == 0) partial[blockIdx.x] = sum;
+}
+__global__ void squares_finish_kernel(const float* partial, Index blocks, float* total) {
+  __shared__ float scratch[32];
+  float sum = 0.0f;
+  for (Index b = threadIdx.x; b < blocks; b += blockDim.x)
+    sum += partial[b];
+  sum = block_sum(sum, scratch);
+  if (threadIdx.x == 0) total[0] += sum;
+}
+__global__ void scale_kernel(Array x, Index n, float factor) {
+  TRAINSIM_GRID_STRIDE(i, n) {
+    st(x.data, x.dtype, i, ld(x.data, x.dtype, i) * factor);
+  }
+}
+__global__ void unscale_and_check_kernel(Array x, Index n, float inv_scale, float* found_inf) {
+  TRAINSIM_GRID_STRIDE(i, n) {
+    const float v = ld(x.data, x.dtype, i);
+    if (!isfinite(v)) *found_inf = 1.0f;  // every writer writes the same value
+    st(x.data, x.dtype, i, v * inv_scale);
+  }
+}
+
 }  // namespace
 
 void convert(ConstArray x, Array y, Index n, cudaStream_t stream) {
@@ -649,6 +680,28 @@ void adam(float* master, float* m, float* v, ConstArray grad, Index n, const Ada
   if (n == 0) return;
   adam_kernel<<<blocks_for(n), kThreads, 0, stream>>>(master, m, v, grad, n, c);
   check_launch("adam");
+}
+
+void sum_of_squares_accumulate(ConstArray x, Index n, float* partial, float* sum,
+                               cudaStream_t stream) {
+  if (n == 0) return;
+  const auto blocks =
+      static_cast<unsigned>(std::clamp<Index>((n + kThreads - 1) / kThreads, 1, kSquaresBlocks));
+  squares_partial_kernel<<<blocks, kThreads, 0, stream>>>(x, n, partial);
+  check_launch("sum_of_squares");
+  squares_finish_kernel<<<1, kThreads, 0, stream>>>(partial, blocks, sum);
+  check_launch("sum_of_squares_finish");
+}
+void scale(Array x, Index n, double factor, cudaStream_t stream) {
+  if (n == 0) return;
+  scale_kernel<<<blocks_for(n), kThreads, 0, stream>>>(x, n, static_cast<float>(factor));
+  check_launch("scale");
+}
+void unscale_and_check(Array x, Index n, double inv_scale, float* found_inf, cudaStream_t stream) {
+  if (n == 0) return;
+  unscale_and_check_kernel<<<blocks_for(n), kThreads, 0, stream>>>(
+      x, n, static_cast<float>(inv_scale), found_inf);
+  check_launch("unscale_and_check");
 }
 
 }  // namespace trainsim::cuda::kernels

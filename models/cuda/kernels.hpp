@@ -124,4 +124,16 @@ struct AdamConstants {
 void adam(float* master, float* m, float* v, ConstArray grad, Index n, const AdamConstants& c,
           cudaStream_t stream);
 
+// --- gradient norm, clipping, fp16 unscaling (the optimizer step's multi-tensor kernels) ------
+/// Blocks of sum_of_squares_accumulate's first pass: `partial` holds this many floats.
+inline constexpr Index kSquaresBlocks = 1024;
+/// *sum += Σ x[i]² over n elements: per-block partial sums into `partial`, then one block adds
+/// them in order (deterministic).
+void sum_of_squares_accumulate(ConstArray x, Index n, float* partial, float* sum,
+                               cudaStream_t stream);
+/// x[i] *= factor.
+void scale(Array x, Index n, double factor, cudaStream_t stream);
+/// x[i] *= inv_scale; *found_inf = 1 where some x[i] was not finite (left as is otherwise).
+void unscale_and_check(Array x, Index n, double inv_scale, float* found_inf, cudaStream_t stream);
+
 }  // namespace trainsim::cuda::kernels

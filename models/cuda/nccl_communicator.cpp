@@ -32,8 +32,8 @@ struct Pending {
 
 std::string_view comm_group_name(CommGroup group) {
   constexpr std::array<std::string_view, kCommGroupCount> kNames{
-      "tensor", "data",   "row",          "column",        "input",
-      "weight", "output", "input_weight", "output_weight", "embedding"};
+      "tensor", "data",         "row",           "column",    "input", "weight",
+      "output", "input_weight", "output_weight", "embedding", "model"};
   return kNames[static_cast<std::size_t>(group)];
 }
 

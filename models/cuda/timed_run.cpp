@@ -112,16 +112,15 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   shard_model_state(gpt_options, plan.data.zero);
   gpt_options.forward_only = training.inference();
 
-  IterationConfig config;
-  config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
-  config.data_parallel = gradient_size;
-  config.global_tokens = training.global_batch * model.seq_len;
-  config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  IterationConfig config = iteration_config(model, plan, training);
 
   CudaBackendOptions backend_options;
   backend_options.vocab = model.vocab;
   backend_options.seed = options.seed;
   CudaBackend cuda(rank, layout.tp_group(rank), layout.gradient_group(rank), backend_options);
+  // The optimizer step's norm and overflow all-reduces: skipped and counted, as the others.
+  if (config.model_parallel > 1)
+    cuda.bind(CommGroup::model, layout.model_group(rank, plan.data.zero >= 1));
 
   MeasuredRun run;
   run.scenario = scenario.name;

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -345,6 +347,43 @@ TEST_CASE("Adam (per tensor and flat), zero, collectives over a group of one") {
     CHECK(b.error(p1.gpu, p1.cpu) == 0.0);
     CHECK(b.gpu().skipped().empty());
   }
+}
+
+TEST_CASE("optimizer step: sum of squares, clipping scale, fp16 unscale and overflow check") {
+  Bench b;
+  // Ranges as the step passes them: a whole gradient and the middle of another (a ZeRO shard).
+  Pair g1 = b.random({1, 300, 7}, DType::fp32);
+  Pair g2 = b.random({1, 5000, 3}, DType::fp32);
+  const auto ranges = [&](bool gpu) {
+    const Tensor& a = gpu ? g1.gpu : g1.cpu;
+    const Tensor& c = gpu ? g2.gpu : g2.cpu;
+    return std::vector<TensorRange>{TensorRange::whole(a), TensorRange{c, 1000, 9000}};
+  };
+  const Tensor squares_gpu = b.gpu().sum_of_squares(ranges(true), "norm");
+  const Tensor squares_cpu = b.cpu().sum_of_squares(ranges(false), "norm");
+  b.expect_close(squares_gpu, squares_cpu, DType::fp32, "sum_of_squares");
+  // The host reads it: the value itself.
+  const std::optional<double> read =
+      b.gpu().host_read(squares_gpu, program::SyncPoint::grad_norm, "norm.item");
+  REQUIRE(read.has_value());
+  CHECK(*read == doctest::Approx(CpuBackend::values(squares_cpu)[0]).epsilon(1e-4));
+  b.gpu().scale(ranges(true), 0.25, "clip");
+  b.cpu().scale(ranges(false), 0.25, "clip");
+  b.expect_close(g1, DType::fp32, "scale");
+  b.expect_close(g2, DType::fp32, "scale (range)");
+  const Tensor clean_gpu = b.gpu().unscale_and_check(ranges(true), 1.0 / 1024, "unscale");
+  const Tensor clean_cpu = b.cpu().unscale_and_check(ranges(false), 1.0 / 1024, "unscale");
+  b.expect_close(g2, DType::fp32, "unscale");
+  CHECK(b.gpu().download(clean_gpu)[0] == 0.0);
+  CHECK(CpuBackend::values(clean_cpu)[0] == 0.0);
+  // An inf inside the range is found; one outside it is not.
+  std::vector<double> with_inf = b.gpu().download(g2.gpu);
+  with_inf[5] = std::numeric_limits<double>::infinity();
+  b.gpu().upload(g2.gpu, with_inf);
+  CHECK(b.gpu().download(b.gpu().unscale_and_check(ranges(true), 1.0, "unscale"))[0] == 0.0);
+  with_inf[2000] = std::numeric_limits<double>::quiet_NaN();
+  b.gpu().upload(g2.gpu, with_inf);
+  CHECK(b.gpu().download(b.gpu().unscale_and_check(ranges(true), 1.0, "unscale"))[0] == 1.0);
 }
 
 TEST_CASE("a group with absent members is skipped and counted") {

@@ -221,6 +221,7 @@ TEST_CASE("scenarios: defaults come from the parameter table") {
   CHECK(s.training.micro_batch == 1);
   CHECK(s.training.optimizer == Optimizer::adam);
   CHECK(s.training.mode == RunMode::training);
+  CHECK(s.training.clip_grad == 1.0);  // Megatron's --clip-grad
   CHECK(s.parallel.tensor.kind == TensorKind::one_d);
   CHECK(s.parallel.tensor.sequence_parallel == false);
   CHECK(s.parallel.pipeline.size == 1);
@@ -261,6 +262,7 @@ TEST_CASE("parameters: table, section keys and help text") {
     CHECK(help.find(p.path) != std::string::npos);
   CHECK(help.find("gpipe | 1f1b | interleaved | breadth-first | layered") != std::string::npos);
   CHECK(help.find("default 4 x model.hidden") != std::string::npos);
+  CHECK(help.find("number >= 0") != std::string::npos);  // training.clip_grad
 }
 
 TEST_CASE("yaml reader: edit distance and suggestions") {

@@ -50,6 +50,13 @@ inline double total_gemm_flops(const program::Program& p) {
   return flops;
 }
 
+/// An all-reduce of the optimizer step's scalars over the model group (the gradient norm, the
+/// fp16 overflow flag): not part of the gradient or activation traffic the closed forms count.
+inline bool optimizer_scalar(const program::Program& p, const program::Op& op) {
+  return std::holds_alternative<program::Collective>(op.payload) &&
+         p.names.name(op.name).starts_with("optimizer.");
+}
+
 /// The ops of `r` whose payload is a `Payload` (Send, Recv, ...), in program order.
 template <typename Payload>
 std::vector<const program::Op*> ops_of(const program::RankProgram& r) {

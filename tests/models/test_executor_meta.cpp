@@ -168,8 +168,10 @@ TEST_CASE("meta: vocabulary-parallel loss needs 3 small all-reduces and the embe
 }
 
 TEST_CASE("meta: groups list every TP and DP group in ring order with families") {
+  TrainingSpec unclipped = training(8, 1);
+  unclipped.clip_grad = 0.0;  // no optimizer scalars: no model groups
   const Program p =
-      build_program(small_model(), plan(2, 4), training(8, 1), ProgramScope::representative);
+      build_program(small_model(), plan(2, 4), unclipped, ProgramScope::representative);
   REQUIRE(p.groups.size() == 4 + 2);
   for (std::size_t i = 0; i < p.groups.size(); ++i)
     CHECK(p.groups[i].id == static_cast<int>(i));
@@ -182,6 +184,23 @@ TEST_CASE("meta: groups list every TP and DP group in ring order with families")
   CHECK(p.groups[0].family != p.groups[4].family);
   CHECK(p.ranks.size() == 1);
   CHECK(p.representative == std::vector<std::int32_t>(8, 0));
+
+  // With clipping (Megatron's default 1.0) the model groups follow: one per DP replica, here
+  // its TP group (no pipeline), a kind and a family of their own.
+  const Program clipped =
+      build_program(small_model(), plan(2, 4), training(8, 1), ProgramScope::representative);
+  REQUIRE(clipped.groups.size() == 4 + 2 + 4);
+  for (std::size_t i = 0; i < 6; ++i)
+    CHECK(clipped.groups[i].ranks == p.groups[i].ranks);
+  for (std::size_t i = 6; i < 10; ++i) {
+    const Group& g = clipped.groups[i];
+    CHECK(g.kind == GroupKind::optimizer);
+    const auto first = static_cast<Rank>(2 * (i - 6));
+    CHECK(g.ranks == std::vector<Rank>{first, first + 1});
+    CHECK(g.family == clipped.groups[6].family);
+    CHECK(g.family != clipped.groups[4].family);
+    CHECK(g.family != clipped.groups[0].family);
+  }
 }
 
 TEST_CASE("meta: every Alloc is freed except persistent state, which never is") {
@@ -305,7 +324,8 @@ TEST_CASE("meta: ZeRO-1 reduce-scatters gradient buckets and all-gathers paramet
   const Program p = build_program(m, pl, training(8, 1), ProgramScope::representative);
   std::map<std::string, std::pair<int, std::int64_t>> by_name;
   for (const Op& op : p.ranks[0].ops) {
-    if (const auto* c = std::get_if<Collective>(&op.payload); c && op.stream == Stream::dp) {
+    const auto* c = std::get_if<Collective>(&op.payload);
+    if (c && op.stream == Stream::dp && !test::optimizer_scalar(p, op)) {
       auto& [n, bytes] = by_name[std::string(name_of(p, op))];
       ++n;
       bytes += c->size.count();
@@ -339,7 +359,7 @@ std::map<CollectiveKind, Traffic> dp_traffic(const Program& p) {
   std::map<CollectiveKind, Traffic> out;
   for (const Op& op : p.ranks[0].ops) {
     const auto* c = std::get_if<Collective>(&op.payload);
-    if (c == nullptr || op.stream != Stream::dp) continue;
+    if (c == nullptr || op.stream != Stream::dp || test::optimizer_scalar(p, op)) continue;
     CHECK(p.groups[static_cast<std::size_t>(c->group)].kind == GroupKind::dp);
     ++out[c->kind].count;
     out[c->kind].bytes += c->size.count();
@@ -489,7 +509,8 @@ TEST_CASE("meta: ZeRO-3 gathers each layer twice and reduce-scatters it once per
     CHECK(t[CollectiveKind::reduce_scatter].bytes == micro_batches * 4 * (layers + rest));
     CHECK(t.count(CollectiveKind::all_reduce) == 0);
     for (const Op& op : p.ranks[0].ops) {
-      if (op.stream == Stream::dp && std::holds_alternative<Collective>(op.payload)) {
+      if (op.stream == Stream::dp && std::holds_alternative<Collective>(op.payload) &&
+          !test::optimizer_scalar(p, op)) {
         CHECK(op.tag.phase != Phase::optimizer);
       }
     }
@@ -717,7 +738,7 @@ TEST_CASE("meta: DP buckets overlap the last backward and the optimizer waits fo
     OpIndex first_dp = -1;
     OpIndex last_dp = -1;
     OpIndex last_backward = -1;
-    OpIndex first_adam = -1;
+    OpIndex first_step = -1;
     for (std::size_t i = 0; i < r.ops.size(); ++i) {
       const Op& op = r.ops[i];
       const auto idx = static_cast<OpIndex>(i);
@@ -727,12 +748,14 @@ TEST_CASE("meta: DP buckets overlap the last backward and the optimizer waits fo
         CHECK(op.tag.micro_batch == 1);
       }
       if (op.is_compute() && op.tag.phase == Phase::backward) last_backward = idx;
-      if (first_adam < 0 && name_of(p, op) == "optimizer.adam") first_adam = idx;
+      // The step's first kernel: the gradient norm (TP 1, no pipeline: no model group).
+      if (first_step < 0 && name_of(p, op) == "optimizer.grad_norm") first_step = idx;
     }
     REQUIRE(first_dp >= 0);
+    REQUIRE(first_step > last_dp);
     // Tiny model: one bucket, final only after the embedding backward.
     CHECK(first_dp > last_backward);
-    const auto deps = r.deps(r.ops[static_cast<std::size_t>(first_adam)]);
+    const auto deps = r.deps(r.ops[static_cast<std::size_t>(first_step)]);
     CHECK(std::find(deps.begin(), deps.end(), last_dp) != deps.end());
   }
 }

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <variant>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -271,6 +272,31 @@ TEST_CASE("forward + backward time: all of an inference step, a training step le
       reports::run_scenario_file(kRoot / "scenarios/tests/tiny-inference.yaml");
   CHECK(reports::forward_backward_time(inference.program, inference.result) ==
         inference.result.iteration_time);
+}
+
+TEST_CASE("forward + backward time and the critical GPU pass over host syncs that never ran") {
+  // 1F1B: the host synchronizes after every p2p call, reads the norm and the loss. Without a
+  // host section in the profile the replay passes over those HostSyncs, whose timing stays
+  // "not run" (Time::max()): no measure may take it for an end.
+  const Scenario pipeline = load("tiny-pp2-tp2-dp2");
+  const reports::ScenarioRun run = reports::run_scenario(pipeline, profile_of(pipeline));
+  std::size_t syncs = 0;
+  for (const program::RankProgram& r : run.program.ranks) {
+    for (const program::Op& op : r.ops)
+      syncs += std::holds_alternative<program::HostSync>(op.payload) ? 1 : 0;
+  }
+  REQUIRE(syncs > 0);
+  const Time passes = reports::forward_backward_time(run.program, run.result);
+  CHECK(passes > Time::zero());
+  CHECK(passes < run.result.iteration_time);
+  Time critical_end = Time::zero();
+  for (const sim::RankTimeline& t : run.result.timelines) {
+    if (t.rank != run.summary.critical_rank) continue;
+    for (const sim::OpTiming& op : t.ops) {
+      if (op.end != Time::max()) critical_end = std::max(critical_end, op.end);
+    }
+  }
+  CHECK(critical_end == run.result.iteration_time);
 }
 
 TEST_CASE("compare: a pipelined 1d scenario gets 2d, 2.5d and 3d rows") {
