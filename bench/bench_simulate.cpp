@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < repetitions; ++i) {
     const auto t0 = Clock::now();
     const Scenario scenario = inputs::load_scenario(scenario_file);
-    const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+    const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
     load.push_back(seconds_since(t0));
     const auto t1 = Clock::now();
     const program::Program program = build_program(scenario, ProgramScope::representative);

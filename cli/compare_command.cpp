@@ -65,7 +65,7 @@ void run_compare(const CompareCommandOptions& options) {
   const bool json_to_stdout = options.json == "-";
   if (!options.json.empty() && !json_to_stdout) reports::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   reports::CompareOptions compare;
   compare.max_batch = !options.no_max_batch;
   const std::vector<reports::SchemeResult> rows =

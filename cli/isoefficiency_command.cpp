@@ -82,7 +82,7 @@ IsoOutcome analyze(const IsoCommandOptions& o) {
   }();
   IsoOutcome outcome{inputs::load_scenario(o.scenario), {}, {}, {}};
   const Scenario& scenario = outcome.scenario;
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
 
   outcome.hardware = hardware.name;
   reports::IsoRequest request{&scenario, hardware.name, {}};

@@ -24,7 +24,7 @@ struct MaxBatchOptions {
 void run_max_batch(const MaxBatchOptions& options) {
   if (!options.json.empty()) reports::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   const sim::MaxBatchResult r = sim::find_max_batch(scenario, hardware);
 
   fmt::print(

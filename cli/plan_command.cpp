@@ -44,7 +44,7 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (!o.json.empty()) reports::check_destination(o.json);
   if (!o.csv.empty()) reports::check_destination(o.csv);
   const Scenario scenario = inputs::load_scenario(o.scenario);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   const std::int64_t gpus = o.gpus.value_or(scenario.gpus);
   const std::int64_t batch = o.batch.value_or(scenario.training.global_batch);
 

@@ -38,7 +38,7 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
     if (!path.empty()) reports::check_destination(path);
   }
   const Scenario scenario = inputs::load_scenario(o.scenario);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
 
   sim::TrainingTimeRequest request;
   request.tokens = o.tokens;

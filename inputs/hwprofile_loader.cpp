@@ -365,7 +365,8 @@ hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gp
 }
 
 hw::HostSpec read_host(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap host = value.as_map({"framework", "dispatch", "sync_latency", "sync_points"});
+  const YamlMap host = value.as_map(
+      {"framework", "dispatch", "sync_latency", "sync_points", "device_max_connections"});
   hw::HostSpec spec;
   spec.framework = rec.descriptive(host.required("framework")).as_string();
   const YamlMap dispatch =
@@ -393,6 +394,15 @@ hw::HostSpec read_host(const YamlValue& value, FieldRecorder& rec) {
     const std::size_t i = point.as_choice(names);
     if (spec.sync_points[i]) point.fail(fmt::format("duplicate sync point \"{}\"", point.text()));
     spec.sync_points[i] = true;
+  }
+  if (auto connections = host.find("device_max_connections")) {
+    // CUDA accepts 1 to 32 (CUDA_DEVICE_MAX_CONNECTIONS); a setting, so no provenance needed.
+    rec.descriptive(*connections);
+    spec.device_max_connections = connections->as_positive_int();
+    if (spec.device_max_connections > 32) {
+      connections->fail(fmt::format("expected 1 to 32 (CUDA_DEVICE_MAX_CONNECTIONS), got {}",
+                                    spec.device_max_connections));
+    }
   }
   return spec;
 }

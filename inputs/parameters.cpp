@@ -122,6 +122,12 @@ std::vector<Parameter> build_table() {
               "overlap the gradient reduction with the backward pass"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},
              "activation recomputation: selective (attention core) or full (whole layers)"),
+      integer("runtime.device_max_connections", derived,
+              "the hardware profile's host.device_max_connections", 1, 32,
+              "CUDA_DEVICE_MAX_CONNECTIONS of the framework the scenario runs, where it differs "
+              "from the one the profile's host section describes: 1 makes each GPU start its "
+              "streams' ops in the order the host issued them (Megatron-LM sets it), more "
+              "leaves the streams independent; needs a profile with a host section"),
   };
 }
 

@@ -154,6 +154,9 @@ ReadScenario read(const std::filesystem::path& file) {
   sc.training.mode = *run_mode_from_string(training.choice("mode"));
   sc.training.clip_grad = training.number("clip_grad");
 
+  sc.runtime.device_max_connections =
+      top.section("runtime").optional_integer("device_max_connections");
+
   const SectionReader parallel = top.section("parallel");
   const SectionReader tensor = parallel.section("tensor");
   ParallelPlan& plan = sc.parallel;
@@ -334,6 +337,21 @@ Scenario load_scenario(const std::filesystem::path& file) {
   check_consistency(r);
   check_supported(r);
   return r.scenario;
+}
+
+hw::HardwareProfile scenario_hardware(const Scenario& scenario) {
+  hw::HardwareProfile hw = load_hardware_profile(scenario.hardware_file);
+  if (const auto connections = scenario.runtime.device_max_connections) {
+    if (!hw.host) {
+      throw ConfigError(
+          SourceLocation{scenario.source_file, 0, 0},
+          fmt::format("runtime.device_max_connections: {} needs a hardware profile with a host "
+                      "section (the host model); '{}' has none",
+                      *connections, hw.name));
+    }
+    hw.host->device_max_connections = *connections;
+  }
+  return hw;
 }
 
 }  // namespace trainsim::inputs

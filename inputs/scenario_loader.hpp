@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "models/scenario.hpp"
+#include "sim/hardware_profile.hpp"
 
 namespace trainsim::inputs {
 
@@ -13,5 +14,10 @@ namespace trainsim::inputs {
 /// to a file (not loaded). Throws ConfigError naming file:line:column, field, value and what
 /// would be valid.
 Scenario load_scenario(const std::filesystem::path& file);
+
+/// The scenario's hardware profile, loaded, with what the scenario says of its framework
+/// (`runtime:`) in place of the profile host section's. Throws ConfigError for a runtime
+/// setting on a profile without a host section.
+hw::HardwareProfile scenario_hardware(const Scenario& scenario);
 
 }  // namespace trainsim::inputs

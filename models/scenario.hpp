@@ -4,12 +4,19 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
 
 namespace trainsim {
+
+/// How the scenario's framework drives the GPUs, where it differs from the framework the
+/// hardware profile's host section describes (inputs::scenario_hardware applies it).
+struct RuntimeSpec {
+  std::optional<std::int64_t> device_max_connections;  ///< CUDA_DEVICE_MAX_CONNECTIONS
+};
 
 struct Scenario {
   std::string name;
@@ -20,6 +27,7 @@ struct Scenario {
   ModelSpec model;
   TrainingSpec training;
   ParallelPlan parallel;
+  RuntimeSpec runtime;
 };
 
 }  // namespace trainsim

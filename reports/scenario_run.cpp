@@ -26,8 +26,7 @@ ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& ha
 ScenarioRun run_scenario_file(const std::filesystem::path& file, ProgramScope scope,
                               const sim::ReplayOptions& replay) {
   const Scenario scenario = inputs::load_scenario(file);
-  return run_scenario(scenario, inputs::load_hardware_profile(scenario.hardware_file), scope,
-                      replay);
+  return run_scenario(scenario, inputs::scenario_hardware(scenario), scope, replay);
 }
 
 }  // namespace trainsim::reports

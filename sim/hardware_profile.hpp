@@ -156,6 +156,12 @@ struct HostSpec {
   Time sync_latency;
   /// The SyncPoints (program::SyncPoint) where this framework's host waits.
   std::array<bool, program::kSyncPointCount> sync_points{};
+  /// CUDA_DEVICE_MAX_CONNECTIONS: the hardware work queues the rank's streams share. With one
+  /// (Megatron sets it for sequence parallelism and its asynchronous TP all-reduce), the GPU
+  /// starts kernels, collectives and transfers of all streams in the order the host issued
+  /// them, and one waiting for an event holds back everything issued after it
+  /// (fidelity-data.md §1.3). CUDA's default (8) leaves the streams independent.
+  std::int64_t device_max_connections = 8;
 
   bool waits_at(program::SyncPoint point) const {
     return sync_points[static_cast<std::size_t>(point)];

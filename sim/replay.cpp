@@ -83,6 +83,12 @@ struct RankState {
   TimeBreakdown breakdown;
   HostState host;
   std::vector<HostSpan> host_spans;
+  /// One hardware queue (host.device_max_connections 1): the next GPU op, in issue order, the
+  /// GPU may start; -1 when the streams are independent.
+  program::OpIndex queue_next = -1;
+  /// The last op of the batched p2p call the queue dispatched last: NCCL launches a call's
+  /// sends and receives as one group, so they start as their own streams allow once it is.
+  program::OpIndex batch_end = -1;
 };
 
 /// GPU 0's communication-engine link (GPU g's is this + g), or -1 when transfers do not slow
@@ -130,6 +136,7 @@ struct Simulation::State {
   bool host_model = false;
   std::array<std::int64_t, 6> host_cost_ps{};
   std::int64_t sync_latency_ps = 0;
+  bool single_queue = false;  ///< host.device_max_connections == 1
   bool ran = false;
 
   State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o)
@@ -154,6 +161,7 @@ struct Simulation::State {
       host_cost_ps[static_cast<std::size_t>(HostCost::collective)] = hw.host->collective.ps();
       host_cost_ps[static_cast<std::size_t>(HostCost::p2p)] = hw.host->p2p.ps();
       sync_latency_ps = hw.host->sync_latency.ps();
+      single_queue = hw.host->device_max_connections == 1;
     }
     ranks.resize(index.ranks.size());
     // In parallel: filling the per-op timings first touches their pages.
@@ -166,6 +174,7 @@ struct Simulation::State {
         rs.streams[s].head = ir.streams[s].begin;
         rs.streams[s].end = ir.streams[s].end;
       }
+      if (hw.host && hw.host->device_max_connections == 1) rs.queue_next = next_gpu_op(ir, 0);
       // Without a host model no host waits: its syncs are passed over.
       if (!hw.host) {
         StreamState& host = rs.streams[static_cast<std::size_t>(program::Stream::host)];
@@ -272,6 +281,12 @@ struct Simulation::State {
       if (info.pending > 0) return;
       Time& start = rs.timing[static_cast<std::size_t>(info.op)].start;
       if (host_model && !issued_by_now(r, s, st, start)) return;
+      const bool gpu_op = info.kind != OpKind::alloc && info.kind != OpKind::free;
+      // One queue: an op starts in issue order, or went with its batched call (<= batch_end).
+      if (single_queue && gpu_op && info.op > rs.batch_end) {
+        if (info.op != rs.queue_next) return;  // an op issued earlier is not started yet
+        advance_queue(r, info.kind == OpKind::send || info.kind == OpKind::recv);
+      }
       start = engine.now();
       if (info.kind != OpKind::compute) st.host_wait = false;
       switch (info.kind) {
@@ -296,6 +311,36 @@ struct Simulation::State {
           return;
       }
     }
+  }
+
+  /// One hardware queue: the op at its head has started; the next GPU op in issue order is now
+  /// at its head, and its stream is tried again.
+  void advance_queue(std::int32_t r, bool p2p) {
+    RankState& rs = ranks[static_cast<std::size_t>(r)];
+    const IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
+    program::OpIndex next = next_gpu_op(ir, rs.queue_next + 1);
+    if (p2p) {
+      // The rest of the call (the transfers up to the next other GPU op) went with it: wake
+      // their streams, and move the queue past them.
+      while (next >= 0 && ir.host_cost[static_cast<std::size_t>(next)] == HostCost::p2p) {
+        rs.batch_end = next;
+        worklist.emplace_back(r, ir.info(next).stream);
+        next = next_gpu_op(ir, next + 1);
+      }
+    }
+    rs.queue_next = next;
+    if (rs.queue_next >= 0) worklist.emplace_back(r, ir.info(rs.queue_next).stream);
+  }
+
+  /// The first op from `from` on (program order) that the GPU runs (a kernel, GEMM,
+  /// collective or transfer), or -1.
+  static program::OpIndex next_gpu_op(const IndexedRank& ir, program::OpIndex from) {
+    const auto n = static_cast<program::OpIndex>(ir.host_cost.size());
+    for (program::OpIndex i = from; i < n; ++i) {
+      const HostCost c = ir.host_cost[static_cast<std::size_t>(i)];
+      if (c != HostCost::none && c != HostCost::sync) return i;
+    }
+    return -1;
   }
 
   /// Host model: whether the head op (whose OpTiming::start holds its issue time once the host

@@ -114,7 +114,7 @@ ReproductionReport run_bian2021_3d(const std::filesystem::path& root,
            inputs::load_scenario(dir / "gpt-2d.yaml"),
            inputs::load_scenario(dir / "gpt-3d.yaml"),
            {}};
-  s.hardware = inputs::load_hardware_profile(s.three_d.hardware_file);
+  s.hardware = inputs::scenario_hardware(s.three_d);
   const auto rows = compare(s.three_d, s.hardware);
   check_states_plan(rows[0], s.one_d);
   check_states_plan(rows[1], s.two_d);

@@ -299,7 +299,7 @@ bool wants_thresholds(Role role, bool sweeps) {
 
 RowFigures run_row(const std::filesystem::path& root, const RowSpec& spec, bool sweeps) {
   const Scenario scenario = inputs::load_scenario(root / "scenarios/lamy-poirier2021" / spec.file);
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   const program::Program program = build_program(scenario, ProgramScope::representative);
   const sim::SimulationResult result = sim::replay(program, hardware);
   const Summary summary = summarize(scenario, hardware, program, result);
@@ -828,7 +828,7 @@ sim::TrainingPoint shortest_with(const ModelSpec& model, const hw::HardwareProfi
 ShortestTime shortest_time(const std::filesystem::path& root) {
   const Scenario scenario =
       inputs::load_scenario(root / "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml");
-  const hw::HardwareProfile hardware = inputs::load_hardware_profile(scenario.hardware_file);
+  const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   ShortestTime s;
   const std::int64_t batch = scenario.training.global_batch;
   s.layered = shortest_with(scenario.model, hardware, batch, {PipelineSchedule::layered});

@@ -104,7 +104,7 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
   const std::filesystem::path dir = root / "scenarios/optimus2021";
   Stated p{
       inputs::load_scenario(dir / "gpt-1d.yaml"), inputs::load_scenario(dir / "gpt-2d.yaml"), {}};
-  p.hardware = inputs::load_hardware_profile(p.one_d.hardware_file);
+  p.hardware = inputs::scenario_hardware(p.one_d);
   const auto rows = compare(p.one_d, p.hardware, true);
   check_states_plan(rows[0], p.one_d);
   check_states_plan(rows[1], p.two_d);

@@ -66,7 +66,7 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
            inputs::load_scenario(dir / "gpt-2d.yaml"),
            inputs::load_scenario(dir / "gpt-2p5d.yaml"),
            {}};
-  s.hardware = inputs::load_hardware_profile(s.one_d.hardware_file);
+  s.hardware = inputs::scenario_hardware(s.one_d);
   const auto rows = compare(s.one_d, s.hardware);
   check_states_plan(rows[0], s.one_d);
   check_states_plan(rows[1], s.two_d);

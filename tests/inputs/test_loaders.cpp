@@ -203,6 +203,23 @@ TEST_CASE("scenarios: the 22B model of Korthikanti Table 3") {
   CHECK(s.source_file == root / "scenarios/korthikanti2022/gpt-22b.yaml");
 }
 
+TEST_CASE("scenarios: runtime.device_max_connections replaces the profile host's setting") {
+  const Scenario lamy = load_scenario(root / "scenarios/lamy-poirier2021/gpt-1t-layered.yaml");
+  REQUIRE(lamy.runtime.device_max_connections.has_value());
+  CHECK(*lamy.runtime.device_max_connections == 8);
+  CHECK(load_hardware_profile(lamy.hardware_file).host->device_max_connections == 1);
+  CHECK(scenario_hardware(lamy).host->device_max_connections == 8);
+  const Scenario plain = load_scenario(root / "scenarios/korthikanti2022/gpt-22b.yaml");
+  CHECK_FALSE(plain.runtime.device_max_connections.has_value());
+  CHECK(scenario_hardware(plain).host->device_max_connections == 1);
+  // A profile without a host section has no host model to set it in.
+  Scenario hostless = load_scenario(data / "good-scenario.yaml");
+  hostless.runtime.device_max_connections = 1;
+  CHECK_THROWS_WITH_AS(scenario_hardware(hostless),
+                       doctest::Contains("needs a hardware profile with a host section"),
+                       ConfigError);
+}
+
 TEST_CASE("scenarios: training.mode inference") {
   const Scenario s = load_scenario(root / "scenarios/tests/tiny-inference.yaml");
   CHECK(s.training.mode == RunMode::inference);
@@ -246,8 +263,8 @@ TEST_CASE("scenarios: a profile name resolves from any current directory") {
 }
 
 TEST_CASE("parameters: table, section keys and help text") {
-  CHECK(scenario_keys_under("") ==
-        std::vector<std::string>{"name", "hardware", "gpus", "model", "training", "parallel"});
+  CHECK(scenario_keys_under("") == std::vector<std::string>{"name", "hardware", "gpus", "model",
+                                                            "training", "parallel", "runtime"});
   CHECK(scenario_keys_under("parallel") ==
         std::vector<std::string>{"tensor", "pipeline", "data", "recompute"});
   CHECK(scenario_section_required("model"));

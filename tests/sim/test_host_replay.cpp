@@ -241,3 +241,26 @@ TEST_CASE("host: a pipeline waiting at every sync the executor records does not 
     }
   }
 }
+
+TEST_CASE("host: with one hardware queue the GPU starts ops in issue order; with several, not") {
+  ProgramBuilder b(2);
+  const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
+  const auto dp = b.group(GroupKind::dp, {0, 1}, 1);
+  for (std::size_t r = 0; r < 2; ++r) {
+    const auto g = b.add(r, gemm(4096, 4096, 4096));                // 0: long
+    b.add(r, all_reduce(dp, Bytes::of(1 << 20)), Stream::dp, {g});  // 1: waits for it
+    b.add(r, all_reduce(tp, Bytes::of(1 << 20)), Stream::tp);       // 2: independent
+  }
+  hw::HostSpec spec = host(Time::from_us(1));
+  const Time g = estimate_gemm(gemm(4096, 4096, 4096), test::small_profile()).time;
+  SUBCASE("independent streams: the tp all-reduce runs beside the GEMM") {
+    const SimulationResult r = replay(b.program(), with_host(spec));
+    CHECK(r.timelines[0].ops[2].start < g);
+  }
+  SUBCASE("one queue: it waits behind the dp all-reduce, which waits for the GEMM") {
+    spec.device_max_connections = 1;
+    const SimulationResult r = replay(b.program(), with_host(spec));
+    CHECK(r.timelines[0].ops[2].start >= r.timelines[0].ops[0].end);
+    CHECK(r.stuck.empty());
+  }
+}
