@@ -6,6 +6,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "models/build_program.hpp"
@@ -205,8 +206,23 @@ RunFit fit_runs(const inputs::RunMeasurements& runs, const hw::HardwareProfile& 
     start[i] = (params[i].get(base) - params[i].low) / (params[i].high - params[i].low);
   }
   start = clamp(start);
-  const Point best =
-      nelder_mead(fitting, base, params, start, setup.max_evaluations, fit.evaluations);
+  // Nelder–Mead collapses onto a face of the cube or a valley's floor before the budget is
+  // spent; restarted from its best point with a fresh simplex it moves on, until a restart
+  // gains nothing (the usual remedy, deterministic).
+  Point best = start;
+  double best_f = std::numeric_limits<double>::infinity();
+  while (fit.evaluations < setup.max_evaluations) {
+    const Point p =
+        nelder_mead(fitting, base, params, best, setup.max_evaluations, fit.evaluations);
+    const double f = objective(fitting, base, params, p);
+    ++fit.evaluations;
+    if (!(f < best_f * (1.0 - 1e-6))) {
+      if (f < best_f) best = p;
+      break;
+    }
+    best = p;
+    best_f = f;
+  }
   fit.profile = apply(base, params, best);
   for (std::size_t i = 0; i < params.size(); ++i) {
     const double value = params[i].low + best[i] * (params[i].high - params[i].low);

@@ -71,24 +71,6 @@ std::vector<RunParameter> whole_run_parameters(const hw::HardwareProfile& base) 
       "drivers",
       [](const hw::HardwareProfile& p) { return p.gpu.kernel_launch.us(); },
       [](hw::HardwareProfile& p, double v) { p.gpu.kernel_launch = Time::from_us(v); }});
-  const std::vector<hw::EfficiencyCurve::Point> curve =
-      base.collectives.intra_node_efficiency.points();
-  out.push_back(RunParameter{
-      "scale on the intra-node collective curve",
-      {"collectives.intra_node_efficiency"},
-      "",
-      0.8,
-      1.2,
-      "the curve is one nccl-tests sweep on one 8 x A100 node (hardware-data.md §3.3, NCCL "
-      "version not stated); other NCCL versions and nodes differ by up to ~20 % (Azure's "
-      "acceptance floor 228 GB/s, AICB ~240 GB/s, §3.5, §3.7); points are capped at 1",
-      [](const hw::HardwareProfile&) { return 1.0; },
-      [curve](hw::HardwareProfile& p, double v) {
-        std::vector<hw::EfficiencyCurve::Point> scaled;
-        for (const auto& q : curve)
-          scaled.push_back({q.size, std::min(1.0, q.efficiency * v)});
-        p.collectives.intra_node_efficiency = hw::EfficiencyCurve(scaled);
-      }});
   return out;
 }
 

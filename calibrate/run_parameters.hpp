@@ -25,8 +25,10 @@ struct RunParameter {
 };
 
 /// The parameters a whole-run fit of `base` moves: its host's dispatch costs (compute and
-/// communication ops), the achieved fraction of HBM bandwidth of streaming kernels, the
-/// per-kernel device overhead and a scale on the measured intra-node collective curve.
+/// communication ops), the achieved fraction of HBM bandwidth of streaming kernels and the
+/// per-kernel device overhead. The collective curves are not among them: they are measured
+/// sweeps (nccl-tests), and whole runs, whose small TP messages are latency-bound, moved the
+/// A100's to the bounds of any plausible range while the runs it was measured for got worse.
 /// Throws std::invalid_argument when `base` has no host section (the host's figures are the
 /// first a whole run constrains; write one, with a guess and its reason, before fitting).
 std::vector<RunParameter> whole_run_parameters(const hw::HardwareProfile& base);

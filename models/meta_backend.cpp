@@ -259,7 +259,8 @@ Tensor MetaBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb,
 
 void MetaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& c,
                                     std::string_view name) {
-  gemm(name, gemm_shape(a, b, ta, tb), {{&a, false}, {&b, false}, {&c, true}});
+  gemm(name, gemm_shape(a, b, ta, tb).accumulating_into(c.dtype()),
+       {{&a, false}, {&b, false}, {&c, true}});
 }
 
 namespace {

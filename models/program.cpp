@@ -175,14 +175,23 @@ Gemm Gemm::of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch
     }
     return static_cast<Dim>(v);
   };
-  return Gemm{dim(m, "m"), dim(n, "n"), dim(k, "k"), dim(batch, "batch"),
-              dtype,       transpose_a, transpose_b};
+  return Gemm{dim(m, "m"),   dim(n, "n"), dim(k, "k"), dim(batch, "batch"),
+              dtype,          transpose_a, transpose_b, dtype,
+              false};
+}
+
+Gemm Gemm::accumulating_into(DType c) const {
+  Gemm g = *this;
+  g.c_dtype = c;
+  g.accumulate = true;
+  return g;
 }
 
 Bytes Gemm::min_bytes() const {
   const std::int64_t e = bytes_per_element(dtype);
+  const std::int64_t ce = bytes_per_element(c_dtype) * (accumulate ? 2 : 1);
   const std::int64_t m64 = m, n64 = n, k64 = k;
-  return Bytes::of(batch * e * (m64 * k64 + k64 * n64 + m64 * n64));
+  return Bytes::of(batch * (e * (m64 * k64 + k64 * n64) + ce * m64 * n64));
 }
 
 Flops Op::flops() const {

@@ -143,14 +143,21 @@ struct Gemm {
   DType dtype = DType::bf16;
   bool transpose_a = false;
   bool transpose_b = false;
+  /// C's dtype, and whether the GEMM adds into C (beta 1: C read and written) rather than
+  /// writes it: Megatron's fused gradient accumulation adds weight gradients into fp32 main
+  /// gradients, whose epilogue moves 8 B per element of C where a bf16 output writes 2.
+  DType c_dtype = DType::bf16;
+  bool accumulate = false;
 
   /// The GEMM of these dimensions; throws Infeasible naming the dimension and its value when
   /// one is negative or exceeds Dim's range (sweeps skip such plans, as other size limits).
   static Gemm of(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch,
                  DType dtype = DType::bf16, bool transpose_a = false, bool transpose_b = false);
+  /// This GEMM adding into a C of `c` (c_dtype c, accumulate).
+  Gemm accumulating_into(DType c) const;
   /// 2·m·n·k·batch.
   Flops flops() const;
-  /// Minimum HBM traffic: read A and B once, write C once.
+  /// Minimum HBM traffic: read A and B once, write C once (and read it when accumulating).
   Bytes min_bytes() const;
 };
 

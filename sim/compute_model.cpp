@@ -61,6 +61,15 @@ GemmEstimate heuristic(const program::Gemm& gemm, const hw::HardwareProfile& hw)
   const double m = gemm.m;
   const double n = gemm.n;
   const double batch = gemm.batch;
+  // Each CTA's epilogue moves its tile of C through HBM at the end of the wave, when every
+  // CTA of the wave does the same: max_efficiency, measured with a C of the inputs' dtype
+  // written once, holds that; a wider C, or one read and written (beta 1, Megatron's fused
+  // gradient accumulation into fp32 main gradients), moves more bytes per element.
+  const double c_element = static_cast<double>(bytes_per_element(gemm.c_dtype));
+  const double epilogue_extra =
+      std::max(0.0, static_cast<double>(bytes_per_element(gemm.c_dtype)) *
+                            (gemm.accumulate ? 2.0 : 1.0) -
+                        element);
 
   GemmEstimate best;
   double best_seconds = 0.0;
@@ -81,12 +90,18 @@ GemmEstimate heuristic(const program::Gemm& gemm, const hw::HardwareProfile& hw)
       const std::int64_t ctas = tiles * s;
       const std::int64_t waves = ceil_div(ctas, slot_count);
       const std::int64_t depth = ceil_div(gemm.k, s);
-      const double math = static_cast<double>(waves) * 2.0 * tm * tn *
-                          (static_cast<double>(depth) + model.cta_overhead_k) / slot_rate;
-      const double reduction = s > 1
-                                   ? 2.0 * static_cast<double>(s) * m * n * batch * partial / hbm +
-                                         hw.gpu.kernel_launch.seconds()
-                                   : 0.0;
+      // With split-K the CTAs write fp32 partials (the reduction's traffic) and the reduction
+      // kernel writes C, read first when accumulating.
+      const double math = static_cast<double>(waves) *
+                          (2.0 * tm * tn * (static_cast<double>(depth) + model.cta_overhead_k) /
+                               slot_rate +
+                           (s == 1 ? slots * tm * tn * epilogue_extra / hbm : 0.0));
+      const double reduction =
+          s > 1 ? (2.0 * static_cast<double>(s) * m * n * batch * partial +
+                   (gemm.accumulate ? m * n * batch * c_element : 0.0)) /
+                          hbm +
+                      hw.gpu.kernel_launch.seconds()
+                : 0.0;
       const double seconds = std::max(math, memory) + reduction;
       if (found && !(seconds < best_seconds)) continue;
       found = true;
@@ -148,11 +163,12 @@ std::size_t GemmTimes::Hash::operator()(const Key& key) const {
   const std::uint64_t b = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.k)) << 32) |
                           static_cast<std::uint32_t>(key.batch);
   return std::hash<std::uint64_t>{}(a) ^ (std::hash<std::uint64_t>{}(b)*0x9e3779b97f4a7c15ULL) ^
-         static_cast<std::size_t>(key.dtype);
+         static_cast<std::size_t>(key.dtype) ^
+         (static_cast<std::size_t>(key.c_dtype) << 8) ^ (key.accumulate ? 0x10000u : 0u);
 }
 
 Time GemmTimes::operator()(const program::Gemm& gemm) {
-  const Key key{gemm.m, gemm.n, gemm.k, gemm.batch, gemm.dtype};
+  const Key key{gemm.m, gemm.n, gemm.k, gemm.batch, gemm.dtype, gemm.c_dtype, gemm.accumulate};
   if (const auto it = times_.find(key); it != times_.end()) return it->second;
   const Time t = estimate_gemm(gemm, hw_).time;
   times_.emplace(key, t);

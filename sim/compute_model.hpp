@@ -72,6 +72,8 @@ class GemmTimes {
   struct Key {
     program::Gemm::Dim m, n, k, batch;
     DType dtype;
+    DType c_dtype;
+    bool accumulate;
     friend bool operator==(const Key&, const Key&) = default;
   };
   struct Hash {

@@ -98,6 +98,14 @@ TEST_CASE("fit-runs brings iteration times simulated on a known profile back wit
   CHECK(fit.base_fit.absolute.median > 0.05);
   CHECK(fit.fitted_fit.absolute.p90 < 0.01);
   CHECK(fit.fitted_held_out.absolute.p90 < 0.01);
+  // Rows in both regimes determine every figure: each comes back (truth_of's).
+  const std::vector<double> truth{35.0, 45.0, 0.7, 2.0};
+  REQUIRE(fit.parameters.size() == truth.size());
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    CAPTURE(fit.parameters[i].parameter.name);
+    CHECK(fit.parameters[i].fitted == doctest::Approx(truth[i]).epsilon(0.02));
+  }
+  CHECK(fit.confounded.empty());
   CHECK_THROWS_AS(fit_runs(parse(csv), base, 1.0), std::invalid_argument);
   // Every figure fitted is reported with its bounds and lands inside them.
   REQUIRE(fit.parameters.size() == whole_run_parameters(base).size());
@@ -126,11 +134,11 @@ TEST_CASE("fit-runs says which figures host-bound rows cannot determine") {
   RunSetup setup;
   setup.max_evaluations = 200;
   const RunFit fit = fit_runs(parse(csv), base, 0.0, setup);
-  // The intra-node collective curve: no row here communicates.
+  // The host's cost of a communication op: no row here communicates.
   bool curve_undetermined = false;
   for (const Confounded& c : fit.confounded) {
     if (c.a == c.b &&
-        fit.parameters[c.a].parameter.fields.front() == "collectives.intra_node_efficiency")
+        fit.parameters[c.a].parameter.fields.front() == "host.dispatch.collective")
       curve_undetermined = true;
   }
   CHECK(curve_undetermined);
