@@ -22,11 +22,13 @@ using enum SetStatistic;
 // same ±2 % bias; the speedups and MFU/HFU of Table 5 (ratios of its times) take its 5 %.
 constexpr double kBiasAim = 0.02;
 
-// Tolerances (the regression guard the suite fails on): each set's statistic as measured at
-// commit f8ceeb8 on the nominal profiles plus a margin (half a point to a point, rounded up;
-// vTrain's a point or two), or the aim where today already meets it. Today's errors are far
-// from the aims, so most tolerances sit far above them: they stop a change from making a set
-// worse unnoticed. The physics work of issue 16 tightens them: lower a tolerance with the
+// Tolerances (the regression guard the suite fails on): the aim where a set meets it, else its
+// statistic as measured plus a margin (half a point to a point, rounded up; vTrain's a point or
+// two), so that no change makes a set worse unnoticed. First set at commit f8ceeb8 (nominal
+// profiles, before issue 16's physics); tightened with the host model, Megatron's kernels and
+// optimizer step and the fitted A100 figures, which brought Korthikanti's sets to their aims
+// (Table 5: mean 1.5 %, max 3.1 %, bias +0.7 %) and vTrain's held-out rows to median 5.4 %,
+// p90 18.5 %, bias -1.0 % (fitting rows 6.5 %, 17.1 %, -1.8 %). Lower a tolerance with the
 // change that brings its statistic down.
 std::vector<ComparisonSet> all_sets() {
   return {
@@ -45,13 +47,13 @@ std::vector<ComparisonSet> all_sets() {
        "Table 5's 8 iteration times: 22B, 175B, 530B and 1T, full recomputation and SP + "
        "selective",
        {"korthikanti2022", "korthikanti2022-pipelines"},
-       {{mean_abs, 0.06}, {max_abs, 0.08}, {abs_bias, 0.06}},
+       {{mean_abs, 0.03}, {max_abs, 0.05}, {abs_bias, kBiasAim}},
        {{mean_abs, 0.03}, {max_abs, 0.05}, {abs_bias, kBiasAim}}},
       {set_names::kKorthikantiDp8,
        "the note under Table 5: 530B, SP + selective, with 8-way data parallelism on 2240 GPUs "
        "(a pipelined row, not one of the table's 8 times)",
        {"korthikanti2022-pipelines"},
-       {{max_abs, 0.075}, {abs_bias, 0.075}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}},
        {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
       {set_names::kKorthikantiSpeedups,
        "Table 5's gain of SP + selective over full recomputation, as a speedup, per model",
@@ -62,7 +64,7 @@ std::vector<ComparisonSet> all_sets() {
        "Table 5's MFU and HFU (SP + selective, the paper's FLOP counts) per model, and the "
        "530B x DP 8 note's MFU",
        {"korthikanti2022", "korthikanti2022-pipelines"},
-       {{max_abs, 0.09}, {abs_bias, 0.075}},
+       {{max_abs, 0.05}, {abs_bias, kBiasAim}},
        {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
       {set_names::kLamyBubbles,
        "the first stage's bubble on a free network against §7.7's closed forms, both layouts",
@@ -91,15 +93,16 @@ std::vector<ComparisonSet> all_sets() {
        {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
       {set_names::kVtrainFitting,
        "vTrain's single-node A100 iteration times, the 1152 rows a fit may use (all but every "
-       "5th), on the nominal selene-a100-80gb",
+       "5th), on selene-a100-80gb (whose host, streaming-kernel and per-kernel figures were fitted "
+       "to these rows)",
        {"vtrain2024"},
-       {{median_abs, 0.24}, {p90_abs, 0.57}, {abs_bias, 0.27}},
+       {{median_abs, 0.075}, {p90_abs, 0.19}, {abs_bias, kBiasAim}},
        {{median_abs, 0.05}, {p90_abs, 0.12}, {abs_bias, kBiasAim}}},
       {set_names::kVtrainHeldOut,
        "vTrain's single-node A100 iteration times, the 288 held-out rows (every 5th: 0-based "
-       "rows 4, 9, 14, ...), on the nominal selene-a100-80gb",
+       "rows 4, 9, 14, ...), on selene-a100-80gb (fitted without them)",
        {"vtrain2024"},
-       {{median_abs, 0.245}, {p90_abs, 0.58}, {abs_bias, 0.27}},
+       {{median_abs, 0.065}, {p90_abs, 0.20}, {abs_bias, kBiasAim}},
        {{median_abs, 0.05}, {p90_abs, 0.12}, {abs_bias, kBiasAim}}},
   };
 }

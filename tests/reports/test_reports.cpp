@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "inputs/hwprofile_loader.hpp"
+#include "inputs/scenario_loader.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
 #include "reports/claim.hpp"
@@ -196,6 +198,43 @@ TEST_CASE("chrome trace of a pipeline: a schedule track with one F<mb>/B<mb> blo
   CHECK(order(4) == "F0 F1 F0.c1 B0.c1 F1.c1 B1.c1 F2 B0 F3 B1 F2.c1 B2.c1 F3.c1 B3.c1 B2 B3");
 }
 
+TEST_CASE(
+    "chrome trace with a host model: a host track of issuing and waits, no sync as a kernel") {
+  const std::filesystem::path root(TRAINSIM_SOURCE_ROOT);
+  const Scenario scenario =
+      inputs::load_scenario(root / "scenarios/tests/tiny-pp2-interleaved.yaml");
+  hw::HardwareProfile hw = inputs::load_hardware_profile(scenario.hardware_file);
+  hw::HostSpec host;
+  host.framework = "test";
+  host.gemm = host.kernel = Time::from_us(30);
+  host.collective = host.p2p = Time::from_us(40);
+  host.sync_latency = Time::from_us(10);
+  host.sync_points.fill(true);
+  hw.host = host;
+  const reports::ScenarioRun run = reports::run_scenario(scenario, hw);
+  std::ostringstream out;
+  reports::write_chrome_trace(out, run.program, run.result);
+  const auto trace = nlohmann::json::parse(out.str());
+  const int host_tid = static_cast<int>(Stream::host);
+  int issuing = 0;
+  int waits = 0;
+  bool named = false;
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "thread_name" && e["tid"] == host_tid)
+      named = named || e["args"]["name"] == "host stream";
+    if (e["ph"] != "X") continue;
+    CHECK(e["dur"].get<double>() >= 0.0);
+    CHECK(e["ts"].get<double>() < 1e9);  // nothing at Time::max()
+    if (e["tid"] != host_tid) continue;
+    if (e["cat"] == "host issue") ++issuing;
+    if (e["cat"] == "host sync") ++waits;
+  }
+  CHECK(named);
+  CHECK(issuing > 0);
+  CHECK(waits > 0);  // the loss and gradient-norm reads, the pipeline's synchronisations
+  CHECK(run.summary.breakdown.host > Time::zero());
+}
+
 TEST_CASE("atomic writes replace the file whole and leave no temporary behind") {
   const auto dir = std::filesystem::temp_directory_path() / "trainsim_atomic_test";
   std::filesystem::remove_all(dir);
@@ -239,13 +278,17 @@ TEST_CASE("breakdown: a wait is charged to what each op in the chain waited for"
   // The last stage's tied-embedding all-reduce is queued on the DP stream behind the gradient
   // all-reduce: the optimizer's wait is mostly DP time, not embedding time. And the first
   // stage's waits for the second stage's gradients are pipeline bubble.
-  const reports::ScenarioRun run = reports::run_scenario_file(
-      std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/tests/tiny-pp2-tp2-dp2.yaml");
+  // Without the host model: this tiny model is host-bound, its waits the host's.
+  const Scenario scenario = inputs::load_scenario(std::filesystem::path(TRAINSIM_SOURCE_ROOT) /
+                                                  "scenarios/tests/tiny-pp2-tp2-dp2.yaml");
+  hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
+  hardware.host.reset();
+  const reports::ScenarioRun run = reports::run_scenario(scenario, hardware);
   const sim::TimeBreakdown& b = run.result.breakdown.front();
   const auto exposed = [&](GroupKind k) { return b.exposed_comm[static_cast<std::size_t>(k)]; };
   CHECK(exposed(GroupKind::dp) > exposed(GroupKind::embedding));
   CHECK(b.bubble > Time::zero());
-  Time total = b.compute + b.recompute + b.optimizer + b.bubble + b.other;
+  Time total = b.compute + b.recompute + b.optimizer + b.bubble + b.other + b.host;
   for (const Time t : b.exposed_comm)
     total += t;
   CHECK(total == run.summary.iteration_time);
