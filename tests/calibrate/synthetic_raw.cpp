@@ -62,7 +62,7 @@ hw::HardwareProfile synthetic_truth(const hw::HardwareProfile& base) {
   hw::HardwareProfile t = base;
   t.gpu.memory_efficiency = 0.91;
   t.gpu.kernel_launch = Time::from_us(2.7);
-  t.gpu.kernel_efficiency[program::KernelClass::elementwise] = 0.74;
+  t.gpu.kernel_efficiency[program::KernelClass::elementwise] = 0.66;
   t.gpu.gemm.max_efficiency = 0.78;
   if (base.gpu.gemm.candidate_tiles.empty()) {
     t.gpu.gemm.tile_m = 128;

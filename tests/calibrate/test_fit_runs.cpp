@@ -66,7 +66,7 @@ hw::HardwareProfile truth_of(const hw::HardwareProfile& base) {
   hw::HardwareProfile truth = base;
   truth.host->gemm = truth.host->kernel = Time::from_us(35);
   truth.host->collective = truth.host->p2p = Time::from_us(45);
-  truth.gpu.memory_efficiency = 0.7;
+  truth.gpu.memory_efficiency = 0.64;
   truth.gpu.kernel_launch = Time::from_us(2.0);
   return truth;
 }
@@ -95,11 +95,11 @@ TEST_CASE("fit-runs brings iteration times simulated on a known profile back wit
   CHECK(fit.skipped_rows == 0);
   CHECK(fit.fitted_rows == 8);
   CHECK(fit.fitted_held_out.rows == 2);
-  CHECK(fit.base_fit.absolute.median > 0.05);
+  CHECK(fit.base_fit.absolute.median > 0.03);  // the base is off; the fit is not
   CHECK(fit.fitted_fit.absolute.p90 < 0.01);
   CHECK(fit.fitted_held_out.absolute.p90 < 0.01);
   // Rows in both regimes determine every figure: each comes back (truth_of's).
-  const std::vector<double> truth{35.0, 45.0, 0.7, 2.0};
+  const std::vector<double> truth{35.0, 45.0, 0.64, 2.0};
   REQUIRE(fit.parameters.size() == truth.size());
   for (std::size_t i = 0; i < truth.size(); ++i) {
     CAPTURE(fit.parameters[i].parameter.name);

@@ -242,7 +242,7 @@ TEST_CASE("host: a pipeline waiting at every sync the executor records does not 
   }
 }
 
-TEST_CASE("host: with one hardware queue the GPU starts ops in issue order; with several, not") {
+TEST_CASE("host: with one hardware queue the GPU starts ops in issue order, with several not") {
   ProgramBuilder b(2);
   const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
   const auto dp = b.group(GroupKind::dp, {0, 1}, 1);
