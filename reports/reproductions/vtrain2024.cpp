@@ -1,9 +1,10 @@
 // vTrain's single-node A100 iteration times (Bang et al., MICRO 2024, arXiv 2312.12391; MIT
 // licence, data/vtrain2024/): 1440 Megatron-DeepSpeed runs of GPTs with hidden 1024 or 2048 on
 // 2, 4 or 8 A100s of one node. Each row is the scenario `trainsim fit-runs` fits to
-// (inputs::measured_run_scenario), replayed on the nominal selene-a100-80gb, the profile that
-// also serves korthikanti2022; nothing is fitted here. The rows fall into the two sets a fit
-// uses: the fitting rows and every 5th row held out (inputs::run_held_out, fraction 0.2).
+// (inputs::measured_run_scenario), replayed on selene-a100-80gb, the profile that also serves
+// korthikanti2022; its host, streaming-kernel and per-kernel figures were fitted to the
+// fitting rows (calibrate/README.md). The rows fall into the two sets a fit uses: the fitting
+// rows and every 5th row held out (inputs::run_held_out, fraction 0.2), never fitted.
 
 #include "reports/reproductions/vtrain2024.hpp"
 
@@ -160,7 +161,9 @@ ReproductionReport run_vtrain2024(const std::filesystem::path& root) {
       "recomputation, the DP all-reduce not overlapped (inputs::measured_run_scenario, as "
       "`trainsim fit-runs` builds them). Split: row i (0-based, file order) is held out when "
       "floor((i+1)·{}) > floor(i·{}), every 5th row: {} held out, {} fitting rows (those "
-      "`trainsim fit-runs --holdout {}` fits to; nothing is fitted here).\n{}",
+      "`trainsim fit-runs --holdout {}` fits to, and to which the profile's host dispatch, "
+      "streaming-kernel HBM fraction and per-kernel overhead were fitted; the held-out rows "
+      "never were).\n{}",
       runs.rows.size(), kVtrainDataFile, hardware.name, kVtrainHoldout, kVtrainHoldout, held_out,
       runs.rows.size() - held_out, kVtrainHoldout, problems);
   report.tables.push_back(digest("by-hidden-tp", {"hidden", "TP"}, runs.rows, report.set_rows,
