@@ -134,7 +134,7 @@ struct Simulation::State {
   std::vector<std::int32_t> engine_touched;  ///< recorded ranks whose `computing` changed
   /// The host model (hw.host): issue cost per HostCost (in ps) and the syncs it waits at.
   bool host_model = false;
-  std::array<std::int64_t, 6> host_cost_ps{};
+  std::array<std::int64_t, static_cast<std::size_t>(HostCost::sync) + 1> host_cost_ps{};
   std::int64_t sync_latency_ps = 0;
   bool single_queue = false;  ///< host.device_max_connections == 1
   bool ran = false;
@@ -197,7 +197,7 @@ struct Simulation::State {
       st.host_woken = false;
       worklist.emplace_back(e.a, e.b);
     } else if (e.kind == kHostReached) {
-      host_reached(e.a);
+      host_try_resume(e.a);
     } else if (e.kind == kComputeDone) {
       RankState& rs = ranks[static_cast<std::size_t>(e.a)];
       StreamState& st = rs.streams[static_cast<std::size_t>(e.b)];
@@ -466,11 +466,15 @@ struct Simulation::State {
   /// wakes the streams whose head it issued. The issue times do not depend on the GPU until
   /// that sync, so they are written in one pass; reaching the sync is an event.
   void host_issue(std::int32_t r) {
-    if (issue_until_sync(r)) {
-      const HostState& h = ranks[static_cast<std::size_t>(r)].host;
-      engine.schedule(h.waiting_since, Priority::completion, kHostReached, r);
-    }
+    if (issue_until_sync(r)) schedule_reached(r);
     wake_issued_streams(r);
+  }
+
+  /// The host of rank `r` stopped at a sync it waits at: it gets there at host.waiting_since
+  /// (host_try_resume then checks the GPU).
+  void schedule_reached(std::int32_t r) {
+    engine.schedule(ranks[static_cast<std::size_t>(r)].host.waiting_since, Priority::completion,
+                    kHostReached, r);
   }
 
   /// The host's pass of host_issue, touching only rank `r`'s own state (so the ranks' first
@@ -527,9 +531,6 @@ struct Simulation::State {
       }
     }
   }
-
-  /// The host of rank `r` has reached the sync it waits at (at host.waiting_since).
-  void host_reached(std::int32_t r) { host_try_resume(r); }
 
   /// Whether the GPU of rank `r` has done what the host's sync waits for: the ops issued
   /// before it on the compute stream (every stream for a device-wide sync) and the sync's
@@ -633,10 +634,7 @@ struct Simulation::State {
         waits[r] = issue_until_sync(static_cast<std::int32_t>(r)) ? 1 : 0;
       });
       for (std::size_t r = 0; r < ranks.size(); ++r) {
-        if (waits[r] != 0) {
-          engine.schedule(ranks[r].host.waiting_since, Priority::completion, kHostReached,
-                          static_cast<std::int32_t>(r));
-        }
+        if (waits[r] != 0) schedule_reached(static_cast<std::int32_t>(r));
       }
     }
     drain();
