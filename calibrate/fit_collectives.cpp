@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -36,9 +37,72 @@ void check_group(const RawMeasurement& row, Tier tier, const hw::HardwareProfile
   }
 }
 
+/// The profile with the inter-node curve (every group size's) a constant `efficiency`.
+hw::HardwareProfile with_inter_node_efficiency(hw::HardwareProfile profile, double efficiency) {
+  profile.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(efficiency);
+  profile.collectives.inter_node_efficiency_by_group_size.clear();
+  return profile;
+}
+
+/// An inter_node row measures the network when its modelled time changes by more than
+/// kMinSensitivity of itself per kSensitivityStep the inter-node efficiency moves.
+constexpr double kSensitivityStep = 1.1;
+constexpr double kMinSensitivity = 0.02;
+
+/// What an inter_node row says, as LinkTimes: the model's time for it (NCCL's algorithm
+/// choice, the flows inside nodes at the profile's intra-node curve, those across at the
+/// inter-node efficiency e) is not linear in 1/e once an NVLink chain is the bottleneck, so
+/// e is solved by bisection (the time falls as e rises; [1e-4, 1]) and handed back as the
+/// part of the time beyond base_latency that the chosen algorithm's hops take and the
+/// transfer time e implies at efficiency 1: efficiency_points divides them back into e.
+LinkTimes solved_inter_row(const RawMeasurement& row, const hw::HardwareProfile& profile,
+                           sim::Topology& topology) {
+  const program::CollectiveKind kind = *collective_kind(row.benchmark);
+  const std::vector<std::int32_t> gpus = first_gpus(row.group_size);
+  const double t = row.time.seconds();
+  const auto model = [&](double e) {
+    return sim::estimate_collective_parts(kind, row.bytes, gpus, topology,
+                                          with_inter_node_efficiency(profile, e));
+  };
+  double low = 1e-4;  // model slower than measured at `low`, faster at `high` (in log space)
+  double high = 1.0;
+  if (model(high).total().seconds() >= t) {
+    low = high;
+  } else if (model(low).total().seconds() <= t) {
+    high = low;
+  } else {
+    for (int i = 0; i < 40; ++i) {
+      const double mid = std::sqrt(low * high);
+      (model(mid).total().seconds() > t ? low : high) = mid;
+    }
+  }
+  const double e = std::sqrt(low * high);
+  const sim::CollectiveEstimate at = model(e);
+  LinkTimes m;
+  m.hops = at.latency.seconds() - profile.collectives.base_latency.seconds();
+  // A row pins e only where the model's time falls as e rises and NCCL's choice stays the
+  // same around it. A row whose time does not fall only bounds e from below: NCCL's tree on
+  // two full nodes is bound by its NVLink chains (hardware-data.md §3.1: measure the
+  // network with NCCL_ALGO=Ring). A row at the edge between algorithms is read by whichever
+  // its noise lands on: below the tree's NVLink floor, as a ring at an efficiency far from
+  // the truth. Neither gives a point (full_speed 0). At e = 1 only the step down is
+  // taken.
+  const double here = at.total().seconds();
+  const double up = std::min(1.0, e * kSensitivityStep);
+  const double down = e / kSensitivityStep;
+  const sim::CollectiveEstimate at_up = model(up);
+  const sim::CollectiveEstimate at_down = model(down);
+  const bool falls = up == e || here - at_up.total().seconds() > kMinSensitivity * t;
+  const bool rises = at_down.total().seconds() - here > kMinSensitivity * t;
+  const bool informative = falls && rises && at_up.algorithm == at.algorithm &&
+                           at_down.algorithm == at.algorithm;
+  m.full_speed = informative ? e * std::max(0.0, t - at.latency.seconds()) : 0.0;
+  return m;
+}
+
 class RowModeller {
  public:
-  explicit RowModeller(const hw::HardwareProfile& profile) : unit_(profile) {
+  explicit RowModeller(const hw::HardwareProfile& profile) : profile_(profile), unit_(profile) {
     unit_.collectives.base_latency = Time::zero();
     unit_.collectives.intra_node_efficiency = hw::EfficiencyCurve::constant(1.0);
     unit_.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(1.0);
@@ -55,18 +119,20 @@ class RowModeller {
                .first;
     }
     sim::Topology& topology = it->second;
+    if (row.tier == Tier::inter_node) return solved_inter_row(row, profile_, topology);
     const std::vector<std::int32_t> gpus = first_gpus(row.group_size);
+    // One node: one ring, at one efficiency.
+    const sim::CollectiveEstimate parts =
+        sim::estimate_collective_parts(kind, row.bytes, gpus, topology, unit_);
     LinkTimes m;
-    m.hops =
-        sim::collective_latency(kind, row.group_size, sim::nodes_spanned(gpus, topology), unit_)
-            .seconds();
-    m.full_speed =
-        sim::estimate_collective(kind, row.bytes, gpus, topology, unit_).seconds() - m.hops;
+    m.hops = parts.latency.seconds();
+    m.full_speed = parts.transfer.seconds();
     return m;
   }
 
  private:
-  hw::HardwareProfile unit_;  ///< the profile with no base latency and efficiency 1
+  const hw::HardwareProfile& profile_;  ///< with the intra-node figures already fitted
+  hw::HardwareProfile unit_;            ///< the profile with no base latency and efficiency 1
   std::map<std::int64_t, sim::Topology> topologies_;
 };
 
@@ -170,6 +236,12 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
   if (by_group.size() > 1) {
     by_group_size.clear();
     for (const auto& [group_size, group] : by_group) {
+      // A group whose rows mostly do not measure the tier (inter-node: NCCL's tree on two
+      // nodes, NVLink-bound) gets no curve of its own: the tier's, fitted on the rows that
+      // do, serves it (its times do not depend on it).
+      const auto informative = std::count_if(group.second.begin(), group.second.end(),
+                                             [](const LinkTimes& m) { return m.full_speed > 0; });
+      if (2 * informative < static_cast<std::ptrdiff_t>(group.second.size())) continue;
       const auto group_points = efficiency_points(group.first, group.second, alpha);
       if (!group_points.empty()) by_group_size.emplace(group_size, group_points);
     }

@@ -12,6 +12,7 @@
 #include "cli/exec_command.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/fit_runs_command.hpp"
+#include "cli/collectives_command.hpp"
 #include "cli/gemm_shapes_command.hpp"
 #include "cli/isoefficiency_command.hpp"
 #include "cli/max_batch_command.hpp"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_fit_command(app);
   trainsim::cli::add_fit_runs_command(app);
   trainsim::cli::add_gemm_shapes_command(app);
+  trainsim::cli::add_collectives_command(app);
   trainsim::cli::add_report_command(app);
   try {
     app.parse(argc, argv);

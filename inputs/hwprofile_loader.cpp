@@ -345,8 +345,28 @@ hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gp
                                     FieldRecorder& rec) {
   const YamlMap coll = value.as_map({"base_latency", "intra_node_efficiency",
                                      "inter_node_efficiency", "intra_node_efficiency_by_group_size",
-                                     "inter_node_efficiency_by_group_size", "p2p"});
+                                     "inter_node_efficiency_by_group_size", "p2p",
+                                     "algorithms"});
   hw::CollectiveSpec spec;
+  if (auto algorithms = coll.find("algorithms")) {
+    // NCCL_ALGO: a setting, so no provenance needed.
+    rec.descriptive(*algorithms);
+    std::vector<std::string_view> names;
+    for (int a = 0; a < hw::kCollectiveAlgorithmCount; ++a)
+      names.push_back(hw::to_string(static_cast<hw::CollectiveAlgorithm>(a)));
+    spec.algorithms.fill(false);
+    for (const YamlValue& algorithm : algorithms->as_sequence()) {
+      const std::size_t i = algorithm.as_choice(names);
+      if (spec.algorithms[i]) {
+        algorithm.fail(fmt::format("duplicate algorithm \"{}\"", algorithm.text()));
+      }
+      spec.algorithms[i] = true;
+    }
+    if (!spec.allows(hw::CollectiveAlgorithm::ring)) {
+      algorithms->fail("the list must hold ring: every collective kind runs on rings (NCCL "
+                       "falls back to them too)");
+    }
+  }
   spec.base_latency = latency_in_range(rec.numeric(coll.required("base_latency")));
   spec.intra_node_efficiency =
       read_curve(rec.numeric(coll.required("intra_node_efficiency")), Dimension::bytes);

@@ -15,16 +15,14 @@ std::int64_t ring_steps(CollectiveKind kind, std::int64_t n) {
   return kind == CollectiveKind::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
-Time collective_latency(CollectiveKind kind, std::int64_t members, std::int64_t nodes,
-                        const hw::HardwareProfile& hw) {
+Time ring_latency(CollectiveKind kind, std::int64_t members, std::int64_t nodes,
+                  const hw::HardwareProfile& hw) {
   if (members <= 1) return Time::zero();
   const std::int64_t steps = ring_steps(kind, members);
   std::int64_t inter = nodes <= 1 ? 0 : (kind == CollectiveKind::all_reduce ? 2 : 1) * (nodes - 1);
   inter = std::min(inter, steps);
-  const Time ring =
-      hw.collectives.base_latency + hw.node.latency * (steps - inter) + hw.network.latency * inter;
-  if (kind != CollectiveKind::all_reduce || nodes <= 1) return ring;
-  return std::min(ring, tree_latency(members, nodes, hw));
+  return hw.collectives.base_latency + hw.node.latency * (steps - inter) +
+         hw.network.latency * inter;
 }
 
 Time tree_latency(std::int64_t members, std::int64_t nodes, const hw::HardwareProfile& hw) {
@@ -34,6 +32,13 @@ Time tree_latency(std::int64_t members, std::int64_t nodes, const hw::HardwarePr
     ++depth;
   return hw.collectives.base_latency +
          (hw.node.latency * (per_node - 1) + hw.network.latency * depth) * 2;
+}
+
+Time collective_latency(CollectiveKind kind, std::int64_t members, std::int64_t nodes,
+                        CollectiveAlgorithm algorithm, const hw::HardwareProfile& hw) {
+  if (members <= 1) return Time::zero();
+  return algorithm == CollectiveAlgorithm::tree ? tree_latency(members, nodes, hw)
+                                                : ring_latency(kind, members, nodes, hw);
 }
 
 Time p2p_latency(bool inter_node, const hw::HardwareProfile& hw) {
@@ -65,6 +70,17 @@ Time drain(FlowNetwork& network) {
 double comm_efficiency(Bytes size, bool inter_node, std::int64_t group_size,
                        const hw::HardwareProfile& hw) {
   return efficiency_at(hw.collectives.efficiency_curve(inter_node, group_size), size);
+}
+
+TierEfficiency collective_efficiency(Bytes size, std::int64_t members, std::int64_t nodes,
+                                     const hw::HardwareProfile& hw) {
+  if (nodes <= 1) {
+    const double e = comm_efficiency(size, false, members, hw);
+    return {e, e};
+  }
+  const std::int64_t per_node = (members + nodes - 1) / nodes;
+  const double inter = comm_efficiency(size, true, members, hw);
+  return {std::min(inter, comm_efficiency(size, false, per_node, hw)), inter};
 }
 
 double p2p_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw) {
@@ -109,13 +125,10 @@ void append_collective_flows(CollectiveKind kind, double size, std::span<const s
   }
 }
 
-CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topology& topology,
-                                 std::int64_t nics_per_node) {
-  CollectiveRings rings;
-  rings.members = static_cast<std::int32_t>(gpus.size());
-  rings.order.assign(gpus.begin(), gpus.end());
-  if (gpus.size() <= 1) return rings;
-  // Members per node, nodes in order of first appearance.
+namespace {
+/// The group's members by node: nodes in order of first appearance, members in group order.
+std::vector<std::vector<std::int32_t>> members_by_node(std::span<const std::int32_t> gpus,
+                                                       const Topology& topology) {
   std::map<std::int32_t, std::size_t> slot_of_node;
   std::vector<std::vector<std::int32_t>> per_node;
   for (const std::int32_t g : gpus) {
@@ -123,12 +136,30 @@ CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topol
     if (inserted) per_node.emplace_back();
     per_node[it->second].push_back(g);
   }
-  if (per_node.size() <= 1) return rings;
-  std::size_t fewest = gpus.size();
+  return per_node;
+}
+
+/// NCCL's channel count for a group spread over `per_node`: one per NIC, at most one per
+/// member of the node with fewest (each channel leaves every node through its own member).
+std::int32_t node_channels(const std::vector<std::vector<std::int32_t>>& per_node,
+                           std::int64_t nics_per_node) {
+  std::size_t fewest = per_node.front().size();
   for (const auto& members : per_node)
     fewest = std::min(fewest, members.size());
-  const auto k = static_cast<std::int32_t>(std::min<std::int64_t>(
+  return static_cast<std::int32_t>(std::min<std::int64_t>(
       std::max<std::int64_t>(1, nics_per_node), static_cast<std::int64_t>(fewest)));
+}
+}  // namespace
+
+CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topology& topology,
+                                 std::int64_t nics_per_node) {
+  CollectiveRings rings;
+  rings.members = static_cast<std::int32_t>(gpus.size());
+  rings.order.assign(gpus.begin(), gpus.end());
+  if (gpus.size() <= 1) return rings;
+  const std::vector<std::vector<std::int32_t>> per_node = members_by_node(gpus, topology);
+  if (per_node.size() <= 1) return rings;
+  const std::int32_t k = node_channels(per_node, nics_per_node);
   if (k <= 1) return rings;
   rings.channels = k;
   rings.order.clear();
@@ -152,6 +183,62 @@ CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topol
   return rings;
 }
 
+std::int32_t double_tree_parent(std::int32_t rank, std::int32_t nodes, int t) {
+  // ncclGetBtree: the lowest set bit of the rank; the parent flips it and sets the next,
+  // falling back to flipping it alone past the end.
+  const auto btree_parent = [nodes](std::int32_t r) {
+    if (r == 0) return -1;
+    std::int32_t bit = 1;
+    while (bit < nodes && (bit & r) == 0)
+      bit <<= 1;
+    const std::int32_t up = (r ^ bit) | (bit << 1);
+    return up >= nodes ? (r ^ bit) : up;
+  };
+  if (t == 0) return btree_parent(rank);
+  if (nodes % 2 == 1) {  // shifted by one
+    const std::int32_t up = btree_parent((rank - 1 + nodes) % nodes);
+    return up < 0 ? -1 : (up + 1) % nodes;
+  }
+  const std::int32_t up = btree_parent(nodes - 1 - rank);  // mirrored
+  return up < 0 ? -1 : nodes - 1 - up;
+}
+
+void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Topology& topology,
+                       std::int64_t nics_per_node, std::vector<FlowSpec>& out) {
+  if (gpus.size() <= 1 || size.count() <= 0) return;
+  const std::vector<std::vector<std::int32_t>> per_node = members_by_node(gpus, topology);
+  if (per_node.size() <= 1) return;
+  const std::int32_t k = node_channels(per_node, nics_per_node);
+  const double channel = size.as_double() / static_cast<double>(k);
+  const auto nodes = static_cast<std::int32_t>(per_node.size());
+  const auto head = [&per_node](std::size_t node, std::int32_t c) {
+    const auto& members = per_node[node];
+    return members[static_cast<std::size_t>(c) % members.size()];
+  };
+  for (std::int32_t c = 0; c < k; ++c) {
+    // Reduce up the chain to the head, broadcast back down: each link both ways.
+    for (const auto& members : per_node) {
+      const std::size_t m = members.size();
+      for (std::size_t j = 0; j + 1 < m; ++j) {
+        const std::int32_t upper = members[(static_cast<std::size_t>(c) + j) % m];
+        const std::int32_t lower = members[(static_cast<std::size_t>(c) + j + 1) % m];
+        out.push_back({lower, upper, channel});
+        out.push_back({upper, lower, channel});
+      }
+    }
+    for (int t = 0; t < 2; ++t) {
+      for (std::int32_t node = 0; node < nodes; ++node) {
+        const std::int32_t parent = double_tree_parent(node, nodes, t);
+        if (parent < 0) continue;
+        const std::int32_t child_head = head(static_cast<std::size_t>(node), c);
+        const std::int32_t parent_head = head(static_cast<std::size_t>(parent), c);
+        out.push_back({child_head, parent_head, channel / 2.0});
+        out.push_back({parent_head, child_head, channel / 2.0});
+      }
+    }
+  }
+}
+
 void append_collective_flows(CollectiveKind kind, Bytes size, const CollectiveRings& rings,
                              std::vector<FlowSpec>& out) {
   if (kind == CollectiveKind::all_to_all) {
@@ -172,23 +259,85 @@ std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& t
   return std::unique(nodes.begin(), nodes.end()) - nodes.begin();
 }
 
-Time estimate_collective(CollectiveKind kind, Bytes size, std::span<const std::int32_t> gpus,
-                         Topology& topology, const hw::HardwareProfile& hw) {
+void append_algorithm_flows(CollectiveAlgorithm algorithm, CollectiveKind kind, Bytes size,
+                            std::span<const std::int32_t> gpus, const CollectiveRings& rings,
+                            const Topology& topology, std::int64_t nics_per_node,
+                            std::vector<FlowSpec>& out) {
+  if (algorithm == CollectiveAlgorithm::tree) {
+    append_tree_flows(size, gpus, topology, nics_per_node, out);
+  } else {
+    append_collective_flows(kind, size, rings, out);
+  }
+}
+
+namespace {
+/// The seconds the most loaded link needs for `flows`' bytes at full speed: a lower bound of
+/// their max-min fair completion, and what NCCL's tuner compares (bytes / bandwidth).
+double bottleneck_seconds(const std::vector<FlowSpec>& flows, const TierEfficiency& efficiency,
+                          Topology& topology) {
+  std::map<LinkId, double> load;
+  for (const FlowSpec& f : flows) {
+    const double wire =
+        f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst));
+    for (const LinkId l : topology.route(f.src, f.dst))
+      load[l] += wire;
+  }
+  double worst = 0.0;
+  for (const auto& [link, bytes] : load)
+    worst = std::max(worst, bytes / topology.link_capacities()[static_cast<std::size_t>(link)]);
+  return worst;
+}
+}  // namespace
+
+CollectiveChoice choose_algorithm(CollectiveKind kind, Bytes size,
+                                  std::span<const std::int32_t> gpus, const CollectiveRings& rings,
+                                  Topology& topology, const hw::HardwareProfile& hw) {
+  const auto members = static_cast<std::int64_t>(gpus.size());
   const std::int64_t nodes = nodes_spanned(gpus, topology);
-  const Time latency = collective_latency(kind, static_cast<std::int64_t>(gpus.size()), nodes, hw);
+  CollectiveChoice ring{CollectiveAlgorithm::ring, ring_latency(kind, members, nodes, hw)};
+  if (kind != CollectiveKind::all_reduce || nodes <= 1 || size.count() <= 0 ||
+      !hw.collectives.allows(CollectiveAlgorithm::tree))
+    return ring;
+  const CollectiveChoice tree{CollectiveAlgorithm::tree, tree_latency(members, nodes, hw)};
+  const TierEfficiency efficiency = collective_efficiency(size, members, nodes, hw);
+  std::vector<FlowSpec> flows;
+  append_collective_flows(kind, size, rings, flows);
+  const Time ring_time =
+      ring.latency + Time::from_seconds(bottleneck_seconds(flows, efficiency, topology));
+  flows.clear();
+  append_tree_flows(size, gpus, topology, hw.network.nics_per_node, flows);
+  const Time tree_time =
+      tree.latency + Time::from_seconds(bottleneck_seconds(flows, efficiency, topology));
+  return tree_time < ring_time ? tree : ring;
+}
+
+CollectiveEstimate estimate_collective_parts(CollectiveKind kind, Bytes size,
+                                             std::span<const std::int32_t> gpus,
+                                             Topology& topology, const hw::HardwareProfile& hw) {
+  const std::int64_t nodes = nodes_spanned(gpus, topology);
+  const CollectiveRings rings = collective_rings(gpus, topology, hw.network.nics_per_node);
+  const CollectiveChoice choice = choose_algorithm(kind, size, gpus, rings, topology, hw);
+  CollectiveEstimate estimate{choice.algorithm, choice.latency, Time::zero()};
   std::vector<FlowSpec> specs;
-  append_collective_flows(kind, size, collective_rings(gpus, topology, hw.network.nics_per_node),
-                          specs);
-  if (specs.empty()) return latency;
+  append_algorithm_flows(choice.algorithm, kind, size, gpus, rings, topology,
+                         hw.network.nics_per_node, specs);
+  if (specs.empty()) return estimate;
   FlowNetwork network(topology.link_capacities());
-  const double efficiency =
-      comm_efficiency(size, nodes > 1, static_cast<std::int64_t>(gpus.size()), hw);
+  const TierEfficiency efficiency =
+      collective_efficiency(size, static_cast<std::int64_t>(gpus.size()), nodes, hw);
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
-    network.start(route, f.bytes / efficiency, std::numeric_limits<double>::infinity(), 0);
+    network.start(route, f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst)),
+                  std::numeric_limits<double>::infinity(), 0);
   }
-  return drain(network) + latency;
+  estimate.transfer = drain(network);
+  return estimate;
+}
+
+Time estimate_collective(CollectiveKind kind, Bytes size, std::span<const std::int32_t> gpus,
+                         Topology& topology, const hw::HardwareProfile& hw) {
+  return estimate_collective_parts(kind, size, gpus, topology, hw).total();
 }
 
 Time estimate_p2p(Bytes size, std::int32_t src, std::int32_t dst, Topology& topology,

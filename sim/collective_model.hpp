@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "models/program.hpp"
@@ -29,20 +30,22 @@ struct FlowSpec {
 /// all-to-all, broadcast and reduce (chain hops) n-1; zero for n <= 1.
 std::int64_t ring_steps(program::CollectiveKind kind, std::int64_t n);
 
-/// The ring's: base_latency + (steps - inter) x node.latency + inter x network.latency, with
-/// inter = 2(nodes-1) for all-reduce and nodes-1 otherwise (NCCL's ring latency model,
-/// §11.3). An all-reduce over several nodes takes the lower of that and tree_latency: NCCL's
-/// tuner picks the algorithm its model predicts faster, and its tree and ring reach about the
-/// same bus bandwidth (both ~busBw/2 of algorithm bandwidth at scale), so the latency decides
-/// wherever latency matters; the bandwidth part stays the ring's flows either way. Zero for a
-/// group of one.
-Time collective_latency(program::CollectiveKind kind, std::int64_t members, std::int64_t nodes,
-                        const hw::HardwareProfile& hw);
+using hw::CollectiveAlgorithm;
+
+/// The ring's latency: base_latency + (steps - inter) x node.latency + inter x
+/// network.latency, with inter = 2(nodes-1) for all-reduce and nodes-1 otherwise (NCCL's ring
+/// latency model, §11.3). Zero for a group of one.
+Time ring_latency(program::CollectiveKind kind, std::int64_t members, std::int64_t nodes,
+                  const hw::HardwareProfile& hw);
 
 /// NCCL's tree all-reduce latency: base_latency plus, up and down, a chain through the
 /// members of a node and a binary tree of depth ceil(log2(nodes)) across nodes (fidelity-
 /// data.md §4.1: trees reach peak much sooner at scale; rings' latency grows with the nodes).
 Time tree_latency(std::int64_t members, std::int64_t nodes, const hw::HardwareProfile& hw);
+
+/// The latency of `algorithm` (ring_latency or tree_latency). Zero for a group of one.
+Time collective_latency(program::CollectiveKind kind, std::int64_t members, std::int64_t nodes,
+                        CollectiveAlgorithm algorithm, const hw::HardwareProfile& hw);
 
 /// The point-to-point base latency (collectives.p2p.base_latency, else
 /// collectives.base_latency) + one hop of the tier crossed.
@@ -52,6 +55,25 @@ Time p2p_latency(bool inter_node, const hw::HardwareProfile& hw);
 /// `group_size` GPUs on a tier (CollectiveSpec::efficiency_curve picks the curve).
 double comm_efficiency(Bytes size, bool inter_node, std::int64_t group_size,
                        const hw::HardwareProfile& hw);
+
+/// NCCL's achieved fraction of link bandwidth for the flows of one collective, by tier. A
+/// multi-node collective is one pipeline: its ramp with the size (chunks in flight, protocol,
+/// the latency floor) is the inter-node curve's and holds on every link of it, while the
+/// links inside a node also keep their own ceiling, the intra-node curve's for the node's
+/// share of the group: the flows between nodes run at the inter-node curve, those inside
+/// at the lower of the two. So the chains and ring segments of a multi-node collective are
+/// not credited more of an NVLink than NCCL gets from it inside one node (0.78 on DGX A100
+/// against the NICs' 0.96).
+struct TierEfficiency {
+  double intra = 1.0;
+  double inter = 1.0;
+  double of(bool crosses_nodes) const { return crosses_nodes ? inter : intra; }
+};
+/// A group of `members` over `nodes`: inside one node the intra-node curve of the group's
+/// size for both; across nodes the inter-node curve of the group's size, and inside the
+/// lower of it and the intra-node curve of the members per node (rounded up).
+TierEfficiency collective_efficiency(Bytes size, std::int64_t members, std::int64_t nodes,
+                                     const hw::HardwareProfile& hw);
 
 /// The same for a `size`-byte send/receive: the tier's collectives.p2p curve, else the tier's
 /// collective curve for every group size (what transfers used before p2p curves existed).
@@ -98,12 +120,63 @@ CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topol
 void append_collective_flows(program::CollectiveKind kind, Bytes size, const CollectiveRings& rings,
                              std::vector<FlowSpec>& out);
 
+/// NCCL's tree parent of node `rank` among `nodes` in tree `t` (0 or 1) of its double binary
+/// tree, -1 for a root: tree 0 is NCCL's binary tree (ncclGetBtree: a node's parent is found
+/// by flipping its lowest set bit), tree 1 the same tree mirrored (an even count) or shifted
+/// by one (odd), so that the leaves of one are the inner nodes of the other and every node
+/// sends and receives about the same in both together.
+std::int32_t double_tree_parent(std::int32_t rank, std::int32_t nodes, int t);
+
+/// Appends the flows of a tree all-reduce of `size` bytes over `gpus` to `out`, on as many
+/// channels as the rings get (collective_rings): in channel c each node's members form a
+/// chain headed by its member at position c (the one whose NIC ring c leaves through), the
+/// channel's S/channels bytes going up the chain (reduce) and down again (broadcast), and
+/// the heads exchange it over both trees of the double binary tree between the nodes (nodes
+/// in order of first appearance), each tree carrying half, up and down. Nothing inside one
+/// node, for one member, or for a non-positive size.
+void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Topology& topology,
+                       std::int64_t nics_per_node, std::vector<FlowSpec>& out);
+
 /// Number of distinct nodes the GPUs sit in.
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology);
 
-/// Time of one collective alone on an idle cluster: its rings' flows, each of wire bytes /
-/// efficiency, shared max-min fairly among themselves at link speed, plus latency. For
-/// reports and tests; the replay times collectives itself.
+/// The flows of `kind` over `gpus` by `algorithm` (tree: append_tree_flows, else the rings').
+void append_algorithm_flows(CollectiveAlgorithm algorithm, program::CollectiveKind kind,
+                            Bytes size, std::span<const std::int32_t> gpus,
+                            const CollectiveRings& rings, const Topology& topology,
+                            std::int64_t nics_per_node, std::vector<FlowSpec>& out);
+
+/// The algorithm NCCL would run a collective with and its latency. NCCL's tuner picks, per
+/// collective and size, the algorithm its cost model predicts fastest (latency + bytes /
+/// bandwidth); here each candidate's time is its latency plus its most loaded link's wire
+/// bytes / capacity / efficiency on an idle cluster, the lower wins (the ring on a tie).
+/// Only an all-reduce over several nodes has a tree to choose (NCCL's tree runs all-reduce
+/// only, and inside one node its chain never beats the ring). On two nodes the tree moves
+/// half what the ring does through each NIC, so large all-reduces there reach a bus
+/// bandwidth above the NICs' (fidelity-data.md §4.1); at scale both move about 2S per node
+/// and the tree's logarithmic latency decides.
+struct CollectiveChoice {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Time latency;
+};
+CollectiveChoice choose_algorithm(program::CollectiveKind kind, Bytes size,
+                                  std::span<const std::int32_t> gpus, const CollectiveRings& rings,
+                                  Topology& topology, const hw::HardwareProfile& hw);
+
+/// The parts of one collective alone on an idle cluster: the chosen algorithm, its latency
+/// and the time its flows take (wire bytes / efficiency shared max-min fairly at link speed).
+struct CollectiveEstimate {
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  Time latency;
+  Time transfer;
+  Time total() const { return latency + transfer; }
+};
+CollectiveEstimate estimate_collective_parts(program::CollectiveKind kind, Bytes size,
+                                             std::span<const std::int32_t> gpus,
+                                             Topology& topology, const hw::HardwareProfile& hw);
+
+/// Time of one collective alone on an idle cluster: estimate_collective_parts' total. For
+/// reports, the calibrator and tests; the replay times collectives itself (the same choice).
 Time estimate_collective(program::CollectiveKind kind, Bytes size,
                          std::span<const std::int32_t> gpus, Topology& topology,
                          const hw::HardwareProfile& hw);

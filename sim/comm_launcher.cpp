@@ -95,15 +95,22 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
   LaunchPlan& plan = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
                                   static_cast<std::size_t>(c.kind)];
   if (plan.size != c.size) {
+    // The groups launched together are images of one another: NCCL's choice for the first
+    // is every one's.
+    const IndexedGroup& first =
+        g.launches.empty() ? g : index_.groups[static_cast<std::size_t>(g.launches.front())];
+    plan.algorithm = choose_algorithm(c.kind, c.size, first.gpus, first.rings, topology_, hw_)
+                         .algorithm;
     for (const GroupId h : g.launches) {
       const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
-      a.latency = std::max(
-          a.latency,
-          collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_));
+      a.latency = std::max(a.latency,
+                           collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()),
+                                              hs.nodes, plan.algorithm, hw_));
       flow_specs_.clear();
-      append_collective_flows(c.kind, c.size, hs.rings, flow_specs_);
+      append_algorithm_flows(plan.algorithm, c.kind, c.size, hs.gpus, hs.rings, topology_,
+                             hw_.network.nics_per_node, flow_specs_);
       queue_flows(
-          comm_efficiency(c.size, hs.nodes > 1, static_cast<std::int64_t>(hs.gpus.size()), hw_),
+          collective_efficiency(c.size, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_),
           group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
                         static_cast<std::size_t>(c.kind)]);
     }
@@ -147,7 +154,8 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
       flow_specs_.push_back({src, send.peer, send.size.as_double()});
       append_p2p_images(c, src, send.peer, send.size.as_double());
     }
-    queue_flows(p2p_efficiency(send.size, inter, hw_),
+    const double efficiency = p2p_efficiency(send.size, inter, hw_);
+    queue_flows({efficiency, efficiency},
                 channel_routes_[static_cast<std::size_t>(info.ref)]);
     keep_plan(plan, send.size, a.latency);
     queued_.clear();
@@ -172,7 +180,7 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-void CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
+void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache) {
   // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
   // every time: their routes are looked up once.
   const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
@@ -195,12 +203,12 @@ void CommLauncher::queue_flows(double efficiency, CachedRoutes& cache) {
     const FlowSpec& f = flow_specs_[k];
     const std::span<const LinkId> route = cache.routes[k];
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
+    const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
     QueuedFlow q;
-    q.bytes = f.bytes / efficiency;
+    q.bytes = f.bytes / efficiency.of(!inside);
     q.first = static_cast<std::int32_t>(queued_links_.size());
     queued_links_.insert(queued_links_.end(), route.begin(), route.end());
-    if (engine_base_ >= 0 && route.size() < kMaxRouteLinks &&
-        topology_.node_of(f.src) == topology_.node_of(f.dst)) {
+    if (engine_base_ >= 0 && route.size() < kMaxRouteLinks && inside) {
       queued_links_.push_back(engine_base_ + f.src);
     }
     q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;

@@ -102,11 +102,12 @@ class CommLauncher {
     std::vector<QueuedFlow> queued;
     std::vector<LinkId> links;
     bool one_shape = false;  ///< every flow of equal bytes and route length: images of one
+    CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
   };
 
-  /// Queues the flows of flow_specs_ at `efficiency` (their routes, wire bytes), with their
-  /// routes from `cache` when its pairs are theirs (else looked up and kept there).
-  void queue_flows(double efficiency, CachedRoutes& cache);
+  /// Queues the flows of flow_specs_ at `efficiency` by tier (their routes, wire bytes), with
+  /// their routes from `cache` when its pairs are theirs (else looked up and kept there).
+  void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache);
   /// Keeps the queued flows and `latency` as `plan` for `size`.
   void keep_plan(LaunchPlan& plan, Bytes size, Time latency) const;
   /// Starts `plan`'s flows for activity `owner` (as start_queued would) and returns how many.

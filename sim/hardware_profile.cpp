@@ -11,6 +11,11 @@
 
 namespace trainsim::hw {
 
+std::string_view to_string(CollectiveAlgorithm algorithm) {
+  return algorithm == CollectiveAlgorithm::tree ? "tree" : "ring";
+}
+
+
 EfficiencyCurve::EfficiencyCurve(std::vector<Point> points) : points_(std::move(points)) {}
 
 double EfficiencyCurve::at(double size) const {

@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "models/dtype.hpp"
@@ -32,6 +33,7 @@ class EfficiencyCurve {
     return EfficiencyCurve({{1.0, efficiency}});
   }
 
+  /// Log-linear between points, the first point's below it, the last point's beyond it.
   double at(double size) const;
   const std::vector<Point>& points() const { return points_; }
   bool empty() const { return points_.empty(); }
@@ -123,10 +125,20 @@ struct P2pSpec {
   EfficiencyCurve inter_node_efficiency;
 };
 
+/// NCCL's algorithms the model times: rings for every kind; for an all-reduce over several
+/// nodes also the tree (a chain through each node's members, NCCL's double binary tree
+/// between the nodes).
+enum class CollectiveAlgorithm : std::uint8_t { ring, tree };
+inline constexpr int kCollectiveAlgorithmCount = 2;
+std::string_view to_string(CollectiveAlgorithm algorithm);
+
 /// Collective behaviour beyond the links: latency per algorithm step and the fraction of
 /// link bandwidth NCCL reaches as a function of message size (bytes), per tier.
+
 struct CollectiveSpec {
   Time base_latency;
+  /// The algorithms NCCL may choose from (NCCL_ALGO); the ring always (every kind has one).
+  std::array<bool, kCollectiveAlgorithmCount> algorithms{true, true};
   EfficiencyCurve intra_node_efficiency;  ///< every group size without a curve of its own
   EfficiencyCurve inter_node_efficiency;
   /// Curves measured at particular group sizes. A curve applies to groups of its size and
@@ -136,6 +148,7 @@ struct CollectiveSpec {
   std::map<std::int64_t, EfficiencyCurve> inter_node_efficiency_by_group_size;
   P2pSpec p2p;
 
+  bool allows(CollectiveAlgorithm a) const { return algorithms[static_cast<std::size_t>(a)]; }
   /// The curve a collective over `group_size` GPUs uses on its tier (rule above).
   const EfficiencyCurve& efficiency_curve(bool inter_node, std::int64_t group_size) const;
 };

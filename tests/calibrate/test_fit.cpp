@@ -91,11 +91,14 @@ void check_recovery(double noise, double tolerance,
   check_curve(p.collectives.inter_node_efficiency, truth.collectives.inter_node_efficiency,
               3 * tolerance);
   // A curve per group size measured, each recovering the truth's curve for that size (8 has
-  // its own; 2, 4 and the inter-node groups the tier's).
+  // its own; 2, 4 and the inter-node groups the tier's). Not 16 GPUs: on two full nodes
+  // NCCL's tree wins and is bound by its NVLink chains, so those rows do not measure the
+  // network; the curve comes from the 32-GPU rows, and 16 uses it.
   const auto& intra_sizes = p.collectives.intra_node_efficiency_by_group_size;
   const auto& inter_sizes = p.collectives.inter_node_efficiency_by_group_size;
   REQUIRE(intra_sizes.size() == 3);
-  REQUIRE(inter_sizes.size() == 2);
+  REQUIRE(inter_sizes.size() == 1);
+  CHECK(inter_sizes.count(32) == 1);
   for (const auto& [sizes, inter] :
        {std::pair{&intra_sizes, false}, std::pair{&inter_sizes, true}}) {
     for (const auto& [group_size, curve] : *sizes) {
@@ -208,7 +211,7 @@ TEST_CASE("the calibrated profile loads back with the fitted figures and their p
   REQUIRE(loaded.collectives.intra_node_efficiency_by_group_size.size() == 3);
   CHECK(loaded.collectives.intra_node_efficiency_by_group_size.at(8).points().size() ==
         fit.profile.collectives.intra_node_efficiency_by_group_size.at(8).points().size());
-  CHECK(loaded.collectives.inter_node_efficiency_by_group_size.size() == 2);
+  CHECK(loaded.collectives.inter_node_efficiency_by_group_size.size() == 1);
   REQUIRE(loaded.collectives.p2p.base_latency.has_value());
   CHECK(loaded.collectives.p2p.base_latency->us() ==
         doctest::Approx(fit.profile.collectives.p2p.base_latency->us()).epsilon(1e-5));
