@@ -85,17 +85,18 @@ LinkTimes solved_inter_row(const RawMeasurement& row, const hw::HardwareProfile&
   // two full nodes is bound by its NVLink chains (hardware-data.md §3.1: measure the
   // network with NCCL_ALGO=Ring). A row at the edge between algorithms is read by whichever
   // its noise lands on: below the tree's NVLink floor, as a ring at an efficiency far from
-  // the truth. Neither gives a point (full_speed 0). At e = 1 only the step down is
-  // taken.
+  // the truth. Neither gives a point (full_speed 0).
   const double here = at.total().seconds();
   const double up = std::min(1.0, e * kSensitivityStep);
   const double down = e / kSensitivityStep;
   const sim::CollectiveEstimate at_up = model(up);
   const sim::CollectiveEstimate at_down = model(down);
-  const bool falls = up == e || here - at_up.total().seconds() > kMinSensitivity * t;
+  // Above 1 / kSensitivityStep the step up is cut short at 1: only the step down is judged.
+  const bool capped = e * kSensitivityStep > 1.0;
+  const bool falls = capped || here - at_up.total().seconds() > kMinSensitivity * t;
   const bool rises = at_down.total().seconds() - here > kMinSensitivity * t;
-  const bool informative = falls && rises && at_up.algorithm == at.algorithm &&
-                           at_down.algorithm == at.algorithm;
+  const bool informative =
+      falls && rises && at_up.algorithm == at.algorithm && at_down.algorithm == at.algorithm;
   m.full_speed = informative ? e * std::max(0.0, t - at.latency.seconds()) : 0.0;
   return m;
 }
@@ -237,8 +238,8 @@ FitSummary fit_collectives(const std::vector<const RawMeasurement*>& rows, Tier 
     by_group_size.clear();
     for (const auto& [group_size, group] : by_group) {
       // A group whose rows mostly do not measure the tier (inter-node: NCCL's tree on two
-      // nodes, NVLink-bound) gets no curve of its own: the tier's, fitted on the rows that
-      // do, serves it (its times do not depend on it).
+      // nodes, NVLink-bound) gets no curve of its own: the curve of the nearest smaller
+      // group that has one serves it, else the tier's (its times hardly depend on it).
       const auto informative = std::count_if(group.second.begin(), group.second.end(),
                                              [](const LinkTimes& m) { return m.full_speed > 0; });
       if (2 * informative < static_cast<std::ptrdiff_t>(group.second.size())) continue;

@@ -219,7 +219,9 @@ FitSummary fit_heuristic(const std::vector<const RawMeasurement*>& rows, const R
   }
   const auto refit = [&](std::map<DType, double>& found) {
     double total = 0.0;
-    for (const auto& [dtype, group] : by_dtype) {
+    for (const auto& entry : by_dtype) {
+      const DType dtype = entry.first;
+      const auto& group = entry.second;  // a reference the lambda can capture (not a binding)
       const double centre = found.at(dtype);
       const auto at = [&](double e) {
         trial.gpu.gemm.max_efficiency = e;

@@ -7,12 +7,22 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <span>
 
 #include "models/errors.hpp"
 
 namespace trainsim::calibrate {
 namespace {
+
+constexpr double kMaxBenchmarkSeconds = 86'400.0;
+// Bounds that keep every product the fits form (m·n·k·batch FLOPs, bytes over a group) far
+// from overflow: no benchmark comes near them.
+constexpr std::int64_t kMaxDimension =
+    std::numeric_limits<program::Gemm::Dim>::max();        // m, n, k, batch: a Gemm's
+constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;  // 1 PiB
+constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;  // GPUs in a collective
+constexpr std::int64_t kMaxRepetitions = std::int64_t{1} << 40;
 
 constexpr std::array<std::string_view, 12> kBenchmarkNames{
     "gemm",       "memcpy",     "elementwise",    "launch",
@@ -40,19 +50,22 @@ struct Cell {
   }
   bool empty() const { return text.empty(); }
 
-  std::int64_t as_int(std::int64_t low) const {
+  std::int64_t as_int(std::int64_t low, std::int64_t high) const {
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || v < low) {
-      fail(fmt::format("an integer >= {}", low));
+    if (ec != std::errc{} || end != text.data() + text.size() || v < low || v > high) {
+      fail(fmt::format("an integer in {}..{}", low, high));
     }
     return v;
   }
-  double as_positive_double() const {
+  double as_positive_double(double high = std::numeric_limits<double>::max()) const {
     double v = 0.0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v <= 0.0) {
-      fail("a positive number");
+    if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v) || v <= 0.0 ||
+        v > high) {
+      fail(high < std::numeric_limits<double>::max()
+               ? fmt::format("a positive number up to {}", high)
+               : std::string("a positive number"));
     }
     return v;
   }
@@ -102,8 +115,9 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
     if (c.empty()) c.fail(fmt::format("a value (benchmark {} needs {})", name, column));
     return c;
   };
-  r.time = Time::from_seconds(required("time_s").as_positive_double());
-  r.repetitions = required("repetitions").as_int(1);
+  // A benchmark's time beyond a day is a unit error; beyond ~10^8 s, not a Time at all.
+  r.time = Time::from_seconds(required("time_s").as_positive_double(kMaxBenchmarkSeconds));
+  r.repetitions = required("repetitions").as_int(1, kMaxRepetitions);
   const Cell& verified = required("verified");
   if (verified.text != "yes" && verified.text != "no") verified.fail("yes or no");
   r.verified = verified.text == "yes";
@@ -114,10 +128,10 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
     const auto d = dtype_from_string(dtype.text);
     if (!d) dtype.fail("one of fp64, fp32, tf32, bf16, fp16");
     r.dtype = *d;
-    r.m = required("m").as_int(1);
-    r.n = required("n").as_int(1);
-    r.k = required("k").as_int(1);
-    if (!cells.at("batch").empty()) r.batch = cells.at("batch").as_int(1);
+    r.m = required("m").as_int(1, kMaxDimension);
+    r.n = required("n").as_int(1, kMaxDimension);
+    r.k = required("k").as_int(1, kMaxDimension);
+    if (!cells.at("batch").empty()) r.batch = cells.at("batch").as_int(1, kMaxDimension);
     const double flops = 2.0 * static_cast<double>(r.m) * static_cast<double>(r.n) *
                          static_cast<double>(r.k) * static_cast<double>(r.batch);
     r.flops = Flops::of(flops);
@@ -127,16 +141,17 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
       }
     }
   } else if (r.benchmark == Benchmark::memcpy || r.benchmark == Benchmark::elementwise) {
-    r.bytes_moved = Bytes::of(required("bytes_moved").as_int(1));
-    if (!cells.at("bytes").empty()) r.bytes = Bytes::of(cells.at("bytes").as_int(0));
+    r.bytes_moved = Bytes::of(required("bytes_moved").as_int(1, kMaxBytes));
+    if (!cells.at("bytes").empty()) r.bytes = Bytes::of(cells.at("bytes").as_int(0, kMaxBytes));
   } else if (r.benchmark != Benchmark::launch) {
-    r.bytes = Bytes::of(required("bytes").as_int(1));
+    r.bytes = Bytes::of(required("bytes").as_int(1, kMaxBytes));
     r.tier = static_cast<Tier>(required("tier").as_choice(kTierNames));
     if (r.benchmark == Benchmark::send_recv) {
-      r.group_size = cells.at("group_size").empty() ? 2 : cells.at("group_size").as_int(2);
+      r.group_size =
+          cells.at("group_size").empty() ? 2 : cells.at("group_size").as_int(2, kMaxGroup);
       if (r.group_size != 2) cells.at("group_size").fail("2 (or empty) for send_recv");
     } else {
-      r.group_size = required("group_size").as_int(2);
+      r.group_size = required("group_size").as_int(2, kMaxGroup);
     }
   }
   return r;

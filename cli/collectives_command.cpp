@@ -34,12 +34,15 @@ struct CollectivesOptions {
 double bus_factor(program::CollectiveKind kind, std::int32_t n) {
   const double nd = static_cast<double>(n);
   switch (kind) {
-    case program::CollectiveKind::all_reduce: return 2.0 * (nd - 1.0) / nd;
+    case program::CollectiveKind::all_reduce:
+      return 2.0 * (nd - 1.0) / nd;
     case program::CollectiveKind::broadcast:
-    case program::CollectiveKind::reduce: return 1.0;
+    case program::CollectiveKind::reduce:
+      return 1.0;
     case program::CollectiveKind::all_gather:
     case program::CollectiveKind::reduce_scatter:
-    case program::CollectiveKind::all_to_all: return (nd - 1.0) / nd;
+    case program::CollectiveKind::all_to_all:
+      return (nd - 1.0) / nd;
   }
   return 1.0;
 }
@@ -51,8 +54,8 @@ program::CollectiveKind parse_kind(const std::string& op) {
     if (program::to_string(kind) == op) return kind;
     names.emplace_back(program::to_string(kind));
   }
-  throw Infeasible(fmt::format("--op: unknown collective \"{}\"; valid: {}", op,
-                               fmt::join(names, ", ")));
+  throw Infeasible(
+      fmt::format("--op: unknown collective \"{}\"; valid: {}", op, fmt::join(names, ", ")));
 }
 
 Bytes parse_size(const std::string& text, const char* option) {
@@ -61,8 +64,8 @@ Bytes parse_size(const std::string& text, const char* option) {
     if (b.count() <= 0) throw inputs::QuantityError("must be positive");
     return b;
   } catch (const inputs::QuantityError& e) {
-    throw Infeasible(fmt::format("{}: \"{}\": {} (e.g. \"32 KiB\", \"16 GiB\")", option, text,
-                                 e.what()));
+    throw Infeasible(
+        fmt::format("{}: \"{}\": {} (e.g. \"32 KiB\", \"16 GiB\")", option, text, e.what()));
   }
 }
 
@@ -79,18 +82,15 @@ void run_collectives(const CollectivesOptions& options) {
   const Bytes low = parse_size(options.min_size, "--min");
   const Bytes high = parse_size(options.max_size, "--max");
   if (high < low) {
-    throw Infeasible(fmt::format("--max {} is below --min {}", options.max_size,
-                                 options.min_size));
+    throw Infeasible(fmt::format("--max {} is below --min {}", options.max_size, options.min_size));
   }
   const std::filesystem::path file = inputs::resolve_hardware_profile(
-      options.profile, std::filesystem::current_path(), SourceLocation{"PROFILE", 0, 0},
-      "PROFILE");
+      options.profile, std::filesystem::current_path(), SourceLocation{"PROFILE", 0, 0}, "PROFILE");
   hw::HardwareProfile hw = inputs::load_hardware_profile(file);
   if (options.algorithms == "ring") {
     hw.collectives.algorithms = {true, false};
   } else if (options.algorithms != "auto") {
-    throw Infeasible(fmt::format("--algorithm: \"{}\"; valid: auto, ring",
-                                 options.algorithms));
+    throw Infeasible(fmt::format("--algorithm: \"{}\"; valid: auto, ring", options.algorithms));
   }
   sim::Topology topology(hw, options.gpus);
   std::vector<std::int32_t> gpus(static_cast<std::size_t>(options.gpus));
@@ -122,8 +122,7 @@ void run_collectives(const CollectivesOptions& options) {
     for (const SweepRow& r : rows) {
       out << fmt::format("{},{:.3f},{:.3f},{:.3f},{},{:.3f}\n", r.size.count(),
                          r.estimate.total().seconds() * 1e6, r.algbw / 1e9, r.busbw / 1e9,
-                         hw::to_string(r.estimate.algorithm),
-                         r.estimate.latency.seconds() * 1e6);
+                         hw::to_string(r.estimate.algorithm), r.estimate.latency.seconds() * 1e6);
     }
   });
 }
@@ -136,8 +135,7 @@ void add_collectives_command(CLI::App& app) {
       "collectives",
       "What a hardware profile predicts for one collective over N GPUs, size by size, in "
       "nccl-tests' columns (time, algbw, busbw) with the algorithm NCCL's choice gives");
-  cmd->add_option("profile", options->profile, "Hardware profile (name or YAML file)")
-      ->required();
+  cmd->add_option("profile", options->profile, "Hardware profile (name or YAML file)")->required();
   cmd->add_option("-g,--gpus", options->gpus, "GPUs in the group (the first N: whole nodes)")
       ->check(CLI::Range(2, 1 << 20));
   cmd->add_option("--op", options->op, "The collective")
@@ -151,8 +149,7 @@ void add_collectives_command(CLI::App& app) {
   cmd->add_option("-f,--factor", options->factor, "Size multiplier per row (nccl-tests -f)")
       ->check(CLI::Range(2, 1024))
       ->capture_default_str();
-  cmd->add_option("--algorithm", options->algorithms,
-                  "auto (NCCL's choice), ring (NCCL_ALGO=Ring)")
+  cmd->add_option("--algorithm", options->algorithms, "auto (NCCL's choice), ring (NCCL_ALGO=Ring)")
       ->check(CLI::IsMember({"auto", "ring"}))
       ->capture_default_str();
   cmd->add_option("--csv", options->csv, "Also write the rows as CSV");

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "inputs/parameters.hpp"
 #include "models/errors.hpp"
 
 namespace trainsim::inputs {
@@ -26,6 +27,20 @@ constexpr std::array<std::string_view, 11> kColumns{"GPUs",
                                                     "data parallelism",
                                                     "pipeline parallelism",
                                                     "iteration time (ms)"};
+/// The scenario key each integer column becomes (measured_run_scenario): its range is the
+/// scenario's, so an accepted row always makes a valid scenario.
+constexpr std::array<std::string_view, 10> kScenarioKeys{"gpus",
+                                                         "training.global_batch",
+                                                         "training.micro_batch",
+                                                         "model.hidden",
+                                                         "model.heads",
+                                                         "model.layers",
+                                                         "model.seq_len",
+                                                         "parallel.tensor.size",
+                                                         "parallel.data.size",
+                                                         "parallel.pipeline.size"};
+/// A measured iteration longer than a day is a unit error (seconds for milliseconds, say).
+constexpr double kMaxIterationMs = 86'400'000.0;
 
 }  // namespace
 
@@ -53,11 +68,13 @@ RunMeasurements parse_run_measurements(std::istream& in, const std::filesystem::
       double v = 0.0;
       const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
       const bool integer = !last;
-      if (ec != std::errc{} || ptr != cell.data() + cell.size() || !(v > 0.0) ||
+      const double high =
+          integer ? static_cast<double>(scenario_parameter(kScenarioKeys[c]).max) : kMaxIterationMs;
+      if (ec != std::errc{} || ptr != cell.data() + cell.size() || !(v > 0.0) || !(v <= high) ||
           (integer && v != std::floor(v))) {
         throw ConfigError({file, line, static_cast<int>(start) + 1},
-                          fmt::format("{}: expected a positive {}, got '{}'", kColumns[c],
-                                      integer ? "integer" : "number", cell));
+                          fmt::format("{}: expected a positive {} up to {}, got '{}'", kColumns[c],
+                                      integer ? "integer" : "number (ms)", high, cell));
       }
       values[c] = v;
       start = end + 1;
@@ -75,6 +92,7 @@ RunMeasurements parse_run_measurements(std::istream& in, const std::filesystem::
                      at(9),
                      Time::from_ms(values[10]),
                      line};
+    // Each factor is at most the scenario's GPU limit, so the product cannot overflow.
     if (r.gpus != r.tensor * r.data * r.pipeline) {
       throw ConfigError({file, line, 1},
                         fmt::format("GPUs: {} is not tensor x data x pipeline = {} x {} x {}",

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 
 #include "models/errors.hpp"
@@ -14,6 +16,12 @@ namespace {
 constexpr double kMaxBytes = 0x1p62;
 constexpr double kMaxRecordedOps = 5e7;
 constexpr double kMaxProgramOps = 1e8;
+// What a recorded op costs in memory with the replay's state (measured: the 3072-GPU row, 10.6
+// M ops, peaks at 1.31 GB, ~124 B per op), with margin; and the share of the machine's memory
+// the recorded ops may take, so that a run too large for it stops with this error, not an
+// out-of-memory kill.
+constexpr double kBytesPerRecordedOp = 160.0;
+constexpr double kMemoryShareForOps = 0.5;
 // Ops the executor records per layer and micro batch, with margin (measured: about 175 with
 // SP and full recomputation, 225 with ZeRO-3's gathers and gradient buckets on top).
 constexpr double kOpsPerLayerAndMicroBatch = 250.0;
@@ -87,15 +95,34 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   }
 }
 
+namespace {
+/// This machine's physical memory in bytes; 0 when the system does not say.
+double memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+}  // namespace
+
+double recorded_ops_limit() {
+  const double memory = memory_bytes();
+  if (memory <= 0.0) return kMaxProgramOps;
+  return std::min(kMaxProgramOps, kMemoryShareForOps * memory / kBytesPerRecordedOp);
+}
+
 void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
                          const TrainingSpec& training, std::int64_t recorded_gpus) {
   const double ops =
       estimated_ops_per_stage(model, plan, training) * static_cast<double>(recorded_gpus);
-  if (ops > kMaxProgramOps) {
+  const double limit = recorded_ops_limit();
+  if (ops > limit) {
     throw Infeasible(fmt::format(
         "recording the Programs of {} GPUs would hold about {:.3g} ops (~{:.0f} GB); the limit "
-        "is {:.0e}: without --full, simulate records one GPU per group of identical ones",
-        recorded_gpus, ops, ops * 160.0 / 1e9, kMaxProgramOps));
+        "is {:.3g} ops ({:.0e}, or what half of this machine's {:.0f} GB holds at {:.0f} B per "
+        "op): without --full, simulate records one GPU per group of identical ones; fewer, "
+        "larger micro batches record fewer ops",
+        recorded_gpus, ops, ops * kBytesPerRecordedOp / 1e9, limit, kMaxProgramOps,
+        memory_bytes() / 1e9, kBytesPerRecordedOp));
   }
 }
 

@@ -23,9 +23,13 @@ double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);
 
-/// Throws Infeasible when recording `recorded_gpus` Programs would exceed 1e8 ops in all
-/// (~16 GB at ~160 B per recorded op): `exec --backend meta` and `simulate --full` record every
-/// GPU, which for a 3072-GPU run is ~40 times what representative replay records.
+/// The most ops the Programs of one run may record: 1e8 (~16 GB at ~160 B per recorded op),
+/// or what half of this machine's physical memory holds, whichever is lower.
+double recorded_ops_limit();
+
+/// Throws Infeasible when recording `recorded_gpus` Programs would exceed recorded_ops_limit():
+/// `exec --backend meta` and `simulate --full` record every GPU, which for a 3072-GPU run is
+/// ~40 times what representative replay records.
 void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
                          const TrainingSpec& training, std::int64_t recorded_gpus);
 

@@ -1,6 +1,10 @@
 #pragma once
-// Outputs are written atomically: to a temporary file beside the target, flushed, then
-// renamed over it, so a reader never sees a half-written report and a failure loses nothing.
+// Outputs are written atomically: into an unnamed file in the target's directory (O_TMPFILE;
+// a named ".NAME.tmp.PID" where the filesystem has none), flushed, then linked under that name
+// and renamed over the target, so a reader never sees a half-written file, a failure loses
+// nothing, and a writer killed while writing leaves nothing behind. Temporaries of writers
+// that died between link and rename (or mid-write without O_TMPFILE) are removed by the next
+// write of the same target.
 
 #include <filesystem>
 #include <functional>

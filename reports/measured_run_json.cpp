@@ -4,6 +4,7 @@
 
 #include <array>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -95,7 +96,8 @@ MeasuredRun measured_run_from_json(std::string_view text, const std::filesystem:
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // A syntax error (parse_error), and a number beyond a double (out_of_range: 1e400).
     throw ConfigError({source}, fmt::format("not valid JSON: {}", e.what()));
   }
   if (!doc.is_object()) throw ConfigError({source}, "the top level must be a JSON object");
@@ -107,6 +109,16 @@ MeasuredRun measured_run_from_json(std::string_view text, const std::filesystem:
                         fmt::format("{}{} = {} must be an integer", where, name, v.dump()));
     }
     return v.get<std::int64_t>();
+  };
+  // Tags are int32 in the Program; a value beyond is not a tag this program wrote.
+  const auto int32 = [&](const json& o, const char* name, std::string_view where) {
+    const std::int64_t v = integer(o, name, where);
+    if (v < std::numeric_limits<std::int32_t>::min() ||
+        v > std::numeric_limits<std::int32_t>::max()) {
+      throw ConfigError({source},
+                        fmt::format("{}{} = {} is outside the int32 range", where, name, v));
+    }
+    return static_cast<std::int32_t>(v);
   };
   MeasuredRun run;
   run.scenario = field(doc, "scenario", V::string, "", source).get<std::string>();
@@ -137,8 +149,8 @@ MeasuredRun measured_run_from_json(std::string_view text, const std::filesystem:
     op.op_class =
         parse_enum(kClasses, field(o, "class", V::string, where, source).get<std::string>(),
                    where + "class", source);
-    op.tag.layer = static_cast<std::int32_t>(integer(o, "layer", where));
-    op.tag.micro_batch = static_cast<std::int32_t>(integer(o, "micro_batch", where));
+    op.tag.layer = int32(o, "layer", where);
+    op.tag.micro_batch = int32(o, "micro_batch", where);
     op.tag.phase =
         parse_enum(kPhases, field(o, "phase", V::string, where, source).get<std::string>(),
                    where + "phase", source);

@@ -146,8 +146,8 @@ std::int32_t node_channels(const std::vector<std::vector<std::int32_t>>& per_nod
   std::size_t fewest = per_node.front().size();
   for (const auto& members : per_node)
     fewest = std::min(fewest, members.size());
-  return static_cast<std::int32_t>(std::min<std::int64_t>(
-      std::max<std::int64_t>(1, nics_per_node), static_cast<std::int64_t>(fewest)));
+  return static_cast<std::int32_t>(std::min<std::int64_t>(std::max<std::int64_t>(1, nics_per_node),
+                                                          static_cast<std::int64_t>(fewest)));
 }
 }  // namespace
 
@@ -277,8 +277,7 @@ double bottleneck_seconds(const std::vector<FlowSpec>& flows, const TierEfficien
                           Topology& topology) {
   std::map<LinkId, double> load;
   for (const FlowSpec& f : flows) {
-    const double wire =
-        f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst));
+    const double wire = f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst));
     for (const LinkId l : topology.route(f.src, f.dst))
       load[l] += wire;
   }
@@ -312,8 +311,8 @@ CollectiveChoice choose_algorithm(CollectiveKind kind, Bytes size,
 }
 
 CollectiveEstimate estimate_collective_parts(CollectiveKind kind, Bytes size,
-                                             std::span<const std::int32_t> gpus,
-                                             Topology& topology, const hw::HardwareProfile& hw) {
+                                             std::span<const std::int32_t> gpus, Topology& topology,
+                                             const hw::HardwareProfile& hw) {
   const std::int64_t nodes = nodes_spanned(gpus, topology);
   const CollectiveRings rings = collective_rings(gpus, topology, hw.network.nics_per_node);
   const CollectiveChoice choice = choose_algorithm(kind, size, gpus, rings, topology, hw);
@@ -328,7 +327,8 @@ CollectiveEstimate estimate_collective_parts(CollectiveKind kind, Bytes size,
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
-    network.start(route, f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst)),
+    network.start(route,
+                  f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst)),
                   std::numeric_limits<double>::infinity(), 0);
   }
   estimate.transfer = drain(network);

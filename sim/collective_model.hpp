@@ -141,10 +141,10 @@ void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Top
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology);
 
 /// The flows of `kind` over `gpus` by `algorithm` (tree: append_tree_flows, else the rings').
-void append_algorithm_flows(CollectiveAlgorithm algorithm, program::CollectiveKind kind,
-                            Bytes size, std::span<const std::int32_t> gpus,
-                            const CollectiveRings& rings, const Topology& topology,
-                            std::int64_t nics_per_node, std::vector<FlowSpec>& out);
+void append_algorithm_flows(CollectiveAlgorithm algorithm, program::CollectiveKind kind, Bytes size,
+                            std::span<const std::int32_t> gpus, const CollectiveRings& rings,
+                            const Topology& topology, std::int64_t nics_per_node,
+                            std::vector<FlowSpec>& out);
 
 /// The algorithm NCCL would run a collective with and its latency. NCCL's tuner picks, per
 /// collective and size, the algorithm its cost model predicts fastest (latency + bytes /
@@ -172,8 +172,8 @@ struct CollectiveEstimate {
   Time total() const { return latency + transfer; }
 };
 CollectiveEstimate estimate_collective_parts(program::CollectiveKind kind, Bytes size,
-                                             std::span<const std::int32_t> gpus,
-                                             Topology& topology, const hw::HardwareProfile& hw);
+                                             std::span<const std::int32_t> gpus, Topology& topology,
+                                             const hw::HardwareProfile& hw);
 
 /// Time of one collective alone on an idle cluster: estimate_collective_parts' total. For
 /// reports, the calibrator and tests; the replay times collectives itself (the same choice).

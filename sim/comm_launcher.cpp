@@ -99,13 +99,13 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
     // is every one's.
     const IndexedGroup& first =
         g.launches.empty() ? g : index_.groups[static_cast<std::size_t>(g.launches.front())];
-    plan.algorithm = choose_algorithm(c.kind, c.size, first.gpus, first.rings, topology_, hw_)
-                         .algorithm;
+    plan.algorithm =
+        choose_algorithm(c.kind, c.size, first.gpus, first.rings, topology_, hw_).algorithm;
     for (const GroupId h : g.launches) {
       const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
-      a.latency = std::max(a.latency,
-                           collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()),
-                                              hs.nodes, plan.algorithm, hw_));
+      a.latency =
+          std::max(a.latency, collective_latency(c.kind, static_cast<std::int64_t>(hs.gpus.size()),
+                                                 hs.nodes, plan.algorithm, hw_));
       flow_specs_.clear();
       append_algorithm_flows(plan.algorithm, c.kind, c.size, hs.gpus, hs.rings, topology_,
                              hw_.network.nics_per_node, flow_specs_);
@@ -155,8 +155,7 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
       append_p2p_images(c, src, send.peer, send.size.as_double());
     }
     const double efficiency = p2p_efficiency(send.size, inter, hw_);
-    queue_flows({efficiency, efficiency},
-                channel_routes_[static_cast<std::size_t>(info.ref)]);
+    queue_flows({efficiency, efficiency}, channel_routes_[static_cast<std::size_t>(info.ref)]);
     keep_plan(plan, send.size, a.latency);
     queued_.clear();
     queued_links_.clear();

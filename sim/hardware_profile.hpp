@@ -134,7 +134,6 @@ std::string_view to_string(CollectiveAlgorithm algorithm);
 
 /// Collective behaviour beyond the links: latency per algorithm step and the fraction of
 /// link bandwidth NCCL reaches as a function of message size (bytes), per tier.
-
 struct CollectiveSpec {
   Time base_latency;
   /// The algorithms NCCL may choose from (NCCL_ALGO); the ring always (every kind has one).

@@ -52,7 +52,8 @@ TEST_CASE("bad cells name file, line, column, the value and what is valid") {
                        doctest::Contains("raw.csv:2:1: benchmark: expected one of gemm, memcpy"),
                        ConfigError);
   CHECK_THROWS_WITH_AS(parse("gemm,bf16,1,1,1,1,,,,,-3,1,,,yes\n"),
-                       "raw.csv:2:23: time_s: expected a positive number, got '-3'", ConfigError);
+                       "raw.csv:2:23: time_s: expected a positive number up to 86400, got '-3'",
+                       ConfigError);
   CHECK_THROWS_WITH_AS(parse("gemm,bf17,1,1,1,1,,,,,1,1,,,yes\n"),
                        doctest::Contains("raw.csv:2:6: dtype: expected one of fp64"), ConfigError);
   CHECK_THROWS_WITH_AS(parse("gemm,bf16,1,1,1,1,,,,,1,1,,,maybe\n"),
@@ -66,8 +67,15 @@ TEST_CASE("bad cells name file, line, column, the value and what is valid") {
       parse("all_reduce,,,,,,1024,8,rack,,1,1,,,yes\n"),
       doctest::Contains("tier: expected one of intra_node, inter_node, got 'rack'"), ConfigError);
   CHECK_THROWS_WITH_AS(parse("all_reduce,,,,,,1024,1,intra_node,,1,1,,,yes\n"),
-                       doctest::Contains("group_size: expected an integer >= 2, got '1'"),
+                       doctest::Contains("group_size: expected an integer in 2..1048576, got '1'"),
                        ConfigError);
+  // Found by fuzzing: a time no benchmark takes overflowed the time type, and m = n = k near
+  // int64's maximum reached a GEMM's int32 dimensions.
+  CHECK_THROWS_WITH_AS(parse("gemm,bf16,2,2,2,1,,,,,1e308,1,,,yes\n"),
+                       doctest::Contains("time_s: expected a positive number up to 86400"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse("gemm,bf16,9223372036854775807,2,2,1,,,,,1,1,,,yes\n"),
+                       doctest::Contains("m: expected an integer in 1..2147483647"), ConfigError);
   CHECK_THROWS_WITH_AS(parse("memcpy,,,,,,,,,,1,1,,,yes\n"),
                        doctest::Contains("bytes_moved: expected a value"), ConfigError);
   CHECK_THROWS_WITH_AS(parse("gemm,bf16,1,1\n"),

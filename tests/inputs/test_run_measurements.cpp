@@ -31,10 +31,21 @@ TEST_CASE("vTrain rows are read, and bad cells name file, line, column and value
   CHECK(runs.rows[0].line == 2);
   CHECK(runs.rows[0].time.ms() == doctest::Approx(219.732754));
   CHECK_THROWS_WITH_AS(parse("8,32,4,1024,16,24,1024,2,2,2,-1\n"),
-                       "runs.csv:1:30: iteration time (ms): expected a positive number, got '-1'",
+                       "runs.csv:1:30: iteration time (ms): expected a positive number (ms) up to "
+                       "86400000, got '-1'",
                        ConfigError);
   CHECK_THROWS_WITH_AS(parse("8,32,4.5,1024,16,24,1024,2,2,2,1\n"),
-                       doctest::Contains("micro batch: expected a positive integer, got '4.5'"),
+                       doctest::Contains("micro batch: expected a positive integer up to "
+                                         "1073741824, got '4.5'"),
+                       ConfigError);
+  // Beyond a scenario key's range, or a time no run takes (fuzzing found 1e308 ms overflowing
+  // the time type; int64-range cells cast from double).
+  CHECK_THROWS_WITH_AS(parse("9223372036854775807,32,4,1024,16,24,1024,2,2,2,1\n"),
+                       doctest::Contains("GPUs: expected a positive integer up to 1048576"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse("8,32,4,1024,16,24,1024,2,2,2,1e308\n"),
+                       doctest::Contains("iteration time (ms): expected a positive number (ms) "
+                                         "up to 86400000, got '1e308'"),
                        ConfigError);
   CHECK_THROWS_WITH_AS(parse("8,32,4,1024,16,24,1024,2,2,1,1\n"),
                        doctest::Contains("GPUs: 8 is not tensor x data x pipeline = 2 x 2 x 1"),

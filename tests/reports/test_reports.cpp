@@ -1,4 +1,7 @@
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -257,6 +260,52 @@ TEST_CASE("atomic writes replace the file whole and leave no temporary behind") 
   std::ifstream again(file);
   std::string kept((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
   CHECK(kept == "second");
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a writer killed mid-write leaves the old file and no temporary, stale ones go") {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("trainsim_atomic_kill_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "trace.json";
+  reports::write_atomically(file, "before");
+  // A child that is killed (SIGKILL: no unwinding, no cleanup) while its writer runs.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    reports::write_atomically(file, [](std::ostream& out) {
+      out << std::string(1 << 20, 'x');
+      out.flush();
+      ::raise(SIGKILL);
+    });
+    ::_exit(0);  // not reached
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGKILL);
+  const auto entries = [&] {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  CHECK(entries() == std::vector<std::string>{"trace.json"});
+  std::ifstream in(file);
+  CHECK(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()) ==
+        "before");
+  // A temporary of a dead writer (the child's pid, gone now) is removed by the next write; a
+  // live writer's (ours) and other files' are left alone.
+  const auto dead = dir / (".trace.json.tmp." + std::to_string(child));
+  const auto live = dir / (".trace.json.tmp.1");  // init: alive
+  const auto other = dir / (".other.json.tmp." + std::to_string(child));
+  for (const auto& f : {dead, live, other})
+    std::ofstream(f) << "left";
+  reports::write_atomically(file, "after");
+  CHECK(entries() == std::vector<std::string>{".other.json.tmp." + std::to_string(child),
+                                              ".trace.json.tmp.1", "trace.json"});
   std::filesystem::remove_all(dir);
 }
 

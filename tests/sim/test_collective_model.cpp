@@ -175,8 +175,8 @@ TEST_CASE("NCCL's choice: tree on two full nodes, ring inside a node and on a ti
   CHECK(choose_algorithm(CollectiveKind::all_gather, large, all, rings, topo, hw).algorithm ==
         CollectiveAlgorithm::ring);
   const std::vector<std::int32_t> node0{0, 1, 2, 3, 4, 5, 6, 7};
-  CHECK(choose_algorithm(CollectiveKind::all_reduce, large, node0,
-                         collective_rings(node0, topo, 8), topo, hw)
+  CHECK(choose_algorithm(CollectiveKind::all_reduce, large, node0, collective_rings(node0, topo, 8),
+                         topo, hw)
             .algorithm == CollectiveAlgorithm::ring);
   // One GPU on each of two nodes: both move S each way and pay 12 us: the ring on the tie.
   const std::vector<std::int32_t> pair{0, 8};
@@ -250,8 +250,8 @@ TEST_CASE("golden: a 2-node all-reduce of full nodes: the tree beats the NICs' b
   // The tree: each GPU heads one chain, ends one and is in the middle of six, so it sends
   // 6·2·S/8 + S/8 + S/8 = 1.75 S over its 100 GB/s NVSwitch uplink at 0.8, the bottleneck
   // (each NIC carries S/8 each way); latency 2 + 2·(7 + 5) = 26 us.
-  const CollectiveEstimate tree = estimate_collective_parts(CollectiveKind::all_reduce, s, all,
-                                                            topo, hw);
+  const CollectiveEstimate tree =
+      estimate_collective_parts(CollectiveKind::all_reduce, s, all, topo, hw);
   CHECK(tree.algorithm == CollectiveAlgorithm::tree);
   CHECK(tree.latency == Time::from_us(26));
   check_close(tree.transfer, Bytes::of(112'000'000) / Bandwidth::gb_per_s(80), 10);

@@ -1,0 +1,9 @@
+// The scenario loader (inputs/scenario_loader.hpp) on arbitrary text.
+#include "fuzz_target.hpp"
+#include "inputs/scenario_loader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto file = trainsim::fuzz::input_file(trainsim::fuzz::as_text(data, size), ".yaml");
+  trainsim::fuzz::expect_accept_or_reject([&] { (void)trainsim::inputs::load_scenario(file); });
+  return 0;
+}
