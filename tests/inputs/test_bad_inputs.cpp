@@ -231,9 +231,7 @@ const std::vector<BadInput>& bad_profiles() {
       {"p_algorithms_unknown.yaml",
        "46:22",
        {"collectives.algorithms[1]", "invalid value \"nvls\"", "valid values: ring, tree"}},
-      {"p_algorithms_no_ring.yaml",
-       "46:15",
-       {"collectives.algorithms", "the list must hold ring"}},
+      {"p_algorithms_no_ring.yaml", "46:15", {"collectives.algorithms", "the list must hold ring"}},
       {"p_algorithms_duplicate.yaml",
        "46:28",
        {"collectives.algorithms[2]", "duplicate algorithm \"ring\""}},
@@ -358,4 +356,23 @@ TEST_CASE("bad inputs: a missing file names its path") {
   CHECK(scenario.find("does-not-exist.yaml") != std::string::npos);
   CHECK(scenario.find("no such file") != std::string::npos);
   CHECK_THROWS_AS(load_hardware_profile(bad / "p_none.yaml"), ConfigError);
+}
+
+TEST_CASE("binary junk quoted in an error comes out escaped, text and UTF-8 unchanged") {
+  const std::filesystem::path junk = std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "tests" /
+                                     "fuzz" / "regressions" / "scenario" / "binary-junk.yaml";
+  try {
+    (void)inputs::load_scenario(junk);
+    FAIL("binary junk was accepted");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("expected a mapping") != std::string::npos);
+    CHECK(what.find("\\x01") != std::string::npos);
+    for (const char c : what) {
+      const auto u = static_cast<unsigned char>(c);
+      CHECK_MESSAGE((u >= 0x20 || u == '\n' || u == '\t'), "raw control byte " << int(u));
+    }
+  }
+  const ConfigError plain({"f.yaml", 1, 1}, "got \"h\u00e9llo\"\tand\x7f");
+  CHECK(std::string(plain.what()) == "f.yaml:1:1: got \"h\u00e9llo\"\tand\\x7F");
 }
