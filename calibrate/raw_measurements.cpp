@@ -115,7 +115,7 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
     if (c.empty()) c.fail(fmt::format("a value (benchmark {} needs {})", name, column));
     return c;
   };
-  // A benchmark's time beyond a day is a unit error; beyond ~10^8 s, not a Time at all.
+  // A benchmark's time beyond a day is a unit error; beyond ~9·10^6 s, not a Time at all.
   r.time = Time::from_seconds(required("time_s").as_positive_double(kMaxBenchmarkSeconds));
   r.repetitions = required("repetitions").as_int(1, kMaxRepetitions);
   const Cell& verified = required("verified");

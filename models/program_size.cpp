@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "models/errors.hpp"
 
@@ -96,11 +97,18 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
 }
 
 namespace {
-/// This machine's physical memory in bytes; 0 when the system does not say.
+/// The memory this process may use in bytes: the machine's physical memory, or its control
+/// group's limit where one is set (cgroup v2's memory.max: a container's, where an
+/// out-of-memory kill comes from); 0 when the system says neither.
 double memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+  double memory =
+      pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+  std::ifstream limit("/sys/fs/cgroup/memory.max");
+  double cgroup = 0.0;
+  if (limit >> cgroup && cgroup > 0.0) memory = memory > 0.0 ? std::min(memory, cgroup) : cgroup;
+  return memory;
 }
 }  // namespace
 

@@ -24,7 +24,8 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);
 
 /// The most ops the Programs of one run may record: 1e8 (~16 GB at ~160 B per recorded op),
-/// or what half of this machine's physical memory holds, whichever is lower.
+/// or what half of this machine's memory holds (physical, or its cgroup's limit), whichever is
+/// lower.
 double recorded_ops_limit();
 
 /// Throws Infeasible when recording `recorded_gpus` Programs would exceed recorded_ops_limit():

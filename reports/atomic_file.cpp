@@ -52,13 +52,16 @@ struct OutputFile {
 OutputFile open_output(const std::filesystem::path& directory,
                        const std::filesystem::path& temporary) {
 #ifdef O_TMPFILE
-  const int fd = ::open(directory.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+  // Read-write: should linking fail (no /proc), its bytes are copied to the named temporary.
+  const int fd = ::open(directory.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
   if (fd >= 0) return {fd, false};
 #endif
-  const int named = ::open(temporary.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0666);
+  const int named =
+      ::open(temporary.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
   if (named < 0) {
+    const int error = errno;
     throw std::runtime_error(
-        fmt::format("cannot write {}: {}", temporary.string(), std::strerror(errno)));
+        fmt::format("cannot write {}: {}", temporary.string(), std::strerror(error)));
   }
   return {named, true};
 }
@@ -76,6 +79,31 @@ bool link_unnamed(int fd, const std::filesystem::path& temporary) {
   std::error_code ignored;
   std::filesystem::remove(temporary, ignored);
   return link();
+}
+
+/// Where linking is refused (no /proc in a sandbox): the unnamed file's bytes copied into the
+/// named `temporary`; false on any failure.
+bool copy_unnamed(int fd, const std::filesystem::path& temporary) {
+  if (::lseek(fd, 0, SEEK_SET) != 0) return false;
+  const int out =
+      ::open(temporary.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (out < 0) return false;
+  char block[1 << 16];
+  bool ok = true;
+  for (;;) {
+    const ssize_t n = ::read(fd, block, sizeof block);
+    if (n == 0) break;
+    if (n < 0 || ::write(out, block, static_cast<std::size_t>(n)) != n) {
+      ok = false;
+      break;
+    }
+  }
+  ok = ::close(out) == 0 && ok;
+  if (!ok) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+  }
+  return ok;
 }
 
 }  // namespace
@@ -121,9 +149,10 @@ void write_atomically(const std::filesystem::path& path,
       throw std::runtime_error(fmt::format("failed while writing {}", path.string()));
     }
     // Named only now that it is whole; the rename below replaces the target in one step.
-    if (!file.named && !link_unnamed(file.fd, temporary)) {
+    if (!file.named && !link_unnamed(file.fd, temporary) && !copy_unnamed(file.fd, temporary)) {
+      const int error = errno;
       throw std::runtime_error(
-          fmt::format("cannot write {}: {}", temporary.string(), std::strerror(errno)));
+          fmt::format("cannot write {}: {}", temporary.string(), std::strerror(error)));
     }
   }
   std::error_code ec;

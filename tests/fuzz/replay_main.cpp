@@ -42,10 +42,15 @@ int main(int argc, char** argv) {
       std::ifstream in(file, std::ios::binary);
       const std::string bytes((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
+      // Named before it runs, so that a crash (an abort, a sanitizer report) names it too.
+      std::fprintf(stderr, "%s\n", file.c_str());
       try {
         LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
       } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: unexpected exception: %s\n", file.c_str(), e.what());
+        return 1;
+      } catch (...) {
+        std::fprintf(stderr, "%s: unexpected exception of a non-standard type\n", file.c_str());
         return 1;
       }
       ++count;
