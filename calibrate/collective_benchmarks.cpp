@@ -10,6 +10,7 @@
 
 #include "calibrate/nccl_communicators.hpp"
 #include "models/cuda/kernels.hpp"
+#include "sim/collective_model.hpp"
 
 namespace trainsim::calibrate::gpu {
 namespace {
@@ -311,17 +312,8 @@ BenchmarkDescriptor collective(Benchmark kind) {
 }  // namespace
 
 double bus_factor(Benchmark kind, int ranks) {
-  const double n = ranks;
-  switch (kind) {
-    case Benchmark::all_reduce:
-      return 2.0 * (n - 1.0) / n;
-    case Benchmark::all_gather:
-    case Benchmark::reduce_scatter:
-    case Benchmark::all_to_all:
-      return (n - 1.0) / n;
-    default:
-      return 1.0;  // broadcast, reduce, send/recv
-  }
+  const std::optional<program::CollectiveKind> collective = collective_kind(kind);
+  return collective ? sim::bus_factor(*collective, ranks) : 1.0;  // send/recv: 1
 }
 
 std::vector<BenchmarkDescriptor> collective_benchmarks() {

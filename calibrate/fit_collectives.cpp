@@ -37,13 +37,6 @@ void check_group(const RawMeasurement& row, Tier tier, const hw::HardwareProfile
   }
 }
 
-/// The profile with the inter-node curve (every group size's) a constant `efficiency`.
-hw::HardwareProfile with_inter_node_efficiency(hw::HardwareProfile profile, double efficiency) {
-  profile.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(efficiency);
-  profile.collectives.inter_node_efficiency_by_group_size.clear();
-  return profile;
-}
-
 /// An inter_node row measures the network when its modelled time changes by more than
 /// kMinSensitivity of itself per kSensitivityStep the inter-node efficiency moves.
 constexpr double kSensitivityStep = 1.1;
@@ -60,9 +53,12 @@ LinkTimes solved_inter_row(const RawMeasurement& row, const hw::HardwareProfile&
   const program::CollectiveKind kind = *collective_kind(row.benchmark);
   const std::vector<std::int32_t> gpus = first_gpus(row.group_size);
   const double t = row.time.seconds();
+  // The profile with the inter-node curve (every group size's) a constant e.
+  hw::HardwareProfile trial = profile;
+  trial.collectives.inter_node_efficiency_by_group_size.clear();
   const auto model = [&](double e) {
-    return sim::estimate_collective_parts(kind, row.bytes, gpus, topology,
-                                          with_inter_node_efficiency(profile, e));
+    trial.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(e);
+    return sim::estimate_collective_parts(kind, row.bytes, gpus, topology, trial);
   };
   double low = 1e-4;  // model slower than measured at `low`, faster at `high` (in log space)
   double high = 1.0;

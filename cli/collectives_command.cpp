@@ -29,24 +29,6 @@ struct CollectivesOptions {
   std::filesystem::path csv;
 };
 
-/// nccl-tests' bus bandwidth factor (hardware-data.md §3.1): what makes busbw comparable
-/// across group sizes, the per-link share of the data.
-double bus_factor(program::CollectiveKind kind, std::int32_t n) {
-  const double nd = static_cast<double>(n);
-  switch (kind) {
-    case program::CollectiveKind::all_reduce:
-      return 2.0 * (nd - 1.0) / nd;
-    case program::CollectiveKind::broadcast:
-    case program::CollectiveKind::reduce:
-      return 1.0;
-    case program::CollectiveKind::all_gather:
-    case program::CollectiveKind::reduce_scatter:
-    case program::CollectiveKind::all_to_all:
-      return (nd - 1.0) / nd;
-  }
-  return 1.0;
-}
-
 program::CollectiveKind parse_kind(const std::string& op) {
   std::vector<std::string> names;
   for (int k = 0; k <= static_cast<int>(program::CollectiveKind::all_to_all); ++k) {
@@ -101,7 +83,7 @@ void run_collectives(const CollectivesOptions& options) {
     SweepRow row{s, sim::estimate_collective_parts(kind, s, gpus, topology, hw)};
     const double seconds = row.estimate.total().seconds();
     row.algbw = s.as_double() / seconds;
-    row.busbw = row.algbw * bus_factor(kind, options.gpus);
+    row.busbw = row.algbw * sim::bus_factor(kind, options.gpus);
     rows.push_back(row);
     if (s.count() > high.count() / options.factor) break;
   }

@@ -250,6 +250,22 @@ void append_collective_flows(CollectiveKind kind, Bytes size, const CollectiveRi
     append_collective_flows(kind, per_channel, rings.ring(c), out);
 }
 
+double bus_factor(CollectiveKind kind, std::int64_t n) {
+  const auto nd = static_cast<double>(n);
+  switch (kind) {
+    case CollectiveKind::all_reduce:
+      return 2.0 * (nd - 1.0) / nd;
+    case CollectiveKind::all_gather:
+    case CollectiveKind::reduce_scatter:
+    case CollectiveKind::all_to_all:
+      return (nd - 1.0) / nd;
+    case CollectiveKind::broadcast:
+    case CollectiveKind::reduce:
+      return 1.0;
+  }
+  return 1.0;
+}
+
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology) {
   std::vector<std::int32_t> nodes;
   nodes.reserve(gpus.size());

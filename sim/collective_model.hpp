@@ -137,6 +137,11 @@ std::int32_t double_tree_parent(std::int32_t rank, std::int32_t nodes, int t);
 void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Topology& topology,
                        std::int64_t nics_per_node, std::vector<FlowSpec>& out);
 
+/// nccl-tests' bus bandwidth factor (hardware-data.md §3.1): busbw = algbw x factor, the
+/// share of the data each link carries, which makes busbw comparable across group sizes.
+/// All-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n; broadcast, reduce 1.
+double bus_factor(program::CollectiveKind kind, std::int64_t n);
+
 /// Number of distinct nodes the GPUs sit in.
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology);
 

@@ -34,8 +34,8 @@ Sweep all_reduce(const hw::HardwareProfile& hw, std::int32_t gpus, Bytes size) {
   std::iota(group.begin(), group.end(), 0);
   Sweep s;
   s.estimate = estimate_collective_parts(CollectiveKind::all_reduce, size, group, topology, hw);
-  const double n = gpus;
-  s.busbw_gb_s = 2.0 * (n - 1.0) / n * size.as_double() / s.estimate.total().seconds() / 1e9;
+  s.busbw_gb_s = bus_factor(CollectiveKind::all_reduce, gpus) * size.as_double() /
+                 s.estimate.total().seconds() / 1e9;
   return s;
 }
 const Bytes k16GiB = Bytes::of(std::int64_t{16} << 30);
