@@ -20,7 +20,17 @@ bool Comparison::explained_shortfall() const {
          predicted >= shortfall_low && predicted <= shortfall_high;
 }
 
+bool Comparison::explained_failure() const {
+  return not_reproduced.has_value() && std::isfinite(predicted) && !within_tolerance() &&
+         not_reproduced->evidence_holds;
+}
+
 const char* Comparison::verdict() const {
+  if (not_reproduced) {
+    return explained_failure()  ? "NOT REPRODUCED (below)"
+           : within_tolerance() ? "FAIL (now within tolerance: revisit the verdict)"
+                                : "FAIL (its evidence no longer holds)";
+  }
   return explained_shortfall() ? "SHORTFALL (explained below)"
          : !within_tolerance() ? "FAIL"
          : within_aim()        ? "ok"
@@ -59,12 +69,17 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
       out += fmt::format("  shortfall, {} (explained for {} to {} {}): {}\n", c.figure,
                          number(c.shortfall_low), number(c.shortfall_high), c.unit, c.shortfall);
     }
+    if (c.not_reproduced) {
+      out += fmt::format("  not reproduced, {}: {}\n    evidence: {}\n", c.figure,
+                         c.not_reproduced->why, c.not_reproduced->evidence);
+    }
   }
   return out;
 }
 
 int count_failures(const std::vector<Comparison>& rows) {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) {
+    if (c.not_reproduced) return !c.explained_failure();
     return !c.within_tolerance() && !c.explained_shortfall();
   }));
 }

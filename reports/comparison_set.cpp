@@ -64,7 +64,7 @@ SetStats set_stats(std::span<const Comparison* const> rows) {
   std::vector<double> absolute;
   double signed_sum = 0.0;
   for (const Comparison* c : rows) {
-    if (c->explained_shortfall()) {
+    if (c->excused()) {
       ++s.shortfalls;
       continue;
     }

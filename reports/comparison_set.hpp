@@ -54,7 +54,7 @@ struct ComparisonSet {
 /// Statistics of one set's rows.
 struct SetStats {
   std::size_t rows = 0;        ///< rows counted
-  std::size_t shortfalls = 0;  ///< explained shortfalls: reported with their row, not counted
+  std::size_t shortfalls = 0;  ///< excused rows (Comparison::excused): reported, not counted
   double mean_abs = 0.0;
   double median_abs = 0.0;
   double p90_abs = 0.0;

@@ -27,6 +27,10 @@ void add_comparisons(ReportContent& content, const std::vector<Comparison>& rows
       after += fmt::format("- Shortfall, {} (explained for {:.4g} to {:.4g} {}): {}\n", c.figure,
                            c.shortfall_low, c.shortfall_high, c.unit, c.shortfall);
     }
+    if (c.not_reproduced) {
+      after += fmt::format("- Not reproduced, {}: {} Evidence: {}.\n", c.figure,
+                           c.not_reproduced->why, c.not_reproduced->evidence);
+    }
   }
   content.add_table(std::move(table), after);
 }
@@ -69,11 +73,15 @@ std::string reproduction_summary(const std::string& name, const ReproductionRepo
                                               [](const Claim& c) { return c.explained(); });
   const auto explained = std::count_if(report.comparisons.begin(), report.comparisons.end(),
                                        [](const Comparison& c) { return c.explained_shortfall(); });
+  const auto not_reproduced =
+      std::count_if(report.comparisons.begin(), report.comparisons.end(),
+                    [](const Comparison& c) { return c.explained_failure(); });
   return fmt::format(
-      "{}: {} comparisons, {} outside tolerance{}{}{}", name, report.comparisons.size(), failed,
+      "{}: {} comparisons, {} outside tolerance{}{}{}{}", name, report.comparisons.size(), failed,
       explained > 0
           ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
           : "",
+      not_reproduced > 0 ? fmt::format(" (and {} not reproduced, explained)", not_reproduced) : "",
       report.claims.empty()
           ? ""
           : fmt::format("; {} claims, {} not as predicted{}", report.claims.size(), unexpected,

@@ -267,6 +267,35 @@ TEST_CASE("sweep: rows fill every series, the table marks missing values, the pl
   CHECK(count(gnuplot_script(p), " << EOD\n") == 3);  // two series and the markers
 }
 
+TEST_CASE("comparison: a row not reproduced stays failing and passes only with its evidence") {
+  Comparison row{"ratio e", "paper", "x", 2.0, 0.8, 0.1, 0.2, ""};
+  row.not_reproduced = NotReproduced{"no plausible setup gives it", "closest 0.9x", true};
+  CHECK(row.explained_failure());
+  CHECK(row.excused());
+  CHECK(count_failures({row}) == 0);
+  CHECK(std::string(row.verdict()) == "NOT REPRODUCED (below)");
+  const std::string table = format_comparisons("t", {row});
+  CHECK(table.find("not reproduced, ratio e: no plausible setup gives it") != std::string::npos);
+  CHECK(table.find("evidence: closest 0.9x") != std::string::npos);
+  // The evidence breaks: a failure.
+  Comparison broken = row;
+  broken.not_reproduced->evidence_holds = false;
+  CHECK_FALSE(broken.explained_failure());
+  CHECK(count_failures({broken}) == 1);
+  CHECK(std::string(broken.verdict()) == "FAIL (its evidence no longer holds)");
+  // Our figure comes within tolerance: the verdict must be revisited, so it fails too.
+  Comparison back = row;
+  back.predicted = 2.1;
+  CHECK_FALSE(back.explained_failure());
+  CHECK(count_failures({back}) == 1);
+  CHECK(std::string(back.verdict()) == "FAIL (now within tolerance: revisit the verdict)");
+  // A figure we could not compute fails.
+  Comparison missing = row;
+  missing.predicted = NAN;
+  CHECK_FALSE(missing.explained_failure());
+  CHECK(count_failures({missing}) == 1);
+}
+
 TEST_CASE("comparison: an explained shortfall is reported as such and is not a failure") {
   Comparison ok{"ratio a", "paper", "x", 2.0, 2.1, 0.1, 0.2, ""};
   Comparison fails{"ratio b", "paper", "x", 2.0, 3.0, 0.1, 0.2, ""};
