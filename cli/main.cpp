@@ -20,6 +20,7 @@
 #include "cli/report_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "cli/training_time_command.hpp"
+#include "cli/claims_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/validate_run_command.hpp"
 #include "models/errors.hpp"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_simulate_command(app);
   trainsim::cli::add_exec_command(app);
   trainsim::cli::add_validate_command(app);
+  trainsim::cli::add_claims_command(app);
   trainsim::cli::add_validate_run_command(app);
   trainsim::cli::add_max_batch_command(app);
   trainsim::cli::add_compare_command(app);

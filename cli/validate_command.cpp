@@ -12,6 +12,7 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
 #include "reports/atomic_file.hpp"
+#include "reports/claims/claim_map_report.hpp"
 #include "reports/comparison_set.hpp"
 #include "reports/gnuplot_plot.hpp"
 #include "reports/reproductions/comparison_sets.hpp"
@@ -61,6 +62,15 @@ void print_reproduction(const reports::Reproduction& r, const reports::Reproduct
     std::filesystem::create_directories(dir);
     const std::filesystem::path file = dir / (sweep.id + ".svg");
     reports::write_svg(file, sweep.plot());
+    fmt::print("wrote {}\n\n", file.string());
+  }
+  for (const reports::claim_maps::ClaimMap& map : report.maps) {
+    fmt::print("{}\n", reports::claim_maps::format_claim_map(map));
+    if (plots.empty()) continue;
+    const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
+    std::filesystem::create_directories(dir);
+    const std::filesystem::path file = dir / ("map-" + map.spec.id + ".svg");
+    reports::write_atomically(file, reports::render_svg(reports::claim_maps::heatmap(map)));
     fmt::print("wrote {}\n\n", file.string());
   }
   const std::vector<reports::SetResult> sets = reports::evaluate_sets({&run, 1});
@@ -121,10 +131,11 @@ void add_validate_command(CLI::App& app) {
                 "without a name)")
       ->excludes(name);
   cmd->add_flag("--sweeps", o->sweeps,
-                "Also run each reproduction's sweeps (hidden size, batch) and print their tables");
+                "Also run each reproduction's sweeps and claim maps and print their tables");
   cmd->add_option(
       "--plots", o->plots,
-      "Run the sweeps and write each as an SVG plot (gnuplot) to DIR/<reproduction>/<sweep>.svg "
+      "Run the sweeps and maps and write each as an SVG plot (gnuplot) to "
+      "DIR/<reproduction>/<sweep>.svg and map-<id>.svg "
       "(`trainsim report` regenerates the committed reports, plots included)");
   cmd->add_option("--json", o->json,
                   "Write the set summary (and each reproduction's counts) as JSON to FILE");

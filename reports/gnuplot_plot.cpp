@@ -19,14 +19,8 @@ namespace {
 constexpr std::string_view kPalette[] = {"#0072b2", "#d55e00", "#009e73",
                                          "#cc79a7", "#e69f00", "#56b4e9"};
 
-// A gnuplot single-quoted string: no escapes are interpreted there, a quote is doubled.
 std::string gnuplot_string(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') out += '\'';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out + "'";
+  return gnuplot_quoted(text);
 }
 
 // Shortest text that reads back as the same double: the data gnuplot sees is exact.
@@ -152,8 +146,20 @@ std::string gnuplot_script(const PlotSpec& plot) {
   return script + data + "plot " + plots + "\n";
 }
 
+std::string gnuplot_quoted(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += '\'';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out + "'";
+}
+
 std::string render_svg(const PlotSpec& plot) {
-  const std::string script = gnuplot_script(plot);
+  return render_gnuplot_svg(gnuplot_script(plot), plot.title);
+}
+
+std::string render_gnuplot_svg(const std::string& script, const std::string& title) {
   TemporaryDirectory dir("trainsim-gnuplot");
   const std::filesystem::path script_file = dir.path() / "plot.gp";
   write_atomically(script_file, script);
@@ -168,12 +174,12 @@ std::string render_svg(const PlotSpec& plot) {
     throw std::runtime_error(
         fmt::format("plot '{}': gnuplot was not found on PATH; install Debian's gnuplot-nox "
                     "(scripts/install-deps does)",
-                    plot.title));
+                    title));
   }
   const std::string errors = read_file(errors_file);
   if (!exit.exited || exit.status != 0 || !errors.empty()) {
     throw std::runtime_error(
-        fmt::format("plot '{}': gnuplot {} {}{}{}", plot.title,
+        fmt::format("plot '{}': gnuplot {} {}{}{}", title,
                     exit.exited ? "exited with status" : "was killed by signal", exit.status,
                     errors.empty() ? "" : ", saying: ", errors));
   }
@@ -186,7 +192,7 @@ std::string render_svg(const PlotSpec& plot) {
     svg.erase(desc, end == std::string::npos ? std::string::npos : end - desc + 1);
   }
   if (svg.find("</svg>") == std::string::npos) {
-    throw std::runtime_error(fmt::format("plot '{}': gnuplot wrote no complete SVG", plot.title));
+    throw std::runtime_error(fmt::format("plot '{}': gnuplot wrote no complete SVG", title));
   }
   return svg;
 }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainsim::reports {
@@ -44,6 +45,14 @@ struct PlotSpec {
 /// Throws std::invalid_argument when there is no finite point to draw or a log axis meets a
 /// value <= 0.
 std::string gnuplot_script(const PlotSpec& plot);
+
+/// `text` as a gnuplot single-quoted string (no escapes are interpreted there; a quote is
+/// doubled, a line break becomes a space).
+std::string gnuplot_quoted(std::string_view text);
+
+/// Runs gnuplot on `script` (which must set the SVG terminal and draw one plot on stdout) and
+/// returns the SVG; `title` names the plot in errors. The errors are render_svg's.
+std::string render_gnuplot_svg(const std::string& script, const std::string& title);
 
 /// Runs gnuplot on gnuplot_script(plot) and returns the SVG. Throws std::runtime_error when
 /// gnuplot is not installed (naming the Debian package), exits non-zero or writes anything to

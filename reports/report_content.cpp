@@ -33,11 +33,22 @@ void ReportContent::add_csv(ReportTable table) {
   tables.push_back(std::move(table));
 }
 
-void ReportContent::add_plot(std::string id, PlotSpec spec) {
+namespace {
+void add_any_plot(std::vector<ReportPlot>& plots, std::string id,
+                  std::variant<PlotSpec, HeatmapSpec> spec) {
   if (std::any_of(plots.begin(), plots.end(), [&](const ReportPlot& p) { return p.id == id; })) {
     throw std::invalid_argument(fmt::format("plot '{}' added twice", id));
   }
   plots.push_back({std::move(id), std::move(spec)});
+}
+}  // namespace
+
+void ReportContent::add_plot(std::string id, PlotSpec spec) {
+  add_any_plot(plots, std::move(id), std::move(spec));
+}
+
+void ReportContent::add_plot(std::string id, HeatmapSpec spec) {
+  add_any_plot(plots, std::move(id), std::move(spec));
 }
 
 std::string fenced(const std::string& text, const std::string& language) {

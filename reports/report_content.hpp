@@ -5,8 +5,10 @@
 
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "reports/gnuplot_heatmap.hpp"
 #include "reports/gnuplot_plot.hpp"
 #include "reports/report_table.hpp"
 
@@ -14,7 +16,7 @@ namespace trainsim::reports {
 
 struct ReportPlot {
   std::string id;  ///< file stem: `id`.svg
-  PlotSpec spec;
+  std::variant<PlotSpec, HeatmapSpec> spec;
 };
 
 struct ReportContent {
@@ -32,6 +34,8 @@ struct ReportContent {
   void add_csv(ReportTable table);
   /// A plot, `id`.svg; throws std::invalid_argument when the id is taken.
   void add_plot(std::string id, PlotSpec spec);
+  /// A heat map, `id`.svg; throws std::invalid_argument when the id is taken.
+  void add_plot(std::string id, HeatmapSpec spec);
 };
 
 /// `text` in a Markdown code fence (```text), for output whose columns matter.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <variant>
 
 #include "reports/atomic_file.hpp"
 #include "reports/generated_blocks.hpp"
@@ -58,7 +59,7 @@ ReportFiles render_report(const std::string& name, const std::string& title,
   for (const ReportTable& t : content.tables)
     files[t.id + ".csv"] = t.csv();
   for (const ReportPlot& p : content.plots)
-    files[p.id + ".svg"] = render_svg(p.spec);
+    files[p.id + ".svg"] = std::visit([](const auto& spec) { return render_svg(spec); }, p.spec);
   return files;
 }
 

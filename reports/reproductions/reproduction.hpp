@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reports/claim.hpp"
+#include "reports/claims/claim_map.hpp"
 #include "reports/comparison.hpp"
 #include "reports/report_table.hpp"
 #include "reports/sweep.hpp"
@@ -34,12 +35,15 @@ struct ReproductionReport {
   std::vector<ReportTable> csv_tables;
   /// How the compared ratios move with the configuration (printed, and plotted on request).
   std::vector<Sweep> sweeps;
+  /// Where each headline ratio arises among the setups the paper leaves unknown
+  /// (reports/claims/): a region table, a grid and a heat map each.
+  std::vector<claim_maps::ClaimMap> maps;
 };
 
 /// What a run computes beyond the comparisons.
 struct ReproductionOptions {
-  /// Also run the sweeps (hidden size, batch, maximum batch): seconds to a minute, so
-  /// `trainsim validate` runs them only on request (`--sweeps`, `--plots DIR`).
+  /// Also run the sweeps and the claim maps: a minute or more, so `trainsim validate` runs
+  /// them only on request (`--sweeps`, `--plots DIR`); `trainsim report` always does.
   bool sweeps = false;
 };
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reports/claims/claim_map_report.hpp"
+
 namespace trainsim::reports {
 namespace {
 
@@ -118,6 +120,8 @@ void add_reproduction(ReportContent& content, const std::string& name,
   }
   for (const Sweep& sweep : report.sweeps)
     add_sweep(content, sweep, prefix);
+  for (const claim_maps::ClaimMap& map : report.maps)
+    claim_maps::add_claim_map(content, map);
   content.add_block(prefix + "summary", reproduction_summary(name, report) + "\n");
 }
 

@@ -2,20 +2,22 @@
 // (arXiv 2105.14500), as summarised in published-results.md §5: on nodes of 4 A100, 2.5D tensor
 // parallelism scales strongly 1.38x better than 1D and 1.53x better than 2D. The configuration
 // is not published; the stated one (scenarios/tesseract2022/, reports/tesseract2022/README.md)
-// runs one model on the same 64 GPUs under the three schemes, and the sweeps show how the
-// ratios move with hidden size and batch.
+// runs one model on the same 64 GPUs under the three schemes, and the claim maps
+// (reports/claims/tesseract2022_maps.cpp) show where each ratio arises among the setups the paper
+// leaves unknown.
 
 #include "reports/reproductions/tesseract2022.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
-#include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "reports/claims/paper_maps.hpp"
 #include "reports/reproductions/comparison_sets.hpp"
 #include "reports/reproductions/tensor_schemes.hpp"
 
@@ -25,9 +27,6 @@ namespace {
 constexpr const char* kSource = "Wang et al. 2022, Tesseract (arXiv 2105.14500), strong scaling";
 constexpr double kOver1d = 1.38;
 constexpr double kOver2d = 1.53;
-
-constexpr std::array<std::int64_t, 4> kHiddenSweep{2048, 4096, 8192, 12288};
-constexpr std::array<std::int64_t, 5> kBatchSweep{16, 32, 64, 128, 256};
 
 // 1D (t = 64), 2D (q = 8) and 2.5D (q = 4, d = 4) on the same 64 GPUs.
 const std::array<TensorVariant, 3> kSchemes{
@@ -42,19 +41,6 @@ struct Stated {
 
 std::vector<SchemeResult> compare(const Scenario& scenario, const hw::HardwareProfile& hardware) {
   return compare_tensor_schemes(scenario, hardware, kSchemes, {false});
-}
-
-Sweep speedup_sweep(const Stated& s, SweepAxis axis, std::span<const std::int64_t> values) {
-  Sweep sweep = sweep_over(axis, s.one_d, "Tesseract 2.5D over 1D and 2D",
-                           "step-time speedup of 2.5D", {"2.5D / 1D", "2.5D / 2D"});
-  for (const std::int64_t x : values) {
-    const auto rows = compare(varied(s.one_d, axis, x), s.hardware);
-    sweep.add_row(static_cast<double>(x),
-                  {step_ratio(rows[0], rows[2]), step_ratio(rows[1], rows[2])}, memory_note(rows));
-  }
-  const double at = stated_value(s.one_d, axis);
-  sweep.references = {{at, kOver1d, "1.38x over 1D"}, {at, kOver2d, "1.53x over 2D"}};
-  return sweep;
 }
 
 }  // namespace
@@ -90,8 +76,8 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
   for (Comparison& c : report.comparisons)
     c.set = set_names::kTesseract;
   if (options.sweeps) {
-    report.sweeps = {speedup_sweep(s, SweepAxis::hidden, kHiddenSweep),
-                     speedup_sweep(s, SweepAxis::batch, kBatchSweep)};
+    for (claim_maps::ClaimMapSpec& spec : claim_maps::tesseract2022_maps(root))
+      report.maps.push_back(claim_maps::run_claim_map(std::move(spec)));
   }
   return report;
 }

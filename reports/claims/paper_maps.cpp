@@ -1,0 +1,14 @@
+#include "reports/claims/paper_maps.hpp"
+
+namespace trainsim::reports::claim_maps {
+
+const std::vector<PaperMaps>& paper_maps() {
+  static const std::vector<PaperMaps> all{
+      {"optimus2021", optimus2021_maps},
+      {"tesseract2022", tesseract2022_maps},
+      {"bian2021-3d", bian2021_3d_maps},
+  };
+  return all;
+}
+
+}  // namespace trainsim::reports::claim_maps

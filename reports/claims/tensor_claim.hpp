@@ -1,0 +1,133 @@
+#pragma once
+// Claim maps of the tensor-parallel papers (Optimus, Tesseract, the 3D paper): a published
+// ratio of a proposed scheme over a baseline (2D over Megatron's 1D, …) on one model, batch and
+// GPU count, and the unknowns of the paper's setup as changes to the stated scenarios and the
+// machine's profile. The schemes run through compare_tensor_schemes, one scheme per run, each
+// run cached so that the maps of one paper that share setups (Optimus's training and inference
+// ratios; the 3D paper's two baselines) replay each setup once.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/scenario.hpp"
+#include "reports/claims/claim_map.hpp"
+#include "reports/scheme_comparison.hpp"
+#include "sim/hardware_profile.hpp"
+
+namespace trainsim::reports::claim_maps {
+
+/// The two schemes of a comparison, each a scenario whose plan states its layout, on one
+/// machine.
+struct TensorSetup {
+  Scenario baseline;
+  Scenario proposed;
+  hw::HardwareProfile hardware;
+  /// A second baseline whose ratio the paper states from the same runs (3D over 2D beside 3D
+  /// over 1D): when set, a setup counts only where that ratio is within its tolerance too
+  /// (TensorClaim::also), since one setup must give both published figures.
+  std::optional<Scenario> other_baseline;
+};
+
+/// The published figure of the second baseline (TensorSetup::other_baseline).
+struct TensorAlso {
+  std::string name;  ///< "3D over 2D"
+  double published = 0.0;
+  double tolerance = 0.20;
+};
+
+/// What the published ratio measures, the proposed scheme over the baseline.
+enum class TensorMetric {
+  step,              ///< training step: baseline time / proposed time
+  inference,         ///< forward passes of the same batch: baseline time / proposed time
+  forward_backward,  ///< forward + backward without the optimizer: baseline / proposed
+  max_batch,         ///< largest training batch that fits: proposed / baseline
+};
+
+/// One value of an unknown and what it changes in a setup.
+struct TensorChange {
+  AxisValue value;
+  std::function<void(TensorSetup&)> apply;
+};
+
+struct TensorAxis {
+  std::string name;
+  std::string why;  ///< the plausible values and the source that says so
+  std::size_t paper = 0;
+  std::vector<TensorChange> values;
+};
+
+/// One scheme's results per setup, computed once; safe to share between threads and maps.
+class TensorRunCache {
+ public:
+  /// The scheme `scenario` states, run on its model, batch and GPUs (training step, forward
+  /// + backward and inference; the max-batch search when `max_batch`).
+  SchemeResult run(const Scenario& scenario, const hw::HardwareProfile& hardware, bool max_batch);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, SchemeResult> results_;
+};
+
+struct TensorClaim {
+  std::string id;
+  std::string paper;
+  std::string claim;
+  std::string source;
+  double published = 0.0;
+  double tolerance = 0.20;
+  TensorMetric metric = TensorMetric::step;
+  TensorSetup stated;  ///< the paper's machine: every axis at its `paper` value changes nothing
+  std::vector<TensorAxis> axes;
+  std::size_t grid_x = 0;
+  std::size_t grid_y = 1;
+  std::optional<TensorAlso> also{};  ///< with stated.other_baseline
+};
+
+/// The claim as a map: a point applies its axes' changes to the stated setup in axis order,
+/// then gives every scheme one micro batch per data-parallel replica, and runs both schemes.
+/// Infeasible where a scheme cannot lay out the model or (except for max_batch, whose point is
+/// what fits) does not fit in memory; the note says which.
+ClaimMapSpec tensor_claim_map(TensorClaim claim, std::shared_ptr<TensorRunCache> cache);
+
+/// Our ratio at a setup (as tensor_claim_map evaluates it).
+MapValue evaluate_tensor_setup(const TensorSetup& setup, TensorMetric metric,
+                               TensorRunCache& cache,
+                               const std::optional<TensorAlso>& also = std::nullopt);
+
+// Changes that the papers' unknowns share. `plausible` marks a value as plausible for the
+// paper's machine; each axis's `why` says which are and why.
+
+/// Hidden size h of both schemes (ffn 4h, heads unchanged).
+TensorChange hidden_change(std::int64_t hidden, bool plausible = true);
+/// Global batch of both schemes.
+TensorChange batch_change(std::int64_t batch, bool plausible = true);
+/// Sequence length of both schemes.
+TensorChange sequence_change(std::int64_t seq_len, bool plausible = true);
+/// Activation recomputation of both schemes.
+TensorChange recompute_change(Recompute recompute, bool plausible = true);
+/// The proposed scheme's rank layout (its grid or cube order).
+TensorChange grid_order_change(GridOrder order, bool plausible = true);
+/// NICs per node.
+TensorChange nics_change(std::int64_t nics, bool plausible = true);
+/// Bandwidth of each NIC per direction, labelled ("HDR 200 Gb/s").
+TensorChange nic_bandwidth_change(Bandwidth bandwidth, std::string label, bool plausible = true);
+/// GPUs per node (the GPU count and the per-GPU links unchanged).
+TensorChange gpus_per_node_change(std::int64_t gpus, bool plausible = true);
+/// The PCIe host bridge every intra-node transfer of a PCIe node crosses, labelled.
+TensorChange host_bridge_change(Bandwidth bandwidth, std::string label, bool plausible = true);
+/// The per-GPU bandwidth into the node's fabric (NVLink or PCIe), labelled.
+TensorChange intra_node_change(Bandwidth bandwidth, std::string label, bool plausible = true);
+/// GPU memory, labelled ("32 GB").
+TensorChange gpu_memory_change(Bytes memory, std::string label, bool plausible = true);
+/// The baseline's layout: a 1D block of `tensor` of its `gpus` GPUs, replicated over
+/// data-parallel groups (labelled "t 64" or "t 16 × DP 4").
+TensorChange baseline_layout_change(std::int64_t tensor, std::int64_t gpus,
+                                    bool plausible = true);
+
+}  // namespace trainsim::reports::claim_maps
