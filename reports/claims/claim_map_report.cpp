@@ -33,8 +33,9 @@ std::string runs(const Axis& axis, const std::vector<bool>& holds) {
     out += out.empty() ? "" : ", ";
     const std::string& first = axis.values[i].label;
     const std::string& last = axis.values[j].label;
-    // "1024–4096"; labels with spaces get a spaced dash ("t 16 × DP 4 – t 4 × DP 16").
-    const bool spaced = first.find(' ') != std::string::npos;
+    // "1024–4096"; labels with spaces or hyphens get a spaced dash ("t 16 × DP 4 – t 4 × DP
+    // 16", "column-major – depth-major").
+    const bool spaced = first.find_first_of(" -") != std::string::npos;
     out += j == i ? first : fmt::format("{}{}{}", first, spaced ? " – " : "–", last);
     count += j - i + 1;
     i = j + 1;

@@ -24,6 +24,7 @@ inline constexpr const char* kLamyBubbles = "lamy-poirier2021 bubbles vs closed 
 inline constexpr const char* kLamyShortestTime = "lamy-poirier2021 shortest-time ratio";
 inline constexpr const char* kOptimus = "optimus2021 2D over 1D";
 inline constexpr const char* kTesseract = "tesseract2022 2.5D over 1D and 2D";
+inline constexpr const char* kTesseractWeak = "tesseract2022 weak scaling";
 inline constexpr const char* kBian = "bian2021-3d 3D over 1D and 2D";
 inline constexpr const char* kVtrainFitting = "vtrain2024 fitting rows";
 inline constexpr const char* kVtrainHeldOut = "vtrain2024 held-out rows";
