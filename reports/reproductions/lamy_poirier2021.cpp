@@ -132,8 +132,9 @@ constexpr int kGallopSteps = 8;
 constexpr double kBubbleAim = 0.05;
 constexpr double kBubbleTolerance = 0.20;
 
-// The NIC bandwidth that stands for free inter-node communication (the closed forms'
-// assumption): 100× the profile's, 2.5 TB/s per GPU.
+// The NIC bandwidth that stands for a free inter-node network (the tables' "free network"
+// columns and the checks of claims 1 and 2): 100× the profile's, 2.5 TB/s per GPU; NVLink, the
+// latencies and the host are left as they are (the closed forms use free_communication).
 constexpr double kFreeNetworkLog2 = 6.643856189774724;  // log2(100)
 
 /// What one replay of a row gives.
