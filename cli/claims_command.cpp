@@ -26,9 +26,13 @@ struct ClaimsOptions {
 };
 
 // The maps `names` selects (a map id, or a paper for all of its maps), in registry order.
-std::vector<reports::claim_maps::ClaimMapSpec> selected(const std::filesystem::path& root,
-                                                    const ClaimsOptions& o) {
-  std::vector<reports::claim_maps::ClaimMapSpec> out;
+struct Selected {
+  reports::claim_maps::ClaimMapSpec spec;
+  unsigned threads = 0;
+};
+
+std::vector<Selected> selected(const std::filesystem::path& root, const ClaimsOptions& o) {
+  std::vector<Selected> out;
   std::vector<std::string> unmatched = o.names;
   std::string known;
   for (const reports::claim_maps::PaperMaps& paper : reports::claim_maps::paper_maps()) {
@@ -40,7 +44,9 @@ std::vector<reports::claim_maps::ClaimMapSpec> selected(const std::filesystem::p
     for (reports::claim_maps::ClaimMapSpec& spec : paper.build(root)) {
       known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", spec.id, paper.paper);
       std::erase(unmatched, spec.id);
-      if (whole || named(spec.id)) out.push_back(std::move(spec));
+      if (whole || named(spec.id)) {
+        out.push_back({std::move(spec), o.threads != 0 ? o.threads : paper.threads});
+      }
     }
   }
   if (!unmatched.empty()) {
@@ -53,15 +59,18 @@ std::vector<reports::claim_maps::ClaimMapSpec> selected(const std::filesystem::p
 void run_claims(const ClaimsOptions& o) {
   if (!o.json.empty()) reports::check_destination(o.json);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
-  std::vector<reports::claim_maps::ClaimMapSpec> specs = selected(root, o);
+  std::vector<Selected> specs = selected(root, o);
   if (o.list) {
-    for (const reports::claim_maps::ClaimMapSpec& s : specs)
+    for (const Selected& one : specs) {
+      const reports::claim_maps::ClaimMapSpec& s = one.spec;
       fmt::print("{}  {} ({}): published {:g}{}\n", s.id, s.claim, s.paper, s.published, s.unit);
+    }
     return;
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
-  for (reports::claim_maps::ClaimMapSpec& spec : specs) {
-    const reports::claim_maps::ClaimMap map = reports::claim_maps::run_claim_map(std::move(spec), o.threads);
+  for (Selected& one : specs) {
+    const reports::claim_maps::ClaimMap map =
+        reports::claim_maps::run_claim_map(std::move(one.spec), one.threads);
     fmt::print("{}\n", reports::claim_maps::format_claim_map(map));
     if (!o.json.empty()) json.push_back(reports::claim_maps::claim_map_json(map));
     if (!o.plots.empty()) {
@@ -89,7 +98,9 @@ void add_claims_command(CLI::App& app) {
   cmd->add_flag("--list", o->list, "List the maps and their published figures, run nothing");
   cmd->add_option("--json", o->json, "Write every map (lines, grid, search) as JSON to FILE");
   cmd->add_option("--plots", o->plots, "Write each map's heat map as DIR/map-<id>.svg");
-  cmd->add_option("--threads", o->threads, "Threads for the setups of a map (0: one per core)");
+  cmd->add_option("--threads", o->threads,
+                  "Setups of a map evaluated at once (0: the map's own, one per core except "
+                  "where each setup already uses every core)");
   cmd->callback([o] { run_claims(*o); });
 }
 

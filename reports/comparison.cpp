@@ -15,11 +15,6 @@ bool Comparison::within_tolerance() const {
   return std::isfinite(predicted) && std::fabs(signed_error()) <= tolerance;
 }
 
-bool Comparison::explained_shortfall() const {
-  return !within_tolerance() && !shortfall.empty() && std::isfinite(predicted) &&
-         predicted >= shortfall_low && predicted <= shortfall_high;
-}
-
 bool Comparison::explained_failure() const {
   return not_reproduced.has_value() && std::isfinite(predicted) && !within_tolerance() &&
          not_reproduced->evidence_holds;
@@ -31,10 +26,7 @@ const char* Comparison::verdict() const {
            : within_tolerance() ? "FAIL (now within tolerance: revisit the verdict)"
                                 : "FAIL (its evidence no longer holds)";
   }
-  return explained_shortfall() ? "SHORTFALL (explained below)"
-         : !within_tolerance() ? "FAIL"
-         : within_aim()        ? "ok"
-                               : "ok (> aim)";
+  return !within_tolerance() ? "FAIL" : within_aim() ? "ok" : "ok (> aim)";
 }
 
 namespace {
@@ -65,10 +57,6 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
   for (const std::string& s : sources)
     out += fmt::format("  source: {}\n", s);
   for (const Comparison& c : rows) {
-    if (c.explained_shortfall()) {
-      out += fmt::format("  shortfall, {} (explained for {} to {} {}): {}\n", c.figure,
-                         number(c.shortfall_low), number(c.shortfall_high), c.unit, c.shortfall);
-    }
     if (c.not_reproduced) {
       out += fmt::format("  not reproduced, {}: {}\n    evidence: {}\n", c.figure,
                          c.not_reproduced->why, c.not_reproduced->evidence);
@@ -80,7 +68,7 @@ std::string format_comparisons(const std::string& title, const std::vector<Compa
 int count_failures(const std::vector<Comparison>& rows) {
   return static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) {
     if (c.not_reproduced) return !c.explained_failure();
-    return !c.within_tolerance() && !c.explained_shortfall();
+    return !c.within_tolerance();
   }));
 }
 

@@ -31,13 +31,6 @@ struct Comparison {
   double predicted = 0.0;
   double aim = 0.03;        ///< relative error we aim for
   double tolerance = 0.10;  ///< relative error beyond which validation fails
-  /// Why this figure is known to leave its tolerance, measured and explained (issue 4: "marked
-  /// with an explained, measured shortfall"). Such a row is reported as a shortfall, not a
-  /// failure, as long as our figure stays inside [shortfall_low, shortfall_high], the band the
-  /// explanation accounts for; empty for every row expected to pass.
-  std::string shortfall;
-  double shortfall_low = 0.0;
-  double shortfall_high = 0.0;
   /// Set for a figure no plausible setup reproduces (NotReproduced); such a row is never "ok".
   std::optional<NotReproduced> not_reproduced{};
   /// The set it counts in ("korthikanti2022 Table 4"), one of comparison_sets()
@@ -48,14 +41,11 @@ struct Comparison {
   double signed_error() const { return (predicted - published) / published; }
   bool within_aim() const;
   bool within_tolerance() const;
-  /// Outside its tolerance with an explanation (`shortfall`) whose band holds our figure.
-  bool explained_shortfall() const;
   /// Marked not reproduced, outside its tolerance, with evidence that holds.
   bool explained_failure() const;
-  /// Left out of a set's statistics and of the failure count (an explained shortfall or an
-  /// explained failure).
-  bool excused() const { return explained_shortfall() || explained_failure(); }
-  /// "ok", "ok (> aim)", "SHORTFALL (explained below)", "NOT REPRODUCED (below)", "FAIL", or for
+  /// Left out of a set's statistics and of the failure count: an explained failure.
+  bool excused() const { return explained_failure(); }
+  /// "ok", "ok (> aim)", "NOT REPRODUCED (below)", "FAIL", or for
   /// a row marked not reproduced that no longer is: "FAIL (now within tolerance: revisit the
   /// verdict)", "FAIL (its evidence no longer holds)".
   const char* verdict() const;

@@ -65,7 +65,7 @@ SetStats set_stats(std::span<const Comparison* const> rows) {
   double signed_sum = 0.0;
   for (const Comparison* c : rows) {
     if (c->excused()) {
-      ++s.shortfalls;
+      ++s.excused;
       continue;
     }
     const double e = c->signed_error();
@@ -117,8 +117,7 @@ std::string statistic_names(const std::vector<SetBound>& bounds) {
 }
 
 std::string rows_cell(const SetStats& s) {
-  return s.shortfalls == 0 ? fmt::format("{}", s.rows)
-                           : fmt::format("{} (+{})", s.rows, s.shortfalls);
+  return s.excused == 0 ? fmt::format("{}", s.rows) : fmt::format("{} (+{})", s.rows, s.excused);
 }
 
 // One row of the summary: set, n, mean, median, p90, max, bias, tolerance, aim, verdict; the
@@ -140,7 +139,7 @@ std::vector<std::string> summary_cells(const SetResult& r) {
 }
 
 const std::vector<std::string> kSummaryColumns{
-    "set",       "n (+expl.)", "mean |err|", "median |err|", "p90 |err|",
+    "set",       "n (+not rep.)", "mean |err|", "median |err|", "p90 |err|",
     "max |err|", "bias",       "tolerance",  "aim",          "verdict"};
 
 }  // namespace
@@ -249,7 +248,7 @@ nlohmann::ordered_json set_json(const SetResult& r) {
   j["judged"] = r.judged();
   j["missing_reproductions"] = r.missing;
   j["rows"] = s.rows;
-  j["explained_shortfalls"] = s.shortfalls;
+  j["not_reproduced"] = s.excused;
   j["mean_abs_error"] = any ? number(s.mean_abs) : ordered_json();
   j["median_abs_error"] = any ? number(s.median_abs) : ordered_json();
   j["p90_abs_error"] = any ? number(s.p90_abs) : ordered_json();

@@ -199,7 +199,7 @@ std::string axes_markdown(const ClaimMap& map) {
       if (v.plausible) plausible.push_back(v.label);
     }
     out += fmt::format("- **{}** (plausible: {}): {}\n", a.name,
-                       fmt::format("{}", fmt::join(plausible, ", ")), a.why);
+                       fmt::format("{}", fmt::join(plausible, "; ")), a.why);
   }
   return out;
 }

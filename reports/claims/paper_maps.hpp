@@ -25,9 +25,15 @@ std::vector<ClaimMapSpec> bian2021_3d_maps(const std::filesystem::path& root);
 /// of 4 (scenarios/tesseract2022/).
 std::vector<ClaimMapSpec> tesseract2022_maps(const std::filesystem::path& root);
 
+/// Lamy-Poirier 2021: the shortest time to train a 1T GPT, Megatron-LM over layered + modular
+/// (the abstract's "by half"), over the Megatron baseline and the NIC bandwidth
+/// (scenarios/lamy-poirier2021/). Its setups run one at a time (each search uses every core).
+std::vector<ClaimMapSpec> lamy_poirier2021_maps(const std::filesystem::path& root);
+
 struct PaperMaps {
   std::string paper;  ///< the reproduction's name ("optimus2021")
   std::function<std::vector<ClaimMapSpec>(const std::filesystem::path& root)> build;
+  unsigned threads = 0;  ///< setups of a map evaluated at once (0: one per core)
 };
 
 /// Every paper with claim maps, in the order `trainsim claims` runs them.

@@ -122,13 +122,12 @@ ReproductionReport run_bian2021_3d(const std::filesystem::path& root,
                      kOver1d,
                      speedup(rows[0], rows[2]),
                      kRatioAim,
-                     kRatioTolerance,
-                     ""};
+                     kRatioTolerance};
   over_1d.not_reproduced = not_reproduced_over_1d(joint, exposed);
   report.comparisons.push_back(std::move(over_1d));
   report.comparisons.push_back(
       {fmt::format("(fwd + bwd) / batch: 3D (q 4) over 2D (q 8), {}", config), kSource, "x",
-       kOver2d, speedup(rows[1], rows[2]), kRatioAim, kRatioTolerance, ""});
+       kOver2d, speedup(rows[1], rows[2]), kRatioAim, kRatioTolerance});
   const std::string over = memory_note(rows);
   report.notes = fmt::format(
       "At the stated configuration on {}: (forward + backward) / batch 1D {:.1f} ms, 2D {:.1f} "

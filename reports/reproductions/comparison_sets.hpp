@@ -43,7 +43,7 @@ std::vector<SetResult> evaluate_sets(std::span<const ReproductionRun> runs,
                                      const std::vector<ComparisonSet>& sets = comparison_sets());
 
 /// `trainsim validate --json`: `reproductions` (per run: name, comparisons,
-/// outside_tolerance, explained_shortfalls, set_rows, claims, claims_not_as_predicted), `sets`
+/// outside_tolerance, not_reproduced, set_rows, claims, claims_not_as_predicted), `sets`
 /// (set_json of each result), `failures` (comparisons_and_claims, sets).
 nlohmann::ordered_json validation_json(std::span<const ReproductionRun> runs,
                                        std::span<const SetResult> sets);

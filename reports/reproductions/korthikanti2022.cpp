@@ -35,7 +35,7 @@ constexpr double kTimeTolerance = 0.10;
 // A timing figure (or a ratio or utilisation derived from timings) in `set`.
 Comparison timing(std::string figure, const char* source, const char* unit, double published,
                   double predicted, const char* set) {
-  Comparison c{std::move(figure), source, unit, published, predicted, kTimeAim, kTimeTolerance, ""};
+  Comparison c{std::move(figure), source, unit, published, predicted, kTimeAim, kTimeTolerance};
   c.set = set;
   return c;
 }
@@ -112,7 +112,7 @@ void add_table2(std::vector<Comparison>& out) {
       out.push_back({fmt::format("Table 2, {} (b {}), {}: activations per layer", m.name,
                                  m.micro_batch, row.name),
                      kTable2, "MB", table2_bytes(m, row) * 1e-6, executor_bytes(m, row) * 1e-6,
-                     kMemoryTolerance, kMemoryTolerance, ""});
+                     kMemoryTolerance, kMemoryTolerance});
       out.back().set = set_names::kKorthikantiTable2;
     }
   }

@@ -77,17 +77,16 @@ ReproductionReport run_optimus2021(const std::filesystem::path& root,
   report.comparisons.push_back(
       {fmt::format("64 GPUs, 2D (q 8) over 1D (t 64), {}: training speedup (full recompute)",
                    config),
-       kSource, "x", kTrainingSpeedup, value(two_d.step_speedup), kRatioAim, kRatioTolerance, ""});
+       kSource, "x", kTrainingSpeedup, value(two_d.step_speedup), kRatioAim, kRatioTolerance});
   report.comparisons.push_back(
       {"64 GPUs, 2D over 1D, same model and batch: inference speedup (forward only)", kSource, "x",
-       kInferenceSpeedup, value(two_d.inference_speedup), kRatioAim, kRatioTolerance, ""});
+       kInferenceSpeedup, value(two_d.inference_speedup), kRatioAim, kRatioTolerance});
   // The largest batch without checkpointing (why: without_checkpointing); with it, for the
   // notes.
   const auto none = compare(without_checkpointing(p.one_d), p.hardware, true);
   report.comparisons.push_back(
       {"64 GPUs, 2D over 1D, same model without activation checkpointing: largest training batch",
-       kSource, "x", kMaxBatchRatio, value(none[1].max_batch_ratio), kRatioAim, kRatioTolerance,
-       ""});
+       kSource, "x", kMaxBatchRatio, value(none[1].max_batch_ratio), kRatioAim, kRatioTolerance});
   report.notes = fmt::format(
       "At the stated configuration on {}: training step 1D {:.2f} s, 2D {:.2f} s; inference 1D "
       "{:.2f} s, 2D {:.2f} s; largest training batch 1D {}, 2D {} ({:.1f}x) with activation "

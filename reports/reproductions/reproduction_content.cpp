@@ -25,10 +25,6 @@ void add_comparisons(ReportContent& content, const std::vector<Comparison>& rows
     table.add_row({c.figure, number(c.published, "{:.4g}"), number(c.predicted, "{:.4g}"), c.unit,
                    number(100.0 * c.signed_error(), "{:+.1f} %"),
                    number(100.0 * c.tolerance, "{:.0f} %"), c.verdict(), c.source});
-    if (c.explained_shortfall()) {
-      after += fmt::format("- Shortfall, {} (explained for {:.4g} to {:.4g} {}): {}\n", c.figure,
-                           c.shortfall_low, c.shortfall_high, c.unit, c.shortfall);
-    }
     if (c.not_reproduced) {
       after += fmt::format("- Not reproduced, {}: {}. Evidence: {}.\n", c.figure,
                            c.not_reproduced->why, c.not_reproduced->evidence);
@@ -73,16 +69,11 @@ std::string reproduction_summary(const std::string& name, const ReproductionRepo
   const int unexpected = count_unexpected(report.claims);
   const auto claims_explained = std::count_if(report.claims.begin(), report.claims.end(),
                                               [](const Claim& c) { return c.explained(); });
-  const auto explained = std::count_if(report.comparisons.begin(), report.comparisons.end(),
-                                       [](const Comparison& c) { return c.explained_shortfall(); });
   const auto not_reproduced =
       std::count_if(report.comparisons.begin(), report.comparisons.end(),
                     [](const Comparison& c) { return c.explained_failure(); });
   return fmt::format(
-      "{}: {} comparisons, {} outside tolerance{}{}{}{}", name, report.comparisons.size(), failed,
-      explained > 0
-          ? fmt::format(" (and {} explained shortfall{})", explained, explained > 1 ? "s" : "")
-          : "",
+      "{}: {} comparisons, {} outside tolerance{}{}{}", name, report.comparisons.size(), failed,
       not_reproduced > 0 ? fmt::format(" (and {} not reproduced, explained)", not_reproduced) : "",
       report.claims.empty()
           ? ""

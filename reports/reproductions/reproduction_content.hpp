@@ -12,7 +12,7 @@
 namespace trainsim::reports {
 
 /// Adds, each block name prefixed by `prefix`: `comparisons` (table: figure, published, ours,
-/// unit, signed error, tolerance, verdict, source; then the explained shortfalls), `claims`
+/// unit, signed error, tolerance, verdict, source; then each row not reproduced with its reason and evidence), `claims`
 /// (a numbered list), `notes` (fenced text), its tables, its CSV-only tables (files without a
 /// block), one table and plot per sweep (named by its id) and `summary` (the verdict line
 /// `trainsim validate` prints). Empty parts add no block.
@@ -23,7 +23,7 @@ void add_reproduction(ReportContent& content, const std::string& name,
 /// the verdict line); nothing when they have no sets (predictions only).
 void add_set_summary(ReportContent& content, std::span<const SetResult> sets);
 
-/// "NAME: 12 comparisons, 0 outside tolerance (and 1 explained shortfall); 4 claims, …"; with
+/// "NAME: 12 comparisons, 0 outside tolerance (and 1 not reproduced, explained); 4 claims, …"; with
 /// set rows, "; 1440 measured rows, judged by their sets".
 std::string reproduction_summary(const std::string& name, const ReproductionReport& report);
 

@@ -1,5 +1,5 @@
 // Sets of comparisons (reports/comparison_set.hpp, reports/reproductions/comparison_sets.hpp):
-// statistics on hand-made rows (nearest-rank p90, the bias's sign, explained shortfalls left
+// statistics on hand-made rows (nearest-rank p90, the bias's sign, rows not reproduced left
 // out, NaN), a set leaving its tolerance failing the run, partial sets, the declarations'
 // consistency, the JSON keys, and the vtrain2024 reproduction's rows and split.
 
@@ -33,7 +33,7 @@ Comparison row(const std::string& set, double error) {
           .unit = "s",
           .published = 100.0,
           .predicted = 100.0 * (1.0 + error),
-          .shortfall = {},
+          .not_reproduced = {},
           .set = set};
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("set statistics: mean, median, nearest-rank p90 and max of |error|, th
       row("s", 0.01),  row("s", 0.03),  row("s", 0.05),  row("s", 0.07),  row("s", 0.30)};
   const SetStats s = set_stats(pointers(rows));
   CHECK(s.rows == 10);
-  CHECK(s.shortfalls == 0);
+  CHECK(s.excused == 0);
   CHECK(s.mean_abs == doctest::Approx(0.076));
   CHECK(s.median_abs == doctest::Approx(0.055));  // (0.05 + 0.06) / 2
   CHECK(s.p90_abs == doctest::Approx(0.10));      // the 9th of 10, not the largest
@@ -90,15 +90,13 @@ TEST_CASE("set statistics: mean, median, nearest-rank p90 and max of |error|, th
   CHECK(set_stats({}).rows == 0);
 }
 
-TEST_CASE("set statistics leave explained shortfalls out, and a NaN figure fails every bound") {
+TEST_CASE("set statistics leave rows not reproduced out, and a NaN figure fails every bound") {
   std::vector<Comparison> rows{row("s", -0.05), row("s", 1.5)};
-  rows[1].shortfall = "explained";
-  rows[1].shortfall_low = 200.0;
-  rows[1].shortfall_high = 300.0;
-  REQUIRE(rows[1].explained_shortfall());
+  rows[1].not_reproduced = NotReproduced{"no plausible setup", "a map", true};
+  REQUIRE(rows[1].explained_failure());
   const SetStats s = set_stats(pointers(rows));
   CHECK(s.rows == 1);
-  CHECK(s.shortfalls == 1);
+  CHECK(s.excused == 1);
   CHECK(s.max_abs == doctest::Approx(0.05));
 
   std::vector<Comparison> nan_rows{row("s", 0.01), row("s", 0.0)};
@@ -245,14 +243,14 @@ TEST_CASE("validate --json: reproductions, sets with their statistics and bounds
   for (const auto& [key, value] : j["reproductions"][0].items())
     keys.push_back(key);
   CHECK(keys == std::vector<std::string>{"name", "comparisons", "outside_tolerance",
-                                         "explained_shortfalls", "set_rows", "claims",
+                                         "not_reproduced", "set_rows", "claims",
                                          "claims_not_as_predicted"});
   keys.clear();
   const nlohmann::ordered_json& set = j["sets"][0];
   for (const auto& [key, value] : set.items())
     keys.push_back(key);
   CHECK(keys == std::vector<std::string>{"name", "what", "reproductions", "judged",
-                                         "missing_reproductions", "rows", "explained_shortfalls",
+                                         "missing_reproductions", "rows", "not_reproduced",
                                          "mean_abs_error", "median_abs_error", "p90_abs_error",
                                          "max_abs_error", "bias", "tolerance", "aim",
                                          "outside_tolerance", "above_aim", "verdict"});
