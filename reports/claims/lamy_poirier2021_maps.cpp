@@ -92,7 +92,7 @@ std::vector<ClaimMapSpec> lamy_poirier2021_maps(const std::filesystem::path& roo
   spec.claim = "Megatron-LM over layered + modular, shortest time to train a 1T GPT";
   spec.source = "Lamy-Poirier 2021 (arXiv 2106.02679), abstract";
   spec.published = 2.0;
-  spec.tolerance = 0.25;  // the reproduction's, set before its first run
+  spec.tolerance = 0.20;  // issue 18's, for every seed claim
   Axis baseline{"Megatron baseline",
                 {},
                 0,

@@ -70,13 +70,14 @@ std::vector<ComparisonSet> all_sets() {
        "the first stage's bubble with all communication free against §7.7's closed forms plus "
        "the last stage's extra compute, both layouts",
        {"lamy-poirier2021"},
-       {{max_abs, 0.18}, {abs_bias, 0.135}},
+       // Tightened with issue 18's like-with-like comparison (max 6.3 %, bias +2.2 %).
+       {{max_abs, 0.07}, {abs_bias, 0.03}},
        {{max_abs, 0.05}, {abs_bias, kBiasAim}}},
       {set_names::kLamyShortestTime,
        "the abstract's halving of the shortest training time, as our searches' ratio against "
        "Megatron-LM 2021's 1F1B",
        {"lamy-poirier2021"},
-       {{max_abs, 0.25}, {abs_bias, 0.25}},
+       {{max_abs, 0.20}, {abs_bias, 0.20}},
        {{max_abs, 0.10}, {abs_bias, kBiasAim}}},
       {set_names::kOptimus,
        "the abstract's training and inference speedups and largest-batch ratio of 2D over 1D",

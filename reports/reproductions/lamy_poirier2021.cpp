@@ -830,7 +830,12 @@ ShortestTime shortest_time(const std::filesystem::path& root) {
   return s;
 }
 
-Comparison shortest_time_comparison(const ShortestTime& s) {
+// Issue 18 holds every seed claim to ±20 % (issue 7's 25 % for this row predates it); the
+// paper's 2× against Megatron-LM 2021's 1F1B comes out 1.57× (-21.5 %), so the row is kept
+// failing, with the claim map as its evidence: no plausible baseline or network gives 2× ± 20 %.
+constexpr double kShortestTimeTolerance = 0.20;
+
+Comparison shortest_time_comparison(const ShortestTime& s, const claim_maps::ClaimMap& map) {
   Comparison c;
   c.figure =
       "shortest training time, Megatron-LM 2021 1F1B (Narayanan's 1T schedule) over layered + "
@@ -840,8 +845,23 @@ Comparison shortest_time_comparison(const ShortestTime& s) {
   c.published = 2.0;
   c.predicted = s.baseline.ratio;
   c.aim = 0.10;
-  c.tolerance = 0.25;
+  c.tolerance = kShortestTimeTolerance;
   c.set = set_names::kLamyShortestTime;
+  c.not_reproduced = NotReproduced{
+      fmt::format(
+          "against Megatron-LM as it was in 2021 the paper's method trains {:.2f}× faster with "
+          "Megatron's 1F1B (Narayanan's 1T schedule), {:.2f}× with the interleaving Megatron "
+          "already offered, and at most {:.2f}× once the 2022 features are there; a slower "
+          "network lowers the ratio rather than raising it, so no setup plausible for a June "
+          "2021 paper halves the shortest training time in our search (the paper's own analysis "
+          "is not available to us, §10.2 is our reconstruction)",
+          s.baseline.ratio, s.ladder.front().ratio, s.ladder[lamy::kDistributedOptimizerRung].ratio),
+      fmt::format("map {}: {} setups, none plausible within ±{:.0f} %; the closest, {}, gives "
+                  "{:.3g}× ({:+.1f} %)",
+                  map.spec.id, map.evaluations, 100.0 * map.spec.tolerance,
+                  map.spec.describe_change(map.closest), map.closest_value.ratio,
+                  100.0 * map.signed_error(map.closest_value)),
+      !map.reproduced_plausibly()};
   return c;
 }
 
@@ -986,26 +1006,25 @@ ReproductionReport run_lamy_poirier2021(const std::filesystem::path& root,
     }
   }
   const ShortestTime shortest = shortest_time(root);
-  report.comparisons.push_back(shortest_time_comparison(shortest));
+  // The claim map of the halving (the row's evidence); its searches span B_crit on 12288 GPUs
+  // only, so at the profile's network it must find the comparison's own figure (every side's
+  // best lies there).
+  std::vector<claim_maps::ClaimMapSpec> map_specs = claim_maps::lamy_poirier2021_maps(root);
+  const claim_maps::ClaimMap map = claim_maps::run_claim_map(std::move(map_specs.front()), 1);
+  if (std::fabs(map.at_paper.ratio - shortest.baseline.ratio) > 1e-9 * shortest.baseline.ratio) {
+    throw std::logic_error(fmt::format(
+        "lamy-poirier2021: the shortest-time map's narrow search gives {} at the profile's "
+        "network, the full search {}: a best point lies outside B_crit on 12288 GPUs",
+        map.at_paper.ratio, shortest.baseline.ratio));
+  }
+  report.comparisons.push_back(shortest_time_comparison(shortest, map));
   report.tables.push_back(shortest_time_table(shortest));
   const std::int64_t layers =
       inputs::load_scenario(root / "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml").model.layers;
   report.claims.push_back(one_layer_chunks(shortest, layers));
   report.claims.push_back(against_best_2021(shortest));
   report.claims.push_back(gap_closer(shortest));
-  if (options.sweeps) {
-    // The claim map of the halving; its searches span B_crit on 12288 GPUs only, so at the
-    // profile's network it must find the comparison's own figure (every side's best lies there).
-    for (claim_maps::ClaimMapSpec& spec : claim_maps::lamy_poirier2021_maps(root))
-      report.maps.push_back(claim_maps::run_claim_map(std::move(spec), 1));
-    const double mapped = report.maps.front().at_paper.ratio;
-    if (std::fabs(mapped - shortest.baseline.ratio) > 1e-9 * shortest.baseline.ratio) {
-      throw std::logic_error(fmt::format(
-          "lamy-poirier2021: the shortest-time map's narrow search gives {} at the profile's "
-          "network, the full search {}: a best point lies outside B_crit on 12288 GPUs",
-          mapped, shortest.baseline.ratio));
-    }
-  }
+  report.maps.push_back(map);
   return report;
 }
 
