@@ -25,12 +25,13 @@ struct ClaimsOptions {
   unsigned threads = 0;
 };
 
-// The maps `names` selects (a map id, or a paper for all of its maps), in registry order.
+// A map to run, with the number of its setups evaluated at once.
 struct Selected {
   reports::claim_maps::ClaimMapSpec spec;
   unsigned threads = 0;
 };
 
+// The maps `names` selects (a map id, or a paper for all of its maps), in registry order.
 std::vector<Selected> selected(const std::filesystem::path& root, const ClaimsOptions& o) {
   std::vector<Selected> out;
   std::vector<std::string> unmatched = o.names;
@@ -68,6 +69,7 @@ void run_claims(const ClaimsOptions& o) {
     return;
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  std::vector<reports::claim_maps::ClaimMap> done;
   for (Selected& one : specs) {
     const reports::claim_maps::ClaimMap map =
         reports::claim_maps::run_claim_map(std::move(one.spec), one.threads);
@@ -80,7 +82,9 @@ void run_claims(const ClaimsOptions& o) {
       reports::write_atomically(file, reports::render_svg(reports::claim_maps::heatmap(map)));
       fmt::print("wrote {}\n\n", file.string());
     }
+    done.push_back(map);
   }
+  fmt::print("Summary:\n{}", reports::claim_maps::format_claim_summary(done));
   if (!o.json.empty()) reports::write_atomically(o.json, json.dump(2) + "\n");
 }
 

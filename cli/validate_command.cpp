@@ -96,8 +96,8 @@ void run_validate(const ValidateOptions& o) {
   if (o.only.empty()) {
     fmt::print("{}",
                reports::format_set_summary(
-                   "Every set (error = ours / published - 1; bias = mean signed error; rows not reproduced, "
-                   "the + count, left out)",
+                   "Every set (error = ours / published - 1; bias = mean signed error; rows not "
+                   "reproduced or whose setup their map chose, the + count, left out)",
                    sets));
     fmt::print("all sets: {}\n", reports::set_verdict_line(sets));
   }

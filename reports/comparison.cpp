@@ -26,7 +26,9 @@ const char* Comparison::verdict() const {
            : within_tolerance() ? "FAIL (now within tolerance: revisit the verdict)"
                                 : "FAIL (its evidence no longer holds)";
   }
-  return !within_tolerance() ? "FAIL" : within_aim() ? "ok" : "ok (> aim)";
+  if (!within_tolerance()) return "FAIL";
+  if (setup_from_map) return "ok (setup from its map)";
+  return within_aim() ? "ok" : "ok (> aim)";
 }
 
 namespace {

@@ -64,8 +64,8 @@ SetStats set_stats(std::span<const Comparison* const> rows) {
   std::vector<double> absolute;
   double signed_sum = 0.0;
   for (const Comparison* c : rows) {
-    if (c->excused()) {
-      ++s.excused;
+    if (c->left_out()) {
+      ++s.left_out;
       continue;
     }
     const double e = c->signed_error();
@@ -117,7 +117,8 @@ std::string statistic_names(const std::vector<SetBound>& bounds) {
 }
 
 std::string rows_cell(const SetStats& s) {
-  return s.excused == 0 ? fmt::format("{}", s.rows) : fmt::format("{} (+{})", s.rows, s.excused);
+  return s.left_out == 0 ? fmt::format("{}", s.rows)
+                         : fmt::format("{} (+{})", s.rows, s.left_out);
 }
 
 // One row of the summary: set, n, mean, median, p90, max, bias, tolerance, aim, verdict; the
@@ -139,7 +140,7 @@ std::vector<std::string> summary_cells(const SetResult& r) {
 }
 
 const std::vector<std::string> kSummaryColumns{
-    "set",       "n (+not rep.)", "mean |err|", "median |err|", "p90 |err|",
+    "set",       "n (+left out)", "mean |err|", "median |err|", "p90 |err|",
     "max |err|", "bias",       "tolerance",  "aim",          "verdict"};
 
 }  // namespace
@@ -248,7 +249,7 @@ nlohmann::ordered_json set_json(const SetResult& r) {
   j["judged"] = r.judged();
   j["missing_reproductions"] = r.missing;
   j["rows"] = s.rows;
-  j["not_reproduced"] = s.excused;
+  j["left_out"] = s.left_out;
   j["mean_abs_error"] = any ? number(s.mean_abs) : ordered_json();
   j["median_abs_error"] = any ? number(s.median_abs) : ordered_json();
   j["p90_abs_error"] = any ? number(s.p90_abs) : ordered_json();

@@ -54,7 +54,7 @@ struct ComparisonSet {
 /// Statistics of one set's rows.
 struct SetStats {
   std::size_t rows = 0;        ///< rows counted
-  std::size_t excused = 0;  ///< rows not reproduced, explained (Comparison::excused): not counted
+  std::size_t left_out = 0;  ///< rows left out (Comparison::left_out): not counted
   double mean_abs = 0.0;
   double median_abs = 0.0;
   double p90_abs = 0.0;
@@ -65,8 +65,8 @@ struct SetStats {
   double value(SetStatistic statistic) const;
 };
 
-/// Statistics of the rows' signed errors, leaving out rows not reproduced (counted in
-/// `excused`); a non-finite error (a figure we could not compute) makes every statistic
+/// Statistics of the rows' signed errors, leaving out rows not reproduced and rows whose setup
+/// their map chose (counted in `left_out`); a non-finite error (a figure we could not compute) makes every statistic
 /// NaN, which no bound holds. No rows: zeros.
 SetStats set_stats(std::span<const Comparison* const> rows);
 
@@ -100,7 +100,7 @@ std::string format_bounds(const std::vector<SetBound>& bounds);
 /// Number of judged sets outside their tolerance.
 int count_set_failures(std::span<const SetResult> results);
 
-/// The summary table: set, n (+ rows not reproduced), mean, median, p90 and max |error|,
+/// The summary table: set, n (+ rows left out), mean, median, p90 and max |error|,
 /// bias, tolerance, aim, verdict; with the title above it.
 std::string format_set_summary(const std::string& title, std::span<const SetResult> results);
 
@@ -112,7 +112,7 @@ ReportTable set_summary_table(const std::string& id, std::span<const SetResult> 
 std::string set_verdict_line(std::span<const SetResult> results);
 
 /// One set as ordered JSON: name, what, reproductions, judged, missing_reproductions, rows,
-/// not_reproduced, mean_abs_error, median_abs_error, p90_abs_error, max_abs_error, bias,
+/// left_out, mean_abs_error, median_abs_error, p90_abs_error, max_abs_error, bias,
 /// tolerance and aim (objects statistic key → limit), outside_tolerance and above_aim (lists
 /// of statistic keys), verdict. NaN statistics are null.
 nlohmann::ordered_json set_json(const SetResult& result);

@@ -1,10 +1,13 @@
 #include "reports/gnuplot_heatmap.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "reports/gnuplot_plot.hpp"
 
@@ -84,6 +87,7 @@ std::string heatmap_script(const HeatmapSpec& map) {
   std::string grey = "$empty << EOD\n";
   std::string outlined = "$outlined << EOD\n";
   std::string labels = "$labels << EOD\n";
+  bool any_colored = false;
   bool any_grey = false;
   bool any_outlined = false;
   for (std::size_t y = 0; y < ny; ++y) {
@@ -92,6 +96,7 @@ std::string heatmap_script(const HeatmapSpec& map) {
       if (std::isfinite(c.color)) {
         const double v = std::clamp(c.color, -map.color_range, map.color_range);
         colored += fmt::format("{} {} {}\n", x, y, number(v));
+        any_colored = true;
       } else {
         grey += fmt::format("{} {}\n", x, y);
         any_grey = true;
@@ -108,31 +113,37 @@ std::string heatmap_script(const HeatmapSpec& map) {
   }
   script += colored + "EOD\n" + grey + "EOD\n" + outlined + "EOD\n" + labels + "EOD\n";
 
-  std::string plots =
-      "$cells using 1:2:(0.5):(0.5):3 with boxxyerror fillstyle solid 1.0 noborder "
-      "fillcolor palette notitle";
+  // gnuplot warns on stderr (an error here) about a data block with no point, so each is
+  // plotted only when it has one.
+  std::vector<std::string> plots;
+  if (any_colored) {
+    plots.push_back(
+        "$cells using 1:2:(0.5):(0.5):3 with boxxyerror fillstyle solid 1.0 noborder "
+        "fillcolor palette notitle");
+  }
   if (any_grey) {
-    plots +=
-        ", $empty using 1:2:(0.5):(0.5) with boxxyerror fillstyle solid 1.0 noborder "
-        "fillcolor rgb '#d9d9d9' title 'infeasible'";
+    plots.push_back(fmt::format(
+        "$empty using 1:2:(0.5):(0.5) with boxxyerror fillstyle solid 1.0 noborder "
+        "fillcolor rgb '#d9d9d9' title {}",
+        gnuplot_quoted(map.empty_title)));
   }
   if (any_outlined) {
-    plots += fmt::format(
-        ", $outlined using 1:2:(0.47):(0.47) with boxxyerror linewidth 2.5 linecolor rgb "
+    plots.push_back(fmt::format(
+        "$outlined using 1:2:(0.47):(0.47) with boxxyerror linewidth 2.5 linecolor rgb "
         "'#000000' fillstyle empty border linecolor rgb '#000000' title {}",
-        gnuplot_quoted(map.outline_title));
+        gnuplot_quoted(map.outline_title)));
   }
-  plots += ", $labels using 1:2:3 with labels font 'DejaVu Sans,10' notitle";
+  plots.push_back("$labels using 1:2:3 with labels font 'DejaVu Sans,10' notitle");
   for (std::size_t i = 0; i < map.markers.size(); ++i) {
     const HeatmapMarker& m = map.markers[i];
     script += fmt::format("$marker{} << EOD\n{} {}\nEOD\n", i, m.x, m.y);
     // The legend shows the marker at a normal size (keyentry), the cell a large one.
-    plots += fmt::format(
-        ", $marker{} using 1:2 with points {} linecolor rgb '#000000' notitle, keyentry with "
+    plots.push_back(fmt::format(
+        "$marker{} using 1:2 with points {} linecolor rgb '#000000' notitle, keyentry with "
         "points pointtype {} pointsize 1.5 linewidth 2 linecolor rgb '#000000' title {}",
-        i, kMarkerStyles[i], i == 0 ? 6 : 8, gnuplot_quoted(m.title));
+        i, kMarkerStyles[i], i == 0 ? 6 : 8, gnuplot_quoted(m.title)));
   }
-  return script + "plot " + plots + "\n";
+  return script + fmt::format("plot {}\n", fmt::join(plots, ", "));
 }
 
 std::string render_svg(const HeatmapSpec& map) {

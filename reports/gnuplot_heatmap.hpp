@@ -34,6 +34,7 @@ struct HeatmapSpec {
   std::string color_label;     ///< the colour bar's ("log2(ours / published)")
   double color_range = 2.0;    ///< the palette spans ±color_range; values beyond are clipped
   std::string outline_title;   ///< legend entry of outlined cells ("within ±20 %")
+  std::string empty_title = "infeasible";  ///< legend entry of grey cells (no value)
   std::vector<HeatmapMarker> markers;  ///< at most two (a circle, then a triangle)
 };
 

@@ -19,9 +19,6 @@ namespace {
 constexpr std::string_view kPalette[] = {"#0072b2", "#d55e00", "#009e73",
                                          "#cc79a7", "#e69f00", "#56b4e9"};
 
-std::string gnuplot_string(std::string_view text) {
-  return gnuplot_quoted(text);
-}
 
 // Shortest text that reads back as the same double: the data gnuplot sees is exact.
 std::string number(double v) {
@@ -75,8 +72,8 @@ std::string gnuplot_script(const PlotSpec& plot) {
       "set terminal svg size 760,400 fixed font 'DejaVu Sans,11' noenhanced "
       "background '#ffffff'\n"
       "set encoding utf8\n";
-  script += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_string(plot.title),
-                        gnuplot_string(plot.x_label), gnuplot_string(plot.y_label));
+  script += fmt::format("set title {}\nset xlabel {}\nset ylabel {}\n", gnuplot_quoted(plot.title),
+                        gnuplot_quoted(plot.x_label), gnuplot_quoted(plot.y_label));
   script += "set key outside right top vertical Left reverse noautotitle\nset grid\n";
   std::vector<double> xs;
   std::vector<double> ys;
@@ -97,7 +94,7 @@ std::string gnuplot_script(const PlotSpec& plot) {
         "{}${} using 1:2 with linespoints linewidth 2 pointtype 7 pointsize 0.8 "
         "linecolor rgb '{}' title {}",
         plots.empty() ? "" : ", ", name, kPalette[i % std::size(kPalette)],
-        gnuplot_string(plot.series[i].name));
+        gnuplot_quoted(plot.series[i].name));
     ++drawn;
   }
   std::vector<PlotPoint> marks;
@@ -110,12 +107,12 @@ std::string gnuplot_script(const PlotSpec& plot) {
     plots += fmt::format(
         "{}$markers using 1:2 with points pointtype 6 pointsize 1.6 linecolor rgb '#000000' {}",
         plots.empty() ? "" : ", ",
-        plot.markers_title.empty() ? "notitle" : "title " + gnuplot_string(plot.markers_title));
+        plot.markers_title.empty() ? "notitle" : "title " + gnuplot_quoted(plot.markers_title));
     int label = 0;
     for (const PlotMarker& m : plot.markers) {
       if (!std::isfinite(m.at.x) || !std::isfinite(m.at.y)) continue;
       script += fmt::format("set label {} {} at {},{} offset character 1.2,0.6 front\n", ++label,
-                            gnuplot_string(m.label), number(m.at.x), number(m.at.y));
+                            gnuplot_quoted(m.label), number(m.at.x), number(m.at.y));
     }
     ++drawn;
   }

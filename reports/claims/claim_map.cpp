@@ -66,6 +66,9 @@ void ClaimMapSpec::validate() const {
     fail(fmt::format("grid axes {} and {} must be two different axes of {}", grid_x, grid_y,
                      axes.size()));
   }
+  for (const std::size_t a : exhaustive_axes) {
+    if (a >= axes.size()) fail(fmt::format("exhaustive axis {} of {}", a, axes.size()));
+  }
   if (!evaluate) fail("no evaluator");
   if (!(published > 0.0)) fail(fmt::format("published figure {} is not positive", published));
   if (!(tolerance > 0.0)) fail(fmt::format("tolerance {} is not positive", tolerance));
@@ -150,9 +153,23 @@ ClaimMap run_claim_map(ClaimMapSpec spec, unsigned threads) {
     for (std::size_t x = 0; x < nx; ++x)
       batch.push_back(with(with(paper, spec.grid_y, y), spec.grid_x, x));
   }
+  // Every combination of the exhaustive axes' plausible values.
+  if (!spec.exhaustive_axes.empty()) {
+    std::vector<MapPoint> combos{paper};
+    for (const std::size_t a : spec.exhaustive_axes) {
+      std::vector<MapPoint> next;
+      for (const MapPoint& c : combos) {
+        for (std::size_t v = 0; v < spec.axes[a].values.size(); ++v) {
+          if (spec.axes[a].values[v].plausible) next.push_back(with(c, a, v));
+        }
+      }
+      combos = std::move(next);
+    }
+    batch.insert(batch.end(), combos.begin(), combos.end());
+  }
   eval.evaluate(batch);
 
-  ClaimMap map{spec, eval.at(paper), {}, {}, paper, {}, {}, {}, 0};
+  ClaimMap map{spec, eval.at(paper), {}, {}, paper, {}, {}, {}, 0, false};
   for (std::size_t a = 0; a < spec.axes.size(); ++a) {
     MapLine line{a, {}};
     for (std::size_t v = 0; v < spec.axes[a].values.size(); ++v)
@@ -224,7 +241,10 @@ ClaimMap run_claim_map(ClaimMapSpec spec, unsigned threads) {
       for (const MapPoint& r : repairs)
         moved = consider(r) || moved;
     }
-    if (!moved) break;
+    if (!moved) {
+      map.converged = true;
+      break;
+    }
   }
   map.closest = best;
   map.closest_value = eval.at(best);

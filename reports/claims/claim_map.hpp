@@ -8,7 +8,7 @@
 //
 //   - along each axis through the paper's machine (a line per unknown: how far the setup can
 //     move before the ratio leaves the published figure's tolerance, reverses or halves),
-//   - over a grid of the two unknowns that move it most (the heat map of the report), and
+//   - over a grid of two unknowns chosen per claim (the heat map of the report), and
 //   - by a coordinate search over the plausible values for the setup whose ratio is closest
 //     to the published one (is there any plausible setup that gives it?).
 //
@@ -59,11 +59,20 @@ struct ClaimMapSpec {
   std::string claim;   ///< "2D over 1D training speedup, 64 GPUs of Frontera"
   std::string source;  ///< where the paper states the figure
   std::string unit = "x";
+  /// The comparison row whose verdict this map decides, if any ("the 3D-over-1D row").
+  std::string decides;
   double published = 0.0;
   double tolerance = 0.20;  ///< relative, the published figure's (fixed before any run)
+  /// What makes a setup infeasible here (the heat map's legend, the reports' notes).
+  std::string infeasible_means = "a scheme cannot run or does not fit in memory";
   std::vector<Axis> axes;
   std::size_t grid_x = 0;  ///< the heat map's axes (indices into `axes`)
   std::size_t grid_y = 1;
+  /// Axes whose plausible values are all tried together (every combination, the other axes at
+  /// the paper's machine) before the search: for unknowns that only move the figure together
+  /// (one experiment's batch and another's hidden size on one machine), where a search that
+  /// moves one or two at a time can miss the setup. Empty: none.
+  std::vector<std::size_t> exhaustive_axes;
   /// Our ratio at a point; called from several threads at once, so it must not share
   /// mutable state. May throw only for a bug: an infeasible setup is a MapValue.
   std::function<MapValue(const MapPoint&)> evaluate;
@@ -77,8 +86,9 @@ struct ClaimMapSpec {
   /// Only the axes that differ from the paper's machine ("the paper's machine" when none).
   std::string describe_change(const MapPoint& point) const;
   /// Throws std::invalid_argument naming what is wrong: no axes, an axis without values, a
-  /// `paper` index out of range or not plausible, grid axes equal or out of range, no
-  /// evaluator, a published figure or tolerance that is not positive.
+  /// `paper` index out of range or not plausible, grid axes equal or out of range, an
+  /// exhaustive axis out of range, no evaluator, a published figure or tolerance that is not
+  /// positive.
   void validate() const;
 };
 
@@ -106,6 +116,8 @@ struct ClaimMap {
   std::optional<MapPoint> fewest_changes;
   std::optional<MapValue> fewest_changes_value;
   std::size_t evaluations = 0;  ///< distinct setups evaluated
+  /// The search stopped because a round moved nothing (false: it ran out of rounds).
+  bool converged = false;
 
   /// Feasible and within the published figure's tolerance.
   bool within(const MapValue& value) const;
@@ -115,7 +127,8 @@ struct ClaimMap {
   double signed_error(const MapValue& value) const;
 };
 
-/// Evaluates `spec` (lines, grid, then the search, each batch of setups on up to `threads`
+/// Evaluates `spec` (lines, grid, the exhaustive axes, then the search, each batch of setups
+/// on up to `threads`
 /// threads, 0: one per core). Deterministic: the result does not depend on `threads`. The
 /// search starts from the plausible, feasible setup closest to the published figure among
 /// those the lines and the grid evaluated, and moves one axis at a time to the plausible value

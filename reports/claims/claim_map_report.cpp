@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <utility>
@@ -18,7 +19,8 @@ std::string percent(double v) {
 }
 
 // The labels of the axis values where `holds` is true, consecutive ones joined into a range
-// ("1024–4096, 16384"); "none" when there are none, "all" when every value holds.
+// ("1024–4096, 16384"); "—" when there are none (not "none", a value of some axes), "all" when
+// every value holds.
 std::string runs(const Axis& axis, const std::vector<bool>& holds) {
   std::string out;
   std::size_t count = 0;
@@ -40,7 +42,7 @@ std::string runs(const Axis& axis, const std::vector<bool>& holds) {
     count += j - i + 1;
     i = j + 1;
   }
-  if (count == 0) return "none";
+  if (count == 0) return "—";
   if (count == holds.size() && holds.size() > 1) return "all";
   return out;
 }
@@ -81,6 +83,33 @@ std::string ratio_text(const MapValue& value) {
   return std::isfinite(value.ratio) ? fmt::format("{:.3g}", value.ratio) : "-";
 }
 
+std::vector<std::string> within_but_implausible(const ClaimMap& map) {
+  const ClaimMapSpec& s = map.spec;
+  const MapPoint paper = s.paper_point();
+  std::vector<std::string> out;
+  const auto note = [&](const MapPoint& p, const MapValue& v) {
+    if (s.plausible(p) || !map.within(v)) return;
+    std::string text = fmt::format("{}: {}{}", s.describe_change(p), ratio_text(v), s.unit);
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+  };
+  for (const MapLine& line : map.lines) {
+    for (std::size_t i = 0; i < line.values.size(); ++i) {
+      MapPoint p = paper;
+      p[line.axis] = i;
+      note(p, line.values[i]);
+    }
+  }
+  for (std::size_t y = 0; y < map.grid.size(); ++y) {
+    for (std::size_t x = 0; x < map.grid[y].size(); ++x) {
+      MapPoint p = paper;
+      p[s.grid_y] = y;
+      p[s.grid_x] = x;
+      note(p, map.grid[y][x]);
+    }
+  }
+  return out;
+}
+
 std::string verdict_text(const ClaimMap& map) {
   const ClaimMapSpec& s = map.spec;
   const std::string at_paper =
@@ -99,20 +128,35 @@ std::string verdict_text(const ClaimMap& map) {
         "search found: the closest, {}, gives {}{} ({})",
         s.describe_change(map.closest), ratio_text(map.closest_value), s.unit,
         percent(map.signed_error(map.closest_value)));
+    const std::vector<std::string> elsewhere = within_but_implausible(map);
+    if (!elsewhere.empty()) {
+      found += fmt::format("; within the tolerance only at setups not plausible for it ({})",
+                           fmt::join(elsewhere, "; "));
+    }
+  }
+  std::string how = "the lines, the grid";
+  if (!s.exhaustive_axes.empty()) {
+    std::vector<std::string> names;
+    for (const std::size_t a : s.exhaustive_axes)
+      names.push_back(s.axes[a].name);
+    how += fmt::format(", every combination of {}", fmt::join(names, ", "));
   }
   return fmt::format(
-      "Published {:g}{} ({}), tolerance ±{:.0f} %: {}; {}. {} setups evaluated (the lines, "
-      "the grid, and a coordinate search over the plausible values from the closest of them: a "
-      "local search, which may miss a setup that changes several unknowns at once).",
-      s.published, s.unit, s.source, 100.0 * s.tolerance, at_paper, found, map.evaluations);
+      "Published {:g}{} ({}), tolerance ±{:.0f} %: {}; {}. {} setups evaluated ({}, and a "
+      "coordinate search over the plausible values from the closest of them, which {}: a local "
+      "search, which may miss a setup that changes several other unknowns at once).{}",
+      s.published, s.unit, s.source, 100.0 * s.tolerance, at_paper, found, map.evaluations, how,
+      map.converged ? "converged" : fmt::format("stopped after {} rounds", kMaxSearchRounds),
+      s.decides.empty() ? "" : fmt::format(" This map decides {}.", s.decides));
 }
 
 ReportTable region_table(const ClaimMap& map) {
   const ClaimMapSpec& s = map.spec;
   ReportTable t{"map-" + s.id,
                 {"unknown", "paper's machine", "ours along the line through it",
-                 fmt::format("within ±{:.0f} %", 100.0 * s.tolerance), "advantage reverses (< 1)",
-                 fmt::format("halves (≤ {:g})", s.published / 2.0)},
+                 fmt::format("within ±{:.0f} %", 100.0 * s.tolerance),
+                 "advantage reverses (< 1, feasible)",
+                 fmt::format("halves (≤ {:g}, feasible)", s.published / 2.0)},
                 {}};
   for (const MapLine& line : map.lines) {
     const Axis& axis = s.axes[line.axis];
@@ -122,9 +166,11 @@ ReportTable region_table(const ClaimMap& map) {
     t.add_row(
         {axis.name, axis.values[axis.paper].label, fmt::format("{}", fmt::join(entries, " · ")),
          runs(axis, where(line, [&](const MapValue& v) { return map.within(v); })),
-         runs(axis, where(line, [](const MapValue& v) { return known(v) && v.ratio < 1.0; })),
+         runs(axis, where(line, [](const MapValue& v) {
+                return v.feasible && known(v) && v.ratio < 1.0;
+              })),
          runs(axis, where(line, [&](const MapValue& v) {
-                return known(v) && v.ratio <= s.published / 2.0;
+                return v.feasible && known(v) && v.ratio <= s.published / 2.0;
               }))});
   }
   return t;
@@ -211,9 +257,9 @@ void add_claim_map(ReportContent& content, const ClaimMap& map) {
   const std::string plot_id = "map-" + map.spec.id;
   const std::string after = fmt::format(
       "\n{} over {} and {}, the other unknowns at the paper's machine (✓ within ±{:.0f} %, "
-      "parentheses: infeasible); plot `{}.svg`.\n",
+      "parentheses: infeasible, i.e. {}); plot `{}.svg`.\n",
       map.spec.claim, map.spec.axes[map.spec.grid_y].name, map.spec.axes[map.spec.grid_x].name,
-      100.0 * map.spec.tolerance, plot_id);
+      100.0 * map.spec.tolerance, map.spec.infeasible_means, plot_id);
   content.add_table(std::move(grid), after);
   content.add_plot(plot_id, heatmap(map));
 }
@@ -234,6 +280,25 @@ std::string format_claim_map(const ClaimMap& map) {
   for (const auto& row : g.rows)
     out += fmt::format("    {}\n", fmt::join(row, "  "));
   return out;
+}
+
+std::string format_claim_summary(const std::vector<ClaimMap>& maps) {
+  ReportTable t{"claims",
+                {"map", "published", "at the paper's machine", "plausible setup within tolerance",
+                 "decides"},
+                {}};
+  for (const ClaimMap& m : maps) {
+    const ClaimMapSpec& s = m.spec;
+    t.add_row({s.id, fmt::format("{:g}{}", s.published, s.unit),
+               fmt::format("{}{} ({})", ratio_text(m.at_paper), s.unit,
+                           percent(m.signed_error(m.at_paper))),
+               m.fewest_changes ? fmt::format("yes: {}, {}{}", s.describe_change(*m.fewest_changes),
+                                              ratio_text(*m.fewest_changes_value), s.unit)
+                                : fmt::format("none found (closest {}{})",
+                                              ratio_text(m.closest_value), s.unit),
+               s.decides.empty() ? "-" : s.decides});
+  }
+  return t.markdown();
 }
 
 ordered_json claim_map_json(const ClaimMap& map) {
@@ -264,6 +329,8 @@ ordered_json claim_map_json(const ClaimMap& map) {
     j["fewest_changes_within_tolerance"] = nullptr;
   }
   j["reproduced_plausibly"] = map.reproduced_plausibly();
+  j["search_converged"] = map.converged;
+  j["decides"] = s.decides;
   j["evaluations"] = map.evaluations;
   ordered_json axes = ordered_json::array();
   for (const MapLine& line : map.lines) {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "reports/claims/claim_map.hpp"
 #include "reports/gnuplot_heatmap.hpp"
@@ -37,6 +38,10 @@ ReportTable grid_table(const ClaimMap& map);
 /// setup marked when it lies on the grid.
 HeatmapSpec heatmap(const ClaimMap& map);
 
+/// The setups of the lines and the grid within the tolerance but not plausible for the paper's
+/// machine ("NIC bandwidth NDR 50 GB/s: 1.65x"), each once.
+std::vector<std::string> within_but_implausible(const ClaimMap& map);
+
 /// The plausible values of each unknown and why, as a Markdown list.
 std::string axes_markdown(const ClaimMap& map);
 
@@ -46,6 +51,10 @@ void add_claim_map(ReportContent& content, const ClaimMap& map);
 
 /// What `trainsim claims` prints for one map.
 std::string format_claim_map(const ClaimMap& map);
+
+/// One line per map: the published figure, ours at the paper's machine, the plausible setup
+/// within tolerance (or the closest), the row it decides; a Markdown table.
+std::string format_claim_summary(const std::vector<ClaimMap>& maps);
 
 /// The map as JSON (every evaluated line and grid value, the search's result).
 nlohmann::ordered_json claim_map_json(const ClaimMap& map);

@@ -30,6 +30,7 @@ std::vector<ClaimMapSpec> tesseract2022_maps(const std::filesystem::path& root);
 /// (scenarios/lamy-poirier2021/). Its setups run one at a time (each search uses every core).
 std::vector<ClaimMapSpec> lamy_poirier2021_maps(const std::filesystem::path& root);
 
+/// A paper's maps in the registry: how to build them, and how many setups to run at once.
 struct PaperMaps {
   std::string paper;  ///< the reproduction's name ("optimus2021")
   std::function<std::vector<ClaimMapSpec>(const std::filesystem::path& root)> build;

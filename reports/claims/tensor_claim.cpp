@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <stdexcept>
@@ -11,23 +12,33 @@
 namespace trainsim::reports::claim_maps {
 namespace {
 
-// Everything a scheme's run depends on that a claim's changes can touch: the model, the
-// training batch, the plan and the machine's figures the changes set. Two setups with the same
-// key replay the same Program on the same cluster.
+// Everything a scheme's run depends on that a setup can differ in: the model, the training
+// spec, the plan, the runtime and the machine's figures. The profile is named and every figure
+// a change can set is spelled out; a new kind of change must add what it sets here (two setups
+// with the same key replay the same Program on the same cluster).
 std::string run_key(const Scenario& s, const hw::HardwareProfile& h, bool max_batch) {
   const ModelSpec& m = s.model;
+  const TrainingSpec& t = s.training;
   const ParallelPlan& p = s.parallel;
-  return fmt::format(
-      "{}|{} {} {} {} {} {} {}|{} {} {}|{} {} {} {} {} {} {} {} {} {}|{} {} {} {} {} {} {}|{}",
-      s.gpus,
-      m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, static_cast<int>(m.dtype),
-      s.training.global_batch, s.training.micro_batch, static_cast<int>(s.training.mode),
-      static_cast<int>(p.tensor.kind), p.tensor.size, p.tensor.depth,
-      static_cast<int>(p.tensor.grid_order), p.tensor.sequence_parallel, p.pipeline.size,
-      p.data.size, p.data.zero, p.data.overlap_grad_reduce, static_cast<int>(p.recompute), h.name,
-      h.gpu.memory.count(), h.node.gpus, h.node.gpu_bandwidth.bytes_per_second(),
+  std::string key = fmt::format("gpus {} | model {} {} {} {} {} {} {} {} {} | ", s.gpus, m.layers,
+                                m.hidden, m.heads, m.ffn, m.seq_len, m.vocab,
+                                static_cast<int>(m.dtype), static_cast<int>(m.attention_flops),
+                                m.vocab_divisor);
+  key += fmt::format("training {} {} {} {} {} | ", t.global_batch, t.micro_batch,
+                     static_cast<int>(t.optimizer), static_cast<int>(t.mode), t.clip_grad);
+  key += fmt::format("plan {} {} {} {} {} {} {} {} {} {} {} {} | ", static_cast<int>(p.tensor.kind),
+                     p.tensor.size, p.tensor.depth, static_cast<int>(p.tensor.grid_order),
+                     p.tensor.sequence_parallel, p.pipeline.size,
+                     static_cast<int>(p.pipeline.schedule), p.pipeline.chunks, p.data.size,
+                     p.data.zero, p.data.overlap_grad_reduce, static_cast<int>(p.recompute));
+  key += fmt::format("runtime {} | ", s.runtime.device_max_connections.value_or(0));
+  key += fmt::format(
+      "machine {} {} {} {} {} {} {} {} {} | max batch {}", h.name, h.gpu.memory.count(),
+      h.node.gpus, static_cast<int>(h.node.fabric), h.node.gpu_bandwidth.bytes_per_second(),
       h.node.host_bridge_bandwidth ? h.node.host_bridge_bandwidth->bytes_per_second() : 0.0,
-      h.network.nics_per_node, h.network.nic_bandwidth.bytes_per_second(), max_batch);
+      h.network.nics_per_node, h.network.nic_bandwidth.bytes_per_second(),
+      h.network.oversubscription, max_batch);
+  return key;
 }
 
 std::optional<double> time_ratio(const std::optional<Time>& baseline,
@@ -55,39 +66,17 @@ void one_micro_batch(Scenario& s) {
   s.training.micro_batch = s.training.global_batch / s.parallel.data.size;
 }
 
-TensorChange both(AxisValue value, std::function<void(Scenario&)> change) {
-  return {std::move(value), [change = std::move(change)](TensorSetup& s) {
-            change(s.baseline);
-            change(s.proposed);
-            if (s.other_baseline) change(*s.other_baseline);
+// A change of every scenario of `experiment` (of every scenario when nullopt).
+TensorChange scenarios(AxisValue value, std::optional<int> experiment,
+                       std::function<void(Scenario&)> change) {
+  return {std::move(value), [experiment, change = std::move(change)](TensorSetup& s) {
+            s.for_each_scenario(experiment, change);
           }};
 }
 
 TensorChange machine(AxisValue value, std::function<void(hw::HardwareProfile&)> change) {
   return {std::move(value), [change = std::move(change)](TensorSetup& s) { change(s.hardware); }};
 }
-
-}  // namespace
-
-SchemeResult TensorRunCache::run(const Scenario& scenario, const hw::HardwareProfile& hardware,
-                                 bool max_batch) {
-  const std::string key = run_key(scenario, hardware, max_batch);
-  {
-    const std::lock_guard lock(mutex_);
-    const auto it = results_.find(key);
-    if (it != results_.end()) return it->second;
-  }
-  // Computed outside the lock: two threads may compute the same key; the results are equal
-  // (the replay is deterministic), and the first stored is kept.
-  const TensorParallel& t = scenario.parallel.tensor;
-  const std::array<TensorVariant, 1> variant{
-      {{t.kind, t.kind == TensorKind::two_and_half_d ? std::optional(t.depth) : std::nullopt}}};
-  SchemeResult row = compare_tensor_schemes(scenario, hardware, variant, {max_batch}).front();
-  const std::lock_guard lock(mutex_);
-  return results_.emplace(key, std::move(row)).first->second;
-}
-
-namespace {
 
 // The metric's ratio of `next` over `base`; nullopt where either lacks the figure.
 std::optional<double> metric_ratio(TensorMetric metric, const SchemeResult& base,
@@ -121,31 +110,64 @@ std::string infeasible(const SchemeResult& r, TensorMetric metric) {
 
 }  // namespace
 
-MapValue evaluate_tensor_setup(const TensorSetup& setup, TensorMetric metric,
-                               TensorRunCache& cache, const std::optional<TensorAlso>& also) {
-  const bool max_batch = metric == TensorMetric::max_batch;
-  const SchemeResult base = cache.run(setup.baseline, setup.hardware, max_batch);
-  const SchemeResult next = cache.run(setup.proposed, setup.hardware, max_batch);
-  MapValue v;
-  std::vector<std::string> notes;
-  for (const SchemeResult* r : {&base, &next}) {
-    std::string why = infeasible(*r, metric);
-    if (!why.empty()) notes.push_back(std::move(why));
+void TensorSetup::for_each_scenario(std::optional<int> experiment,
+                                    const std::function<void(Scenario&)>& change) {
+  const auto pair = [&](TensorPair& p) {
+    if (experiment && *experiment != p.experiment) return;
+    change(p.baseline);
+    change(p.proposed);
+  };
+  pair(main);
+  for (TensorConstraint& c : also)
+    pair(c.pair);
+}
+
+SchemeResult TensorRunCache::run(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                                 bool max_batch) {
+  const std::string key = run_key(scenario, hardware, max_batch);
+  {
+    const std::lock_guard lock(mutex_);
+    const auto it = results_.find(key);
+    if (it != results_.end()) return it->second;
   }
-  const std::optional<double> ratio = metric_ratio(metric, base, next);
+  // Computed outside the lock: two threads may compute the same key; the results are equal
+  // (the replay is deterministic), and the first stored is kept.
+  const TensorParallel& t = scenario.parallel.tensor;
+  const std::array<TensorVariant, 1> variant{
+      {{t.kind, t.kind == TensorKind::two_and_half_d ? std::optional(t.depth) : std::nullopt}}};
+  SchemeResult row = compare_tensor_schemes(scenario, hardware, variant, {max_batch}).front();
+  const std::lock_guard lock(mutex_);
+  return results_.emplace(key, std::move(row)).first->second;
+}
+
+MapValue evaluate_tensor_setup(const TensorSetup& setup, TensorMetric metric,
+                               TensorRunCache& cache) {
+  const bool max_batch = metric == TensorMetric::max_batch;
+  std::vector<std::string> notes;
+  // The ratio of one pair, noting why the setup is infeasible for it.
+  const auto ratio_of = [&](const TensorPair& pair) -> std::optional<double> {
+    const SchemeResult base = cache.run(pair.baseline, setup.hardware, max_batch);
+    const SchemeResult next = cache.run(pair.proposed, setup.hardware, max_batch);
+    for (const SchemeResult* r : {&base, &next}) {
+      std::string why = infeasible(*r, metric);
+      if (!why.empty() && std::find(notes.begin(), notes.end(), why) == notes.end()) {
+        notes.push_back(std::move(why));
+      }
+    }
+    return metric_ratio(metric, base, next);
+  };
+  MapValue v;
+  const std::optional<double> ratio = ratio_of(setup.main);
   if (ratio) v.ratio = *ratio;
   if (!ratio && notes.empty()) notes.push_back(fmt::format("no {} figure", metric_name(metric)));
-  if (setup.other_baseline && also) {
-    const SchemeResult other = cache.run(*setup.other_baseline, setup.hardware, max_batch);
-    std::string why = infeasible(other, metric);
-    const std::optional<double> second = metric_ratio(metric, other, next);
-    if (!why.empty()) {
-      notes.push_back(std::move(why));
-    } else if (!second ||
-               std::fabs(*second - also->published) > also->tolerance * also->published) {
-      notes.push_back(fmt::format("{} {} outside {:g} ± {:.0f} %", also->name,
-                                  second ? fmt::format("{:.3g}", *second) : "-", also->published,
-                                  100.0 * also->tolerance));
+  for (const TensorConstraint& c : setup.also) {
+    const std::size_t before = notes.size();
+    const std::optional<double> other = ratio_of(c.pair);
+    if (notes.size() == before &&
+        (!other || std::fabs(*other - c.published) > c.tolerance * c.published)) {
+      notes.push_back(fmt::format("{} {} outside {:g} ± {:.0f} %", c.name,
+                                  other ? fmt::format("{:.3g}", *other) : "-", c.published,
+                                  100.0 * c.tolerance));
     }
   }
   v.feasible = notes.empty();
@@ -163,6 +185,10 @@ ClaimMapSpec tensor_claim_map(TensorClaim claim, std::shared_ptr<TensorRunCache>
   spec.tolerance = claim.tolerance;
   spec.grid_x = claim.grid_x;
   spec.grid_y = claim.grid_y;
+  spec.infeasible_means = claim.stated.also.empty()
+                              ? "a scheme cannot run or does not fit in memory"
+                              : "a scheme cannot run or does not fit in memory, or another ratio "
+                                "of the same runs or machine is outside its tolerance";
   for (const TensorAxis& a : claim.axes) {
     Axis axis{a.name, {}, a.paper, a.why};
     for (const TensorChange& c : a.values)
@@ -174,39 +200,39 @@ ClaimMapSpec tensor_claim_map(TensorClaim claim, std::shared_ptr<TensorRunCache>
     TensorSetup setup = shared->stated;
     for (std::size_t a = 0; a < shared->axes.size(); ++a)
       shared->axes[a].values[point[a]].apply(setup);
-    one_micro_batch(setup.baseline);
-    one_micro_batch(setup.proposed);
-    if (setup.other_baseline) one_micro_batch(*setup.other_baseline);
-    return evaluate_tensor_setup(setup, shared->metric, *cache, shared->also);
+    setup.for_each_scenario(std::nullopt, one_micro_batch);
+    return evaluate_tensor_setup(setup, shared->metric, *cache);
   };
   return spec;
 }
 
-TensorChange hidden_change(std::int64_t hidden, bool plausible) {
-  return both({fmt::format("{}", hidden), plausible}, [hidden](Scenario& s) {
+TensorChange hidden_change(std::int64_t hidden, bool plausible, std::optional<int> experiment) {
+  return scenarios({fmt::format("{}", hidden), plausible}, experiment, [hidden](Scenario& s) {
     s.model.hidden = hidden;
     s.model.ffn = 4 * hidden;
   });
 }
 
-TensorChange batch_change(std::int64_t batch, bool plausible) {
-  return both({fmt::format("{}", batch), plausible},
-              [batch](Scenario& s) { s.training.global_batch = batch; });
+TensorChange batch_change(std::int64_t batch, bool plausible, std::optional<int> experiment) {
+  return scenarios({fmt::format("{}", batch), plausible}, experiment,
+                   [batch](Scenario& s) { s.training.global_batch = batch; });
 }
 
 TensorChange sequence_change(std::int64_t seq_len, bool plausible) {
-  return both({fmt::format("{}", seq_len), plausible},
-              [seq_len](Scenario& s) { s.model.seq_len = seq_len; });
+  return scenarios({fmt::format("{}", seq_len), plausible}, std::nullopt,
+                   [seq_len](Scenario& s) { s.model.seq_len = seq_len; });
 }
 
 TensorChange recompute_change(Recompute recompute, bool plausible) {
-  return both({std::string(to_string(recompute)), plausible},
-              [recompute](Scenario& s) { s.parallel.recompute = recompute; });
+  return scenarios({std::string(to_string(recompute)), plausible}, std::nullopt,
+                   [recompute](Scenario& s) { s.parallel.recompute = recompute; });
 }
 
-TensorChange grid_order_change(GridOrder order, bool plausible) {
-  return {{std::string(to_string(order)), plausible},
-          [order](TensorSetup& s) { s.proposed.parallel.tensor.grid_order = order; }};
+TensorChange grid_order_change(TensorKind kind, GridOrder order, bool plausible) {
+  return scenarios({std::string(to_string(order)), plausible}, std::nullopt,
+                   [kind, order](Scenario& s) {
+                     if (s.parallel.tensor.kind == kind) s.parallel.tensor.grid_order = order;
+                   });
 }
 
 TensorChange nics_change(std::int64_t nics, bool plausible) {
@@ -243,16 +269,17 @@ TensorChange gpu_memory_change(Bytes memory, std::string label, bool plausible) 
 TensorChange baseline_layout_change(std::int64_t tensor, std::int64_t gpus, bool plausible) {
   std::string label = tensor == gpus ? fmt::format("t {}", tensor)
                                      : fmt::format("t {} × DP {}", tensor, gpus / tensor);
-  return {{std::move(label), plausible}, [tensor](TensorSetup& s) {
-            ParallelPlan& p = s.baseline.parallel;
-            const std::int64_t all = p.gpus();
-            if (all % (tensor * p.pipeline.size) != 0) {
-              throw std::invalid_argument(fmt::format(
-                  "baseline layout: t {} does not divide the baseline's {} GPUs", tensor, all));
-            }
-            p.data.size = all / (tensor * p.pipeline.size);
-            p.tensor.size = tensor;
-          }};
+  return scenarios({std::move(label), plausible}, std::nullopt, [tensor](Scenario& s) {
+    ParallelPlan& p = s.parallel;
+    if (p.tensor.kind != TensorKind::one_d) return;
+    const std::int64_t all = p.gpus();
+    if (all % (tensor * p.pipeline.size) != 0) {
+      throw std::invalid_argument(fmt::format(
+          "baseline layout: t {} does not divide the baseline's {} GPUs", tensor, all));
+    }
+    p.data.size = all / (tensor * p.pipeline.size);
+    p.tensor.size = tensor;
+  });
 }
 
 }  // namespace trainsim::reports::claim_maps

@@ -2,9 +2,11 @@
 // Claim maps of the tensor-parallel papers (Optimus, Tesseract, the 3D paper): a published
 // ratio of a proposed scheme over a baseline (2D over Megatron's 1D, …) on one model, batch and
 // GPU count, and the unknowns of the paper's setup as changes to the stated scenarios and the
-// machine's profile. The schemes run through compare_tensor_schemes, one scheme per run, each
-// run cached so that the maps of one paper that share setups (Optimus's training and inference
-// ratios; the 3D paper's two baselines) replay each setup once.
+// machine's profile. Other ratios the paper states of the same runs, or of the same machine,
+// can be required to hold at the same setup (`TensorSetup::also`): one setup must give every
+// figure of one experiment, one machine every experiment of one paper. The schemes run through
+// compare_tensor_schemes, one scheme per run, each run cached so that the maps of one paper that
+// share setups replay each setup once.
 
 #include <cstdint>
 #include <functional>
@@ -22,23 +24,33 @@
 
 namespace trainsim::reports::claim_maps {
 
-/// The two schemes of a comparison, each a scenario whose plan states its layout, on one
-/// machine.
-struct TensorSetup {
+/// The two schemes of one published ratio, each a scenario whose plan states its layout.
+struct TensorPair {
   Scenario baseline;
   Scenario proposed;
-  hw::HardwareProfile hardware;
-  /// A second baseline whose ratio the paper states from the same runs (3D over 2D beside 3D
-  /// over 1D): when set, a setup counts only where that ratio is within its tolerance too
-  /// (TensorClaim::also), since one setup must give both published figures.
-  std::optional<Scenario> other_baseline;
+  /// Which experiment of the paper the pair belongs to (strong or weak scaling, 0 and 1): the
+  /// changes of an experiment's own unknowns (its hidden size, its batch) apply to its pairs
+  /// only; every other change applies to every pair.
+  int experiment = 0;
 };
 
-/// The published figure of the second baseline (TensorSetup::other_baseline).
-struct TensorAlso {
+/// A ratio that must hold at the same setup as the map's own.
+struct TensorConstraint {
   std::string name;  ///< "3D over 2D"
+  TensorPair pair;
   double published = 0.0;
   double tolerance = 0.20;
+};
+
+/// A setup: the map's pair, the machine, and the ratios that must hold beside it.
+struct TensorSetup {
+  TensorPair main;
+  hw::HardwareProfile hardware;
+  std::vector<TensorConstraint> also;
+
+  /// Calls `change` on every scenario of `experiment` (every scenario when nullopt).
+  void for_each_scenario(std::optional<int> experiment,
+                         const std::function<void(Scenario&)>& change);
 };
 
 /// What the published ratio measures, the proposed scheme over the baseline.
@@ -55,6 +67,7 @@ struct TensorChange {
   std::function<void(TensorSetup&)> apply;
 };
 
+/// One unknown of a tensor-parallel paper's setup, with the change each of its values makes.
 struct TensorAxis {
   std::string name;
   std::string why;  ///< the plausible values and the source that says so
@@ -74,6 +87,8 @@ class TensorRunCache {
   std::map<std::string, SchemeResult> results_;
 };
 
+/// A tensor-parallel claim: its published figure, the stated setup (the paper's machine) and
+/// its unknowns.
 struct TensorClaim {
   std::string id;
   std::string paper;
@@ -86,33 +101,35 @@ struct TensorClaim {
   std::vector<TensorAxis> axes;
   std::size_t grid_x = 0;
   std::size_t grid_y = 1;
-  std::optional<TensorAlso> also{};  ///< with stated.other_baseline
 };
 
 /// The claim as a map: a point applies its axes' changes to the stated setup in axis order,
-/// then gives every scheme one micro batch per data-parallel replica, and runs both schemes.
+/// then gives every scheme one micro batch per data-parallel replica, and runs the schemes.
 /// Infeasible where a scheme cannot lay out the model or (except for max_batch, whose point is
-/// what fits) does not fit in memory; the note says which.
+/// what fits) does not fit in memory, or a ratio of `also` is outside its tolerance; the note
+/// says which.
 ClaimMapSpec tensor_claim_map(TensorClaim claim, std::shared_ptr<TensorRunCache> cache);
 
 /// Our ratio at a setup (as tensor_claim_map evaluates it).
 MapValue evaluate_tensor_setup(const TensorSetup& setup, TensorMetric metric,
-                               TensorRunCache& cache,
-                               const std::optional<TensorAlso>& also = std::nullopt);
+                               TensorRunCache& cache);
 
 // Changes that the papers' unknowns share. `plausible` marks a value as plausible for the
-// paper's machine; each axis's `why` says which are and why.
+// paper's machine; each axis's `why` says which are and why. `experiment`, where given, limits a
+// change to the pairs of one experiment (TensorPair::experiment).
 
-/// Hidden size h of both schemes (ffn 4h, heads unchanged).
-TensorChange hidden_change(std::int64_t hidden, bool plausible = true);
-/// Global batch of both schemes.
-TensorChange batch_change(std::int64_t batch, bool plausible = true);
-/// Sequence length of both schemes.
+/// Hidden size h (ffn 4h, heads unchanged).
+TensorChange hidden_change(std::int64_t hidden, bool plausible = true,
+                           std::optional<int> experiment = std::nullopt);
+/// Global batch.
+TensorChange batch_change(std::int64_t batch, bool plausible = true,
+                          std::optional<int> experiment = std::nullopt);
+/// Sequence length.
 TensorChange sequence_change(std::int64_t seq_len, bool plausible = true);
-/// Activation recomputation of both schemes.
+/// Activation recomputation.
 TensorChange recompute_change(Recompute recompute, bool plausible = true);
-/// The proposed scheme's rank layout (its grid or cube order).
-TensorChange grid_order_change(GridOrder order, bool plausible = true);
+/// The rank layout (grid or cube order) of every scheme of `kind` in the setup.
+TensorChange grid_order_change(TensorKind kind, GridOrder order, bool plausible = true);
 /// NICs per node.
 TensorChange nics_change(std::int64_t nics, bool plausible = true);
 /// Bandwidth of each NIC per direction, labelled ("HDR 200 Gb/s").
@@ -121,12 +138,13 @@ TensorChange nic_bandwidth_change(Bandwidth bandwidth, std::string label, bool p
 TensorChange gpus_per_node_change(std::int64_t gpus, bool plausible = true);
 /// The PCIe host bridge every intra-node transfer of a PCIe node crosses, labelled.
 TensorChange host_bridge_change(Bandwidth bandwidth, std::string label, bool plausible = true);
-/// The per-GPU bandwidth into the node's fabric (NVLink or PCIe), labelled.
+/// The per-GPU bandwidth into the node's fabric (NVLink or PCIe), labelled; the fabric's kind
+/// is unchanged (a PCIe board is modelled as its per-GPU bandwidth into a switch).
 TensorChange intra_node_change(Bandwidth bandwidth, std::string label, bool plausible = true);
 /// GPU memory, labelled ("32 GB").
 TensorChange gpu_memory_change(Bytes memory, std::string label, bool plausible = true);
-/// The baseline's layout: a 1D block of `tensor` of its `gpus` GPUs, replicated over
-/// data-parallel groups (labelled "t 64" or "t 16 × DP 4").
+/// Megatron's 1D layout, for every 1D scheme of the setup: a block of `tensor` of its `gpus`
+/// GPUs, replicated over data-parallel groups (labelled "t 64" or "t 16 × DP 4").
 TensorChange baseline_layout_change(std::int64_t tensor, std::int64_t gpus,
                                     bool plausible = true);
 

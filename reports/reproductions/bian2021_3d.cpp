@@ -4,8 +4,9 @@
 // average step time = (forward + backward time) / batch size. The configuration is not
 // published; the stated one (scenarios/bian2021-3d/, reports/bian2021-3d/README.md) runs one
 // model and one batch on the same 64 GPUs under the three schemes, so the per-sample step
-// times compare as the forward + backward times do; the sweeps show how the ratios move with
-// hidden size and batch.
+// times compare as the forward + backward times do; the claim maps
+// (reports/claims/bian2021_3d_maps.cpp) show where each ratio arises among the setups the paper
+// leaves unknown.
 
 #include "reports/reproductions/bian2021_3d.hpp"
 

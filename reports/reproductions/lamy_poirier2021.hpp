@@ -13,8 +13,9 @@ namespace trainsim::reports {
 
 /// Simulates the rows of `project_root`/scenarios/lamy-poirier2021 (two layouts, m = p and
 /// m = 2p) at the profile's NIC bandwidth, finds the 5 % bandwidth thresholds of the rows the
-/// claims compare, and evaluates the claims per layout; with
-/// `options.sweeps`, also the geometric bandwidth sweep (tables and plots).
+/// claims compare, evaluates the claims per layout, and searches the shortest training time
+/// with its claim map; with `options.sweeps`, also the geometric bandwidth sweep (tables and
+/// plots).
 ReproductionReport run_lamy_poirier2021(const std::filesystem::path& project_root,
                                         const ReproductionOptions& options);
 

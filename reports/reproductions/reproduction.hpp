@@ -42,8 +42,9 @@ struct ReproductionReport {
 
 /// What a run computes beyond the comparisons.
 struct ReproductionOptions {
-  /// Also run the sweeps and the claim maps: a minute or more, so `trainsim validate` runs
-  /// them only on request (`--sweeps`, `--plots DIR`); `trainsim report` always does.
+  /// Also run the sweeps and the claim maps (those that decide no row: a row's evidence map
+  /// always runs): a minute or more, so `trainsim validate` runs them only on request
+  /// (`--sweeps`, `--plots DIR`); `trainsim report` always does.
   bool sweeps = false;
 };
 

@@ -29,7 +29,6 @@ constexpr double kOver1d = 1.38;
 constexpr double kOver2d = 1.53;
 constexpr const char* kWeakSource = "Wang et al. 2022, Tesseract (arXiv 2105.14500), weak scaling";
 constexpr double kWeakOver1d = 3.4;
-constexpr double kWeakOver2d = 1.7;
 // The weak-scaling map (both ratios at one setup), the third of tesseract2022_maps.
 constexpr std::size_t kWeakMap = 2;
 
@@ -76,34 +75,33 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
   // the strong-scaling setup (the same 64 GPUs), and the weak-scaling map sweeps the rest.
   std::vector<claim_maps::ClaimMapSpec> specs = claim_maps::tesseract2022_maps(root);
   const claim_maps::ClaimMap weak = claim_maps::run_claim_map(std::move(specs[kWeakMap]));
-  Comparison weak_1d{fmt::format("weak scaling, largest point: 2.5D over 1D, stated at {}", config),
-                     kWeakSource,
-                     "x",
-                     kWeakOver1d,
-                     step_ratio(rows[0], rows[2]),
-                     kRatioAim,
-                     kRatioTolerance};
-  weak_1d.not_reproduced = NotReproduced{
-      fmt::format("no setup plausible for nodes of 4 A100 that the map searched gives 3.4x over "
-                  "1D together with 1.7x over 2D, which the paper states of the same weak-scaling "
-                  "runs; 2.5D gains on 1D with the batch, and the batches at which it gains "
-                  "3.4x are beyond what 1D holds in an A100's memory or put 2.5D far ahead of 2D "
-                  "too (the map's lines)"),
-      fmt::format("map {}: {} setups, none plausible within ±{:.0f} % with 2.5D over 2D within "
-                  "its tolerance; the closest, {}, gives {:.3g}x ({:+.1f} %)",
+  // The paper's weak-scaling figures (3.4x over 1D, 1.7x over 2D, "up to") come from the
+  // largest point of a series whose configuration is not published; one row stands for the
+  // pair, stated at the strong-scaling setup, and the weak-scaling map decides it.
+  Comparison weak_row{
+      fmt::format("weak scaling, largest point: 2.5D over 1D (with 1.7x over 2D of the same runs), "
+                  "stated at {}",
+                  config),
+      kWeakSource,
+      "x",
+      kWeakOver1d,
+      step_ratio(rows[0], rows[2]),
+      kRatioAim,
+      kRatioTolerance};
+  weak_row.not_reproduced = NotReproduced{
+      "no setup plausible for nodes of 4 A100 that the map tried gives 3.4x over 1D together "
+      "with 1.7x over 2D (the same runs) while the strong-scaling ratios hold on the same "
+      "machine: 2.5D gains on 1D with the batch, and where it gains 3.4x 1D does not fit an "
+      "A100, 2.5D is far ahead of 2D too, or (on PCIe boards) the strong-scaling ratios are "
+      "far off (the map's lines and grid)",
+      fmt::format("map {}: {} setups (every combination of both experiments' hidden size and "
+                  "batch and the board among them), none plausible within ±{:.0f} % with the "
+                  "other three ratios within theirs; the closest, {}, gives {:.3g}x ({:+.1f} %)",
                   weak.spec.id, weak.evaluations, 100.0 * weak.spec.tolerance,
                   weak.spec.describe_change(weak.closest), weak.closest_value.ratio,
                   100.0 * weak.signed_error(weak.closest_value)),
       !weak.reproduced_plausibly()};
-  weak_1d.set = set_names::kTesseractWeak;
-  Comparison weak_2d{fmt::format("weak scaling, largest point: 2.5D over 2D, stated at {}", config),
-                     kWeakSource,
-                     "x",
-                     kWeakOver2d,
-                     step_ratio(rows[1], rows[2]),
-                     kRatioAim,
-                     kRatioTolerance};
-  weak_2d.set = set_names::kTesseractWeak;
+  weak_row.set = set_names::kTesseractWeak;
   const std::string over = memory_note(rows);
   report.notes = fmt::format(
       "At the stated configuration on {}: training step 1D {:.1f} ms, 2D {:.1f} ms, 2.5D {:.1f} "
@@ -112,8 +110,7 @@ ReproductionReport run_tesseract2022(const std::filesystem::path& root,
       over.empty() ? " (all fit)" : "; " + over);
   for (Comparison& c : report.comparisons)
     c.set = set_names::kTesseract;
-  report.comparisons.push_back(std::move(weak_1d));
-  report.comparisons.push_back(std::move(weak_2d));
+  report.comparisons.push_back(std::move(weak_row));
   if (options.sweeps) {
     for (std::size_t i = 0; i < specs.size(); ++i) {
       if (i != kWeakMap) report.maps.push_back(claim_maps::run_claim_map(std::move(specs[i])));

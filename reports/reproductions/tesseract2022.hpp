@@ -1,7 +1,7 @@
 #pragma once
 // Tesseract, Wang et al. 2022 (arXiv 2105.14500): 2.5D over 1D and 2D tensor parallelism on
-// nodes of 4 A100 (strong scaling: one model on one GPU count), with sweeps over hidden size
-// and batch.
+// nodes of 4 A100, strong and weak scaling, with claim maps over the setups the paper leaves
+// unknown (reports/claims/).
 
 #include <filesystem>
 
@@ -9,7 +9,8 @@
 
 namespace trainsim::reports {
 
-/// Runs the comparisons, and the sweeps if `options` asks; scenarios from
+/// Runs the comparisons and the map that decides the weak-scaling row, and the other maps if
+/// `options` asks; scenarios from
 /// `project_root`/scenarios/tesseract2022.
 ReproductionReport run_tesseract2022(const std::filesystem::path& project_root,
                                      const ReproductionOptions& options);

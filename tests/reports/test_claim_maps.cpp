@@ -164,10 +164,10 @@ TEST_CASE("claim map report: region runs, grid marks, verdict and heat map") {
   // Along x (y = z = 0) the ratio is 1, 2, 3, 4: within ±10 % of 3 only at x = 2; never
   // below 1; at most 1.5 (half of 3) only at x = 0.
   CHECK(region.rows[0][3] == "2");
-  CHECK(region.rows[0][4] == "none");
+  CHECK(region.rows[0][4] == "—");
   CHECK(region.rows[0][5] == "0");
   // Along z: 1, 2: neither within.
-  CHECK(region.rows[2][3] == "none");
+  CHECK(region.rows[2][3] == "—");
   const ReportTable grid = grid_table(map);
   REQUIRE(grid.rows.size() == 3);
   CHECK(grid.rows.front()[0] == "2");  // the top row is the last y value
@@ -183,9 +183,23 @@ TEST_CASE("claim map report: region runs, grid marks, verdict and heat map") {
   CHECK(script.find("the paper''s machine") != std::string::npos);  // quote doubled
 }
 
+TEST_CASE("heat map: a grid with no value plots no empty data block") {
+  HeatmapSpec h;
+  h.x_ticks = {"a"};
+  h.y_ticks = {"b"};
+  h.cells = {{HeatmapCell{NAN, "-", false}}};
+  const std::string script = heatmap_script(h);
+  CHECK(script.find("$cells using") == std::string::npos);
+  CHECK(script.find("$empty using") != std::string::npos);
+  CHECK(script.find("$outlined using") == std::string::npos);
+}
+
+TEST_CASE("claim map: the search reports whether it converged") {
+  CHECK(run_claim_map(linear_spec(5.0), 1).converged);
+}
+
 TEST_CASE("heat map: malformed specs are refused") {
   HeatmapSpec h;
-  h.title = "t";
   CHECK_THROWS_AS(heatmap_script(h), std::invalid_argument);
   h.x_ticks = {"a", "b"};
   h.y_ticks = {"c"};

@@ -70,7 +70,7 @@ TEST_CASE("set statistics: mean, median, nearest-rank p90 and max of |error|, th
       row("s", 0.01),  row("s", 0.03),  row("s", 0.05),  row("s", 0.07),  row("s", 0.30)};
   const SetStats s = set_stats(pointers(rows));
   CHECK(s.rows == 10);
-  CHECK(s.excused == 0);
+  CHECK(s.left_out == 0);
   CHECK(s.mean_abs == doctest::Approx(0.076));
   CHECK(s.median_abs == doctest::Approx(0.055));  // (0.05 + 0.06) / 2
   CHECK(s.p90_abs == doctest::Approx(0.10));      // the 9th of 10, not the largest
@@ -96,7 +96,13 @@ TEST_CASE("set statistics leave rows not reproduced out, and a NaN figure fails 
   REQUIRE(rows[1].explained_failure());
   const SetStats s = set_stats(pointers(rows));
   CHECK(s.rows == 1);
-  CHECK(s.excused == 1);
+  CHECK(s.left_out == 1);
+  // A row whose setup its map chose counts beside n too, while within its tolerance.
+  std::vector<Comparison> chosen{row("s", -0.05), row("s", 0.05)};
+  chosen[1].setup_from_map = true;
+  CHECK(set_stats(pointers(chosen)).left_out == 1);
+  chosen[1].predicted = 150.0;  // +50 %: outside any tolerance, so judged and counted
+  CHECK_FALSE(chosen[1].left_out());
   CHECK(s.max_abs == doctest::Approx(0.05));
 
   std::vector<Comparison> nan_rows{row("s", 0.01), row("s", 0.0)};
@@ -250,7 +256,7 @@ TEST_CASE("validate --json: reproductions, sets with their statistics and bounds
   for (const auto& [key, value] : set.items())
     keys.push_back(key);
   CHECK(keys == std::vector<std::string>{"name", "what", "reproductions", "judged",
-                                         "missing_reproductions", "rows", "not_reproduced",
+                                         "missing_reproductions", "rows", "left_out",
                                          "mean_abs_error", "median_abs_error", "p90_abs_error",
                                          "max_abs_error", "bias", "tolerance", "aim",
                                          "outside_tolerance", "above_aim", "verdict"});

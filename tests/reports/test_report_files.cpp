@@ -271,7 +271,7 @@ TEST_CASE("comparison: a row not reproduced stays failing and passes only with i
   Comparison row{"ratio e", "paper", "x", 2.0, 0.8, 0.1, 0.2};
   row.not_reproduced = NotReproduced{"no plausible setup gives it", "closest 0.9x", true};
   CHECK(row.explained_failure());
-  CHECK(row.excused());
+  CHECK(row.left_out());
   CHECK(count_failures({row}) == 0);
   CHECK(std::string(row.verdict()) == "NOT REPRODUCED (below)");
   const std::string table = format_comparisons("t", {row});
@@ -306,4 +306,12 @@ TEST_CASE("comparison: a row outside its tolerance fails, within it passes") {
   Comparison missing = ok;
   missing.predicted = NAN;
   CHECK(count_failures({missing}) == 1);
+  // A setup its map chose: judged against its tolerance, marked, left out of its set's figures.
+  Comparison chosen = ok;
+  chosen.setup_from_map = true;
+  CHECK(std::string(chosen.verdict()) == "ok (setup from its map)");
+  CHECK(chosen.left_out());
+  chosen.predicted = 3.0;
+  CHECK(count_failures({chosen}) == 1);
+  CHECK_FALSE(chosen.left_out());
 }
