@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/meta_backend.hpp"
 #include "models/parallel_for.hpp"
 #include "models/pipeline_schedule.hpp"
@@ -295,12 +295,12 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
 
   const std::int64_t depth = plan.tensor.kind == TensorKind::one_d ? 1 : plan.tensor.depth;
   const std::int64_t gradient_size = layout.gradient_group_size();
-  const GptShape shape =
-      GptShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
+  const TransformerShape shape =
+      TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
                    training.micro_batch / depth, options.hidden_dropout, options.attention_dropout);
 
   const IterationConfig base_config = iteration_config(model, plan, training);
-  GptOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
+  TransformerOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(base_options, plan.data.zero);
   base_options.forward_only = training.inference();
 
@@ -345,23 +345,23 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     if (config.model_parallel > 1) {
       meta.bind(CommGroup::model, g[CommGroup::model], config.model_parallel);
     }
-    GptOptions gpt_options = base_options;
+    TransformerOptions model_options = base_options;
     if (scheduled_passes(plan)) {
-      gpt_options.part = model_part(model, plan, c.pp);
+      model_options.part = model_part(model, plan, c.pp);
       config.pipeline = pipeline_position(layout, plan, training, rank);
     }
     {
-      GptModel gpt(meta, shape, position, gpt_options);
+      TransformerModel transformer(meta, shape, position, model_options);
       if (training.inference()) {
-        run_inference(meta, gpt, config).reset();
+        run_inference(meta, transformer, config).reset();
         meta.finish();
         return;
       }
       const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
                                              layout.gradient_group_position(rank),
                                              default_bucket_size(gradient_size)};
-      OptimizerState optimizer = make_optimizer_state(meta, gpt, optimizer_layout);
-      Tensor loss = run_iteration(meta, gpt, optimizer, config);
+      OptimizerState optimizer = make_optimizer_state(meta, transformer, optimizer_layout);
+      Tensor loss = run_iteration(meta, transformer, optimizer, config);
       loss.reset();
       // Parameters, gradients and optimizer state outlive the iteration: no Free for them.
       meta.finish();

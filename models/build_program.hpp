@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
 #include "models/rank_layout.hpp"

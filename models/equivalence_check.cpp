@@ -14,7 +14,7 @@
 
 #include "models/build_program.hpp"
 #include "models/cpu_backend.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/rank_layout.hpp"
 #include "models/train_step.hpp"
 
@@ -26,8 +26,8 @@ using Values = std::vector<double>;
 
 // Megatron draws TP-region dropout masks per TP rank: a partitioned run cannot match one
 // device with dropout on (parallelism-reference §13), so the check runs without dropout.
-GptShape numeric_shape(const ModelSpec& model, std::int64_t vocab, std::int64_t micro_batch) {
-  return GptShape::of(model, vocab, micro_batch, 0.0, 0.0);
+TransformerShape numeric_shape(const ModelSpec& model, std::int64_t vocab, std::int64_t micro_batch) {
+  return TransformerShape::of(model, vocab, micro_batch, 0.0, 0.0);
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {
@@ -259,18 +259,18 @@ std::vector<Values> unknown_like(std::span<const Parameter> params) {
 using FullValues = std::map<std::string, Values, std::less<>>;
 
 // One training iteration of a loaded rank; fills `r`'s loss, gradients and values.
-RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfig& config, int zero,
+RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config, int zero,
                         std::int64_t dp_rank, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r);
 
-RankResult run_rank(RankBackend& rank, const RankSetup& setup, const GptShape& shape,
-                    const FullValues& full, IterationConfig config, GptOptions options, int zero,
+RankResult run_rank(RankBackend& rank, const RankSetup& setup, const TransformerShape& shape,
+                    const FullValues& full, IterationConfig config, TransformerOptions options, int zero,
                     std::int64_t dp_rank) {
   Backend& cpu = rank.backend();
   shard_model_state(options, zero);
   options.part = setup.part;
   config.pipeline = setup.pipeline;
-  GptModel model(cpu, shape, setup.tp, options);
+  TransformerModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
   std::int64_t numel = 0;
   std::vector<Values> initial;
@@ -294,7 +294,7 @@ RankResult run_rank(RankBackend& rank, const RankSetup& setup, const GptShape& s
   return run_training(rank, model, config, zero, dp_rank, numel, initial, std::move(r));
 }
 
-RankResult run_training(RankBackend& rank, GptModel& model, const IterationConfig& config, int zero,
+RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config, int zero,
                         std::int64_t dp_rank, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r) {
   Backend& cpu = rank.backend();
@@ -397,10 +397,10 @@ void mark_compared(const Values& got, std::vector<bool>& seen) {
 }
 
 // Parameter names and full shapes of the model, in registration order.
-std::vector<Parameter> parameter_list(const GptShape& shape) {
+std::vector<Parameter> parameter_list(const TransformerShape& shape) {
   CpuCommunicator comm;
   CpuBackend cpu(comm, 0, {0}, {0}, {}, 0);
-  GptModel model(cpu, shape, {0, 1});
+  TransformerModel model(cpu, shape, {0, 1});
   return {model.parameters().begin(), model.parameters().end()};
 }
 
@@ -447,11 +447,11 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
   const std::int64_t per_replica = training.global_batch / d;
   IterationConfig config = iteration_config(model, plan, training);
   config.adam = in.base.adam;
-  GptOptions options{plan.tensor.sequence_parallel, plan.recompute};
+  TransformerOptions options{plan.tensor.sequence_parallel, plan.recompute};
   options.forward_only = training.inference();
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
   const std::int64_t grid_batch = training.micro_batch / depth;  // per depth layer
-  const GptShape shape = numeric_shape(model, in.vocab, grid_batch);
+  const TransformerShape shape = numeric_shape(model, in.vocab, grid_batch);
   std::vector<RankResult> results(static_cast<std::size_t>(world));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(world));
   {
@@ -686,7 +686,7 @@ GradientCheckReport check_gradients_finite_difference(const ModelSpec& model,
   const std::int64_t vocab = model.padded_vocab(1);
   const std::int64_t global = training.global_batch;
   const TokenData data = random_tokens(global, model.seq_len, model.vocab, seed);
-  const GptShape shape = numeric_shape(model, vocab, training.micro_batch);
+  const TransformerShape shape = numeric_shape(model, vocab, training.micro_batch);
 
   IterationConfig config;
   config.micro_batches = training.micro_batches_per_replica(1);
@@ -699,7 +699,7 @@ GradientCheckReport check_gradients_finite_difference(const ModelSpec& model,
   }
   CpuCommunicator comm;
   CpuBackend cpu(comm, 0, {0}, {0}, batches, 0);
-  GptModel gpt(cpu, shape, {0, 1});
+  TransformerModel gpt(cpu, shape, {0, 1});
   OptimizerState optimizer = make_optimizer_state(cpu, gpt);
   const std::span<Parameter> params = gpt.parameters();
   const std::vector<Values> init = random_parameters(params, seed);

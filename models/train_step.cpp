@@ -89,14 +89,14 @@ void GradScaler::update(bool found_inf) {
   }
 }
 
-void shard_model_state(GptOptions& options, int zero) {
+void shard_model_state(TransformerOptions& options, int zero) {
   options.shard_gradients = zero >= 2;
   options.shard_parameters = zero >= 3;
 }
 
-OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
+OptimizerState make_optimizer_state(Backend& backend, TransformerModel& model,
                                     const OptimizerLayout& layout) {
-  GptOptions expected = model.options();
+  TransformerOptions expected = model.options();
   shard_model_state(expected, layout.zero);
   if (expected.shard_gradients != model.options().shard_gradients ||
       expected.shard_parameters != model.options().shard_parameters) {
@@ -185,7 +185,7 @@ std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const 
 // while the rank's next compute pass runs the same chunk in the same direction.
 class StepHooks final : public ParameterHooks {
  public:
-  StepHooks(Backend& backend, GptModel& model, OptimizerState& optimizer,
+  StepHooks(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
             const IterationConfig& config)
       : backend_(backend),
         model_(model),
@@ -463,7 +463,7 @@ class StepHooks final : public ParameterHooks {
   }
 
   Backend& backend_;
-  GptModel& model_;
+  TransformerModel& model_;
   std::span<Parameter> params_;
   OptimizerState& optimizer_;
   const IterationConfig& config_;
@@ -512,7 +512,7 @@ void wait_for_call(Backend& backend) {
 // stage-boundary sends on the pp_send stream and receives on the pp_recv stream (the compute
 // stream waits for the receive a pass needs and, batched, for the call before the pass).
 // Accumulates the last stage's loss into `loss`.
-void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
+void run_pipeline(Backend& backend, TransformerModel& model, StepHooks& hooks,
                   const IterationConfig& config, bool hooked, double backward_scale, Tensor& loss) {
   using Kind = PipelineStep::Kind;
   const PipelinePosition& pp = config.pipeline;
@@ -675,9 +675,9 @@ void run_pipeline(Backend& backend, GptModel& model, StepHooks& hooks,
 // The fp32 gradients the optimizer step updates on this rank, as element ranges: ZeRO 0 every
 // parameter's; ZeRO >= 1 the parts of its shards that hold parameters (the padding left out;
 // ZeRO 1: of the full reduced gradients, ZeRO 2 and 3: of the gradient shards). With
-// `for_norm`, only those the rank counts in the global norm (GptModel::duplicate_in_norm):
+// `for_norm`, only those the rank counts in the global norm (TransformerModel::duplicate_in_norm):
 // Megatron's grads_for_norm.
-std::vector<TensorRange> step_gradients(const GptModel& model, const OptimizerState& optimizer,
+std::vector<TensorRange> step_gradients(const TransformerModel& model, const OptimizerState& optimizer,
                                         bool for_norm) {
   const std::span<const Parameter> params = model.parameters();
   const auto counted = [&](std::size_t i) { return !for_norm || !model.duplicate_in_norm(i); };
@@ -719,7 +719,7 @@ void model_all_reduce(Backend& backend, Tensor& scalar, ReduceOp op, const Itera
 // Megatron's optimizer step before Adam (megatron/optimizer/optimizer.py, clip_grads.py):
 // fp16 unscale and overflow check, then clipping by the global norm. False when the step is
 // skipped (an overflow).
-bool prepare_gradients(Backend& backend, GptModel& model, OptimizerState& optimizer,
+bool prepare_gradients(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                        const IterationConfig& config) {
   using program::SyncPoint;
   optimizer.grad_norm.reset();
@@ -764,7 +764,7 @@ void read_loss(Backend& backend, const Tensor& loss) {
 
 }  // namespace
 
-Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
+Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                      const IterationConfig& config) {
   const std::span<const Parameter> params = model.parameters();
   const std::vector<GradientBucket>& buckets = optimizer.buckets;
@@ -904,7 +904,7 @@ Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimize
   return loss;
 }
 
-Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& config) {
+Tensor run_inference(Backend& backend, TransformerModel& model, const IterationConfig& config) {
   if (!model.options().forward_only) {
     throw std::invalid_argument("run_inference: the model keeps training state (not forward_only)");
   }

@@ -60,7 +60,7 @@
 #include <vector>
 
 #include "models/backend.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/pipeline_schedule.hpp"
 
 namespace trainsim {
@@ -70,7 +70,7 @@ std::int64_t default_bucket_size(std::int64_t data_parallel);
 
 /// A contiguous range of the gradient buffer, reduced by one collective.
 struct GradientBucket {
-  std::vector<std::size_t> parameters;  ///< indices into GptModel::parameters()
+  std::vector<std::size_t> parameters;  ///< indices into TransformerModel::parameters()
   std::int64_t numel = 0;
 };
 
@@ -93,7 +93,7 @@ std::vector<GradientBucket> make_layer_units(std::span<const Parameter> paramete
 /// How gradients are bucketed and the model state is split over the DP group.
 struct OptimizerLayout {
   /// 0: replicated; 1: optimizer state sharded (Megatron distributed optimizer); 2: and
-  /// gradients; 3: and parameters. The model must shard what 2 and 3 shard (GptOptions).
+  /// gradients; 3: and parameters. The model must shard what 2 and 3 shard (TransformerOptions).
   int zero = 0;
   std::int64_t data_parallel = 1;
   std::int64_t data_parallel_rank = 0;    ///< this rank's position in its DP group
@@ -134,7 +134,7 @@ struct GradScaler {
 struct OptimizerState {
   OptimizerLayout layout;
   std::vector<GradientBucket> buckets;  ///< ZeRO 3: make_layer_units
-  std::vector<AdamTensors> tensors;     ///< ZeRO 0: aligned with GptModel::parameters()
+  std::vector<AdamTensors> tensors;     ///< ZeRO 0: aligned with TransformerModel::parameters()
   std::vector<AdamShard> shards;        ///< ZeRO >= 1: aligned with `buckets`
   /// fp16 models: the loss scaler (nullopt: no loss scaling, as bf16 and fp32 runs).
   std::optional<GradScaler> grad_scaler;
@@ -148,11 +148,11 @@ struct OptimizerState {
 /// caller that loads parameter values loads the master weights (and ZeRO-3 parameter shards)
 /// too (setup, not part of an iteration). Throws std::invalid_argument if the model does not
 /// shard what `layout` shards.
-OptimizerState make_optimizer_state(Backend& backend, GptModel& model,
+OptimizerState make_optimizer_state(Backend& backend, TransformerModel& model,
                                     const OptimizerLayout& layout = {});
 
-/// The GptOptions sharding flags that ZeRO stage `zero` needs.
-void shard_model_state(GptOptions& options, int zero);
+/// The TransformerOptions sharding flags that ZeRO stage `zero` needs.
+void shard_model_state(TransformerOptions& options, int zero);
 
 /// Where this rank sits in a pipeline (parallelism-reference §7): the schedule, its stage and
 /// the world ranks of its neighbours (same TP and DP position).
@@ -196,7 +196,7 @@ struct IterationConfig {
 /// clip_grads.py): with a GradScaler the gradients are unscaled and checked, the overflow flag
 /// all-reduced (max) over the model group and read by the host (an overflow skips the rest);
 /// with clip_grad > 0 the sum of squares of the gradients this rank counts
-/// (GptModel::duplicate_in_norm) is all-reduced over the model group and read by the host,
+/// (TransformerModel::duplicate_in_norm) is all-reduced over the model group and read by the host,
 /// and the gradients are scaled when the norm exceeds clip_grad (a backend without values
 /// assumes it does: early iterations clip); then Adam and the copy into the model-dtype
 /// parameters; the host reads the loss at the end. With a pipeline the passes run in the
@@ -208,14 +208,14 @@ struct IterationConfig {
 /// deallocate_output_tensor); DP buckets fire in the last backward pass (ZeRO 0 and 1); the first
 /// and last stage then sum the word embedding's gradient over the embedding group before the
 /// optimizer step (Megatron's finalize_model_grads).
-Tensor run_iteration(Backend& backend, GptModel& model, OptimizerState& optimizer,
+Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
 
 /// Runs one inference step: `config.micro_batches` forward passes one after another on a
-/// forward-only model (GptOptions::forward_only), nothing else (no gradients, no reductions
+/// forward-only model (TransformerOptions::forward_only), nothing else (no gradients, no reductions
 /// over DP, no optimizer). Returns the loss as run_iteration does, so the two agree. With a
 /// pipeline every schedule degenerates to "receive, forward, send" per pass
 /// (inference_steps); the loss is undefined on a stage before the last.
-Tensor run_inference(Backend& backend, GptModel& model, const IterationConfig& config);
+Tensor run_inference(Backend& backend, TransformerModel& model, const IterationConfig& config);
 
 }  // namespace trainsim

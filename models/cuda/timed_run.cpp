@@ -10,7 +10,7 @@
 #include "models/build_program.hpp"
 #include "models/cuda/cuda_backend.hpp"
 #include "models/errors.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/rank_layout.hpp"
 #include "models/train_step.hpp"
 
@@ -41,7 +41,7 @@ void check_timed_plan(const Scenario& scenario) {
 }
 
 // Random weights, masters copied from them (Adam then keeps weights and masters equal).
-void initialise(CudaBackend& cuda, GptModel& gpt, OptimizerState& optimizer, std::uint64_t seed) {
+void initialise(CudaBackend& cuda, TransformerModel& gpt, OptimizerState& optimizer, std::uint64_t seed) {
   std::span<Parameter> params = gpt.parameters();
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (!params[i].value.defined()) continue;
@@ -105,12 +105,12 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   const std::int64_t t = layout.tp_size();
   const std::int64_t gradient_size = layout.gradient_group_size();
   const ExecutorOptions executor;  // Megatron's dropout defaults, as build_program records
-  const GptShape shape =
-      GptShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()), training.micro_batch,
+  const TransformerShape shape =
+      TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()), training.micro_batch,
                    executor.hidden_dropout, executor.attention_dropout);
-  GptOptions gpt_options{plan.tensor.sequence_parallel, plan.recompute};
-  shard_model_state(gpt_options, plan.data.zero);
-  gpt_options.forward_only = training.inference();
+  TransformerOptions model_options{plan.tensor.sequence_parallel, plan.recompute};
+  shard_model_state(model_options, plan.data.zero);
+  model_options.forward_only = training.inference();
 
   IterationConfig config = iteration_config(model, plan, training);
 
@@ -130,7 +130,7 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   run.warmup = options.warmup;
   run.repetitions = options.repetitions;
   {
-    GptModel gpt(cuda, shape, TensorParallelPosition{0, t}, gpt_options);
+    TransformerModel gpt(cuda, shape, TensorParallelPosition{0, t}, model_options);
     const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
                                            layout.gradient_group_position(rank),
                                            default_bucket_size(gradient_size)};

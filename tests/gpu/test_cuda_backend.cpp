@@ -17,7 +17,7 @@
 #include "models/cpu_backend.hpp"
 #include "models/cpu_communicator.hpp"
 #include "models/cuda/cuda_backend.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/train_step.hpp"
 
 namespace trainsim {
@@ -401,7 +401,7 @@ TEST_CASE("a group with absent members is skipped and counted") {
 // One GPT layer (with embedding and loss) forward and backward on one rank: the loss and
 // every parameter gradient against the cpu backend, dropout off.
 void check_layer(DType dtype) {
-  const GptShape shape{1, 64, 4, 256, 16, 128, 2, dtype, 0.0, 0.0};
+  const TransformerShape shape{1, 64, 4, 256, 16, 128, 2, dtype, 0.0, 0.0};
   std::mt19937_64 rng(11);
   std::uniform_int_distribution<std::int64_t> id(0, shape.vocab - 1);
   MicroBatchTokens mb;
@@ -410,8 +410,8 @@ void check_layer(DType dtype) {
     mb.labels.push_back(id(rng));
   }
   Bench b({mb});
-  GptModel gg(b.gpu(), shape, TensorParallelPosition{0, 1}, GptOptions{});
-  GptModel gc(b.cpu(), shape, TensorParallelPosition{0, 1}, GptOptions{});
+  TransformerModel gg(b.gpu(), shape, TensorParallelPosition{0, 1}, TransformerOptions{});
+  TransformerModel gc(b.cpu(), shape, TensorParallelPosition{0, 1}, TransformerOptions{});
   std::normal_distribution<double> normal(0.0, 1.0);
   for (std::size_t i = 0; i < gg.parameters().size(); ++i) {
     const Parameter& p = gg.parameters()[i];

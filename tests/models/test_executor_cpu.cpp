@@ -11,7 +11,7 @@
 #include "models/cpu_backend.hpp"
 #include "models/cpu_communicator.hpp"
 #include "models/equivalence_check.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/train_step.hpp"
 
 using namespace trainsim;
@@ -207,7 +207,7 @@ TEST_CASE("cpu: recomputation gives the same gradients as none (< 1e-12 relative
   const auto gradients = [&](Recompute rc) {
     CpuCommunicator comm;
     CpuBackend cpu(comm, 0, {0}, {0}, {batch}, 0);
-    GptModel model(cpu, GptShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1}, {false, rc});
+    TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1}, {false, rc});
     std::normal_distribution<double> normal(0.0, 0.1);
     std::mt19937_64 init(9);
     for (const Parameter& p : model.parameters()) {

@@ -17,7 +17,7 @@
 #include "models/cpu_backend.hpp"
 #include "models/cpu_communicator.hpp"
 #include "models/equivalence_check.hpp"
-#include "models/gpt.hpp"
+#include "models/transformer.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/train_step.hpp"
 
@@ -374,7 +374,7 @@ TEST_CASE(
     m.dtype = dtype;
     CpuCommunicator comm;
     CpuBackend cpu(comm, 0, {0}, {0}, {batch}, 0);
-    GptModel model(cpu, GptShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1});
+    TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1});
     std::normal_distribution<double> normal(0.0, 0.1);
     std::mt19937_64 init(9);
     OptimizerState optimizer = make_optimizer_state(cpu, model);

@@ -1,0 +1,115 @@
+#include "models/layers/attention.hpp"
+
+namespace trainsim {
+
+using program::MemoryCategory;
+using program::Phase;
+
+AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
+                                   std::int32_t layer, bool sequence_parallel) {
+  const TransformerShape& s = c.shape();
+  const TensorParallelPosition& tp = c.tp();
+  const std::int64_t h = s.hidden;
+  // 1D splits the heads t ways, 2D and 3D q ways (heads block j).
+  const bool square = tp.cell || tp.cube;
+  const std::int64_t head_split = square ? tp.side() : tp.size;
+  AttentionBlock block;
+  block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, s.hidden / s.heads};
+  // 3D: QKV reads layer-oriented activations, the projection QKV's swapped output
+  // (cube_ops.hpp); the QKV bias applies to swapped activations, the projection's to
+  // layer-oriented ones.
+  block.qkv_weight_ = c.add_parameter(prefix + ".qkv.weight", {1, h, 3 * h}, Split::columns,
+                                      Split::cube_blocks, layer);
+  block.qkv_bias_ = c.add_parameter(prefix + ".qkv.bias", {1, 1, 3 * h}, Split::columns,
+                                    Split::cube_columns_swapped, layer);
+  block.proj_weight_ = c.add_parameter(prefix + ".proj.weight", {1, h, h}, Split::rows,
+                                       Split::cube_blocks_swapped, layer);
+  block.proj_bias_ = c.add_parameter(prefix + ".proj.bias", {1, 1, h}, Split::replicated,
+                                     Split::cube_columns, layer, sequence_parallel);
+  return block;
+}
+
+Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
+  Backend& b = c.backend();
+  Tensor scores = b.attention_scores(s.qkv, shape_, "attn.scores");
+  s.probs = b.softmax(scores, "attn.softmax");
+  scores.reset();
+  c.mark(s.probs, keep);
+  if (c.options().forward_only) {
+    s.probs_dropped = s.probs;  // eval mode: no attention dropout
+  } else {
+    DropoutResult dropped = b.dropout(s.probs, c.shape().attention_dropout, "attn.dropout");
+    s.probs_dropped = std::move(dropped.y);
+    s.dropout_mask = std::move(dropped.mask);
+  }
+  c.mark(s.probs_dropped, keep);
+  c.mark(s.dropout_mask, keep);
+  Tensor context = b.attention_context(s.probs_dropped, s.qkv, shape_, "attn.context");
+  if (!keep) {
+    s.probs.reset();
+    s.probs_dropped.reset();
+    s.dropout_mask.reset();
+  }
+  return context;
+}
+
+Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s, bool keep) {
+  s.qkv = c.linear(in.y, qkv_weight_, LinearKind::column, "attn.qkv");
+  c.consumed({&in.y, &in.stats, &in.gamma});
+  {
+    const Tensor bias = c.vector_value(qkv_bias_, "attn.qkv.bias.all_gather");
+    c.backend().add_bias(s.qkv, bias, "attn.qkv.bias");
+  }
+  c.mark(s.qkv, keep);
+  // Selective recomputation drops the attention core's tensors (§2.6).
+  s.context = core(c, s, keep && c.options().recompute != Recompute::selective);
+  c.mark(s.context, keep);
+  c.consumed({&s.qkv});
+  Tensor proj = c.linear(s.context, proj_weight_, LinearKind::row, "attn.proj");
+  c.consumed({&s.context});
+  return proj;
+}
+
+Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, AttentionSaved& s,
+                                std::int32_t layer) {
+  Backend& b = c.backend();
+  Tensor dcontext =
+      c.linear_backward(dproj, s.context, proj_weight_, LinearKind::row, "attn.proj");
+  c.ready(proj_weight_);
+  dproj.reset();
+  s.context.reset();
+  if (c.options().recompute == Recompute::selective) {
+    // Re-run the attention core from the kept QKV (no communication, §2.6).
+    c.set_tag(layer, Phase::recompute);
+    Tensor context = core(c, s, true);
+    context.reset();
+    c.set_tag(layer, Phase::backward);
+  }
+  Tensor dqkv = b.allocate(s.qkv.shape(), s.qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
+  Tensor dprobs = b.attention_context_backward(dcontext, s.probs_dropped, s.qkv, dqkv, shape_,
+                                               "attn.context.backward");
+  dcontext.reset();
+  s.probs_dropped.reset();
+  Tensor dprobs_pre = b.dropout_backward(dprobs, s.dropout_mask, c.shape().attention_dropout,
+                                         nullptr, "attn.softmax_dropout.backward");
+  dprobs.reset();
+  s.dropout_mask.reset();
+  Tensor dscores = b.softmax_backward(dprobs_pre, s.probs, "attn.softmax.backward");
+  dprobs_pre.reset();
+  s.probs.reset();
+  b.attention_scores_backward(dscores, s.qkv, dqkv, shape_, "attn.scores.backward");
+  dscores.reset();
+  s.qkv.reset();
+  Tensor din = c.linear_backward(dqkv, in.y, qkv_weight_, LinearKind::column, "attn.qkv");
+  c.ready(qkv_weight_);
+  {
+    Tensor dbias = c.vector_grad(qkv_bias_, "attn.qkv.bias.grad");
+    b.bias_grad(dqkv, dbias, "attn.qkv.bias.backward");
+    c.vector_grad_done(qkv_bias_, dbias, "attn.qkv.bias");
+  }
+  dqkv.reset();
+  in.y.reset();
+  return din;
+}
+
+}  // namespace trainsim

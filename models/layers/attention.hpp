@@ -1,0 +1,56 @@
+#pragma once
+// Self-attention as Megatron's ParallelAttention runs it: fused QKV (column-parallel, with
+// bias), the attention core (QKᵀ/√d, causal softmax, dropout, P·V) on this rank's heads, the
+// output projection (row-parallel; its bias is applied by the layer's bias-dropout-add). With
+// 2D every linear is a SUMMA product and the core holds heads block j of batch block i; with
+// 3D the core holds the heads of the cube's weight block (parallelism-reference §1.3, §3, §5).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "models/layers/layer_context.hpp"
+#include "models/layers/norm.hpp"
+
+namespace trainsim {
+
+/// What the attention block keeps for its backward pass (Korthikanti et al. §4.1); its input
+/// is the norm's output (NormSaved::y).
+struct AttentionSaved {
+  Tensor qkv, probs, dropout_mask, probs_dropped, context;
+};
+
+class AttentionBlock {
+ public:
+  AttentionBlock() = default;
+  /// Registers PREFIX.qkv.{weight,bias} and PREFIX.proj.{weight,bias} of `layer`; the
+  /// projection's bias is partial per TP rank on the sequence shard when `sequence_parallel`.
+  static AttentionBlock add(LayerContext& c, const std::string& prefix, std::int32_t layer,
+                            bool sequence_parallel);
+
+  /// The projection's output before its bias (reduced over TP: all-reduced, or
+  /// reduce-scattered to the sequence shard with SP) from the norm's output `in`, which it
+  /// consumes (inference). `keep` marks what the backward reads saved; selective
+  /// recomputation keeps the core's tensors only until the projection.
+  Tensor forward(LayerContext& c, NormSaved& in, AttentionSaved& saved, bool keep);
+  /// The gradient of the norm's output from the gradient of the projection's output; frees
+  /// `saved` and `in.y` as it goes. Selective recomputation re-runs the core first (tagged
+  /// `layer`, Phase::recompute).
+  Tensor backward(LayerContext& c, Tensor dproj, NormSaved& in, AttentionSaved& saved,
+                  std::int32_t layer);
+
+  /// The projection's bias, added by the layer's bias-dropout-add.
+  std::size_t output_bias() const { return proj_bias_; }
+
+ private:
+  /// QKᵀ, softmax, dropout, P·V from saved.qkv; fills probs and masks when `keep`.
+  Tensor core(LayerContext& c, AttentionSaved& saved, bool keep);
+
+  std::size_t qkv_weight_ = 0;
+  std::size_t qkv_bias_ = 0;
+  std::size_t proj_weight_ = 0;
+  std::size_t proj_bias_ = 0;
+  AttentionShape shape_;
+};
+
+}  // namespace trainsim

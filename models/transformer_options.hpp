@@ -1,0 +1,103 @@
+#pragma once
+// What one rank's transformer is built from: its sizes (TransformerShape), its place in the
+// tensor-parallel group, the part of the model its pipeline stage holds and how the layers run
+// beyond the TP split (TransformerOptions).
+
+#include <cstdint>
+#include <optional>
+
+#include "models/dtype.hpp"
+#include "models/model_spec.hpp"
+#include "models/tensor_cube.hpp"
+#include "models/tensor_grid.hpp"
+
+namespace trainsim {
+
+/// Sizes of the model as one TP rank lays it out. `vocab` is the padded vocabulary.
+struct TransformerShape {
+  std::int64_t layers = 0;
+  std::int64_t hidden = 0;
+  std::int64_t heads = 0;
+  std::int64_t ffn = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t vocab = 0;          ///< padded, divisible by the vocabulary shards
+  std::int64_t micro_batch = 0;    ///< sequences per micro batch (2.5D: of one depth layer)
+  DType dtype = DType::bf16;       ///< parameters and activations
+  double hidden_dropout = 0.1;     ///< after attention, after the MLP and on the embedding
+  double attention_dropout = 0.1;  ///< on the softmax output
+
+  /// The executor's shape for `model` with the vocabulary already padded for the TP size.
+  static TransformerShape of(const ModelSpec& model, std::int64_t padded_vocab,
+                             std::int64_t micro_batch, double hidden_dropout,
+                             double attention_dropout) {
+    return TransformerShape{model.layers, model.hidden, model.heads,    model.ffn,
+                            model.seq_len, padded_vocab, micro_batch,   model.dtype,
+                            hidden_dropout, attention_dropout};
+  }
+};
+
+/// This rank's place in its tensor-parallel group.
+struct TensorParallelPosition {
+  TensorParallelPosition() = default;
+  TensorParallelPosition(std::int64_t rank_in, std::int64_t size_in,
+                         std::optional<GridCell> cell_in = std::nullopt,
+                         std::optional<CubeCell> cube_in = std::nullopt)
+      : rank(rank_in), size(size_in), cell(cell_in), cube(cube_in) {}
+
+  std::int64_t rank = 0;
+  std::int64_t size = 1;  ///< 1D: t; 2D: q² (the grid of one depth layer with 2.5D); 3D: q³
+  /// 2D: this rank's cell on the q x q SUMMA grid (depth ignored); nullopt otherwise.
+  std::optional<GridCell> cell;
+  /// 3D: this rank's cell on the q x q x q cube; nullopt otherwise.
+  std::optional<CubeCell> cube;
+
+  /// Grid side q (2D) or cube edge q (3D), 1 for 1D.
+  std::int64_t side() const {
+    std::int64_t q = 1;
+    while (cell && (q + 1) * (q + 1) <= size)
+      ++q;
+    while (cube && (q + 1) * (q + 1) * (q + 1) <= size)
+      ++q;
+    return q;
+  }
+};
+
+/// The part of the model one pipeline stage holds (parallelism-reference §7.1): layers
+/// [first_layer, first_layer + layers) under their global names and tags, the embedding on
+/// the first stage, the final LayerNorm, the output layer and the loss on the last. A stage
+/// with the head but not the embedding holds its own copy of the tied word embedding (Megatron's
+/// embedding group: its gradient is summed with the first stage's before the optimizer step).
+struct ModelPart {
+  std::int64_t first_layer = 0;
+  std::int64_t layers = -1;  ///< per chunk; -1: through the model's last layer
+  bool embedding = true;     ///< token and position embedding (first stage, chunk 0)
+  bool head = true;  ///< final LayerNorm, logits through the word embedding, loss (last chunk)
+  /// Model chunks (interleaved schedule, §7.4): chunk c holds layers [first_layer +
+  /// c·chunk_stride, ... + layers), Megatron's virtual stage c·p + s.
+  std::int64_t chunks = 1;
+  std::int64_t chunk_stride = 0;
+};
+
+/// How the layers run beyond the TP split.
+struct TransformerOptions {
+  /// LayerNorms, dropouts and residuals on the sequence shard [s/t·b, h] (needs TP > 1 and
+  /// seq_len divisible by TP).
+  bool sequence_parallel = false;
+  Recompute recompute = Recompute::none;
+  /// No persistent full gradients (ZeRO-2 and 3): the training step's hooks define each
+  /// Parameter::grad before the layer's backward writes it and drop it after the reduction.
+  bool shard_gradients = false;
+  /// No persistent full parameters (ZeRO-3): the hooks define each Parameter::value before
+  /// the layer's forward or backward uses it and drop it afterwards.
+  bool shard_parameters = false;
+  /// Inference (eval mode): no gradient buffers, no dropout on the embedding and attention
+  /// probabilities, nothing marked saved and every activation freed once its consumers ran;
+  /// forward() returns only the loss and backward() must not be called. The fused
+  /// bias-dropout-add kernels run as Megatron's inference variant does (their mask is freed at
+  /// once).
+  bool forward_only = false;
+  /// Pipeline parallelism: the layers, embedding and head this rank holds (default: all).
+  ModelPart part{};
+};
+
+}  // namespace trainsim
