@@ -145,6 +145,16 @@ ReadScenario read(const std::filesystem::path& file) {
   m.attention_flops =
       model.choice("attention_flops") == "causal" ? AttentionFlops::causal : AttentionFlops::dense;
   m.vocab_divisor = model.integer("make_vocab_divisible_by");
+  m.kv_heads = model.optional_integer("kv_heads");
+  m.head_size = model.optional_integer("head_dim");
+  m.activation = *model_enum_from_string<Activation>(model.choice("activation"));
+  m.norm = *model_enum_from_string<NormKind>(model.choice("norm"));
+  m.position = *model_enum_from_string<PositionKind>(model.choice("position"));
+  m.rope_theta = model.number("rope_theta");
+  m.tied_embeddings = model.boolean("tied_embeddings");
+  m.bias = model.boolean("bias");
+  m.hidden_dropout = model.number("hidden_dropout");
+  m.attention_dropout = model.number("attention_dropout");
 
   const SectionReader training = top.section("training");
   sc.training.global_batch = training.integer("global_batch");
@@ -214,10 +224,37 @@ void check_consistency(const ReadScenario& r) {
                      "must be equal",
                      sc.gpus, p.tensor.size, p.pipeline.size, p.data.size, p.gpus()));
   }
-  if (m.hidden % m.heads != 0) {
+  if (!m.head_size && m.hidden % m.heads != 0) {
     fail(r, "model.heads",
-         fmt::format("hidden {} is not divisible by heads {}; heads must divide hidden", m.hidden,
-                     m.heads));
+         fmt::format("hidden {} is not divisible by heads {}; heads must divide hidden, or give "
+                     "model.head_dim",
+                     m.hidden, m.heads));
+  }
+  if (!m.bias && m.activation == Activation::gelu) {
+    fail(r, "model.bias",
+         "bias false is modelled with activation swiglu (Llama); the GeLU MLP runs Megatron's "
+         "fused bias-GeLU, which needs its bias: use bias true or activation swiglu");
+  }
+  if (m.heads % m.key_value_heads() != 0) {
+    fail(r, "model.kv_heads",
+         fmt::format("kv_heads {} does not divide heads {}; each key/value head serves "
+                     "heads / kv_heads query heads",
+                     m.key_value_heads(), m.heads));
+  }
+  for (const auto& [field, probability] :
+       {std::pair{"model.hidden_dropout", m.hidden_dropout},
+        std::pair{"model.attention_dropout", m.attention_dropout}}) {
+    if (probability >= 1.0) {
+      fail(r, field,
+           fmt::format("{} is a probability in [0, 1); got {}", field, probability));
+    }
+  }
+  if (p.tensor.kind != TensorKind::one_d && !m.gpt_layer()) {
+    fail(r, "parallel.tensor.kind",
+         fmt::format("kind {} runs the GPT layer only (layernorm, gelu, learned positions, "
+                     "multi-head attention with head_dim = hidden / heads, biases, tied "
+                     "embeddings); this model's {}; use kind 1d",
+                     r.tensor_kind, m.non_gpt_features()));
   }
   const bool one_d = p.tensor.kind == TensorKind::one_d;
   if (one_d && p.tensor.depth != 1) {
@@ -233,6 +270,13 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("heads {} is not divisible by tensor.size {}; use a tensor.size that "
                      "divides {}",
                      m.heads, p.tensor.size, m.heads));
+  }
+  if (one_d && m.key_value_heads() % p.tensor.size != 0) {
+    fail(r, "parallel.tensor.size",
+         fmt::format("kv_heads {} is not divisible by tensor.size {}; each TP rank holds "
+                     "kv_heads / tensor.size key/value heads (Megatron's replication of fewer "
+                     "heads than ranks is not modelled)",
+                     m.key_value_heads(), p.tensor.size));
   }
   if (one_d && m.ffn % p.tensor.size != 0) {
     fail(r, "model.ffn",

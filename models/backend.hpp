@@ -68,12 +68,28 @@ constexpr program::Stream stream_of(CommGroup group) {
   return program::Stream::tp;
 }
 
-/// Local shape of the attention core on one TP rank.
+/// Local shape of the attention core on one TP rank. The fused QKV output [T, (a + 2g)·d_h]
+/// holds per key/value group (Megatron's layout) its a/g query heads, then its key and its
+/// value: [q_0 … q_{a/g−1} | k | v]; with g = a, per head [q | k | v].
 struct AttentionShape {
   std::int64_t seq_len = 0;      ///< s
   std::int64_t micro_batch = 0;  ///< b
-  std::int64_t heads = 0;        ///< heads on this rank (a / t)
+  std::int64_t heads = 0;        ///< query heads on this rank (a / t)
   std::int64_t head_dim = 0;     ///< d_h
+  std::int64_t kv_heads = 0;     ///< key/value heads on this rank (g / t); equal to heads: MHA
+
+  /// Query heads per key/value head.
+  std::int64_t group_size() const { return heads / kv_heads; }
+  /// Columns of one group in the fused QKV output, and of the whole output.
+  std::int64_t group_columns() const { return (group_size() + 2) * head_dim; }
+  std::int64_t qkv_columns() const { return kv_heads * group_columns(); }
+  /// First column of query head j, and of the key (which = 1) or value (2) head j reads.
+  std::int64_t query_column(std::int64_t j) const {
+    return j / group_size() * group_columns() + j % group_size() * head_dim;
+  }
+  std::int64_t kv_column(std::int64_t j, int which) const {
+    return j / group_size() * group_columns() + (group_size() + which - 1) * head_dim;
+  }
 };
 
 struct LayerNormResult {
@@ -158,18 +174,20 @@ class Backend {
   /// gradient accumulation).
   virtual void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a,
                                  bool transpose_b, Tensor& c, std::string_view name) = 0;
-  /// Per (sequence, head): Q·Kᵀ / sqrt(d_h) from the fused QKV output [T, 3·heads·d_h]
-  /// (per head [q | k | v] columns); result [b·heads, s, s].
+  /// Per (sequence, query head): Q·Kᵀ / sqrt(d_h) from the fused QKV output (layout in
+  /// AttentionShape; grouped-query heads share their group's key); result [b·heads, s, s].
   virtual Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
                                   std::string_view name) = 0;
   /// Per (sequence, head): P·V; result [T, heads·d_h].
   virtual Tensor attention_context(const Tensor& probs, const Tensor& qkv,
                                    const AttentionShape& shape, std::string_view name) = 0;
-  /// Backward of attention_context: returns dP = dO·Vᵀ and writes dV = Pᵀ·dO into dqkv.
+  /// Backward of attention_context: returns dP = dO·Vᵀ and writes dV = Pᵀ·dO into dqkv
+  /// (grouped-query: summed over the group's query heads).
   virtual Tensor attention_context_backward(const Tensor& dctx, const Tensor& probs,
                                             const Tensor& qkv, Tensor& dqkv,
                                             const AttentionShape& shape, std::string_view name) = 0;
-  /// Backward of attention_scores: writes dQ = dS·K/√d and dK = dSᵀ·Q/√d into dqkv.
+  /// Backward of attention_scores: writes dQ = dS·K/√d and dK = dSᵀ·Q/√d into dqkv
+  /// (grouped-query: dK summed over the group's query heads).
   virtual void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
                                          const AttentionShape& shape, std::string_view name) = 0;
 
@@ -202,6 +220,25 @@ class Backend {
   virtual Tensor layer_norm_backward_apply(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                            const Tensor& stats, const Tensor& sums,
                                            std::string_view name) = 0;
+  /// RMSNorm: y = x / sqrt(mean(x²) + eps) · gamma over each row; stats [T, 1] fp32 holds the
+  /// reciprocal root mean square, kept for backward (Transformer Engine's RMSNorm).
+  virtual LayerNormResult rms_norm(const Tensor& x, const Tensor& gamma,
+                                   std::string_view name) = 0;
+  /// Returns dx; accumulates into the fp32 gradient of gamma.
+  virtual Tensor rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                   const Tensor& stats, Tensor& dgamma,
+                                   std::string_view name) = 0;
+  /// SwiGLU of [T, 2n] whose columns are [gate | up] (this rank's halves): silu(gate)·up,
+  /// [T, n] (Megatron's fused bias_swiglu without bias).
+  virtual Tensor swiglu(const Tensor& x, std::string_view name) = 0;
+  /// Its backward: the [T, 2n] gradient of [gate | up].
+  virtual Tensor swiglu_backward(const Tensor& dy, const Tensor& x, std::string_view name) = 0;
+  /// Rotary position embedding in place on the queries and keys of the fused QKV output
+  /// (rows in [s, b] order, row r at position r / b): each head's pairs (i, i + d/2) rotated by
+  /// position·theta^(−2i/d) (Megatron-Core's non-interleaved RoPE). `backward`: the inverse
+  /// rotation, applied to the gradients of the queries and keys.
+  virtual void rope(Tensor& qkv, const AttentionShape& shape, double theta, bool backward,
+                    std::string_view name) = 0;
   /// x += bias (broadcast over rows).
   virtual void add_bias(Tensor& x, const Tensor& bias, std::string_view name) = 0;
   /// dbias += column sums of dy.
@@ -215,6 +252,10 @@ class Backend {
   virtual DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias,
                                          const Tensor& residual, double p,
                                          std::string_view name) = 0;
+  /// residual + x + bias (bias may be undefined): the fused bias-dropout-add of a model trained
+  /// without dropout, where PyTorch's dropout returns its input (no mask, one add).
+  virtual Tensor bias_add_residual(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                                   std::string_view name) = 0;
   /// Gradient of the dropout branch: mask·dy/(1-p); accumulates the bias gradient when
   /// dbias is given.
   virtual Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,

@@ -230,6 +230,16 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
     }
   }
   const std::int64_t t = plan.tensor.size;
+  if (plan.tensor.kind != TensorKind::one_d && !model.gpt_layer()) {
+    throw Infeasible(fmt::format(
+        "parallel.tensor.kind: {} runs the GPT layer only; this model's {} (use 1d)",
+        to_string(plan.tensor.kind), model.non_gpt_features()));
+  }
+  if (plan.tensor.kind == TensorKind::one_d && model.key_value_heads() % t != 0) {
+    throw Infeasible(fmt::format(
+        "parallel.tensor.size: kv_heads {} is not divisible by tensor.size {}",
+        model.key_value_heads(), t));
+  }
   if (const std::optional<GridProblem> grid = tensor_grid_problem(model, plan, training)) {
     throw Infeasible(fmt::format("{}: {}", grid->field, grid->message));
   }
@@ -281,8 +291,7 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
 }
 
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
-                               const TrainingSpec& training, ProgramScope scope,
-                               const ExecutorOptions& options) {
+                               const TrainingSpec& training, ProgramScope scope) {
   check_supported(model, plan, training);
   const RankLayout layout(plan);
   const std::int64_t world = layout.world_size();
@@ -297,7 +306,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   const std::int64_t gradient_size = layout.gradient_group_size();
   const TransformerShape shape =
       TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
-                   training.micro_batch / depth, options.hidden_dropout, options.attention_dropout);
+                   training.micro_batch / depth, model.hidden_dropout, model.attention_dropout);
 
   const IterationConfig base_config = iteration_config(model, plan, training);
   TransformerOptions base_options{plan.tensor.sequence_parallel, plan.recompute};

@@ -22,12 +22,6 @@ enum class ProgramScope : std::uint8_t {
   every_rank       ///< all world ranks
 };
 
-/// Options of the executor that are not part of the scenario.
-struct ExecutorOptions {
-  double hidden_dropout = 0.1;  ///< Megatron's default, kept for timing and memory
-  double attention_dropout = 0.1;
-};
-
 /// The Program of one training iteration (`training.mode` inference: of the forward passes
 /// over the global batch, no gradients, reductions or optimizer). Groups list every 1D TP group,
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
@@ -38,8 +32,7 @@ struct ExecutorOptions {
 /// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do
 /// not divide.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
-                               const TrainingSpec& training, ProgramScope scope,
-                               const ExecutorOptions& options = {});
+                               const TrainingSpec& training, ProgramScope scope);
 
 /// Same, from a loaded scenario.
 program::Program build_program(const Scenario& scenario, ProgramScope scope);

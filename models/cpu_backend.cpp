@@ -56,13 +56,15 @@ void gemm(const Tensor& a, const Tensor& b, bool ta, bool tb, const Tensor& c, b
   if (!ta && !tb) run(A, B);
 }
 
-// Views of head j of sequence i inside the fused QKV output and the context.
+// Views of head j of sequence i inside the fused QKV output (query head j, or the key or the
+// value of its group: AttentionShape's layout) and the context.
 struct HeadViews {
   const AttentionShape& s;
-  std::int64_t qkv_cols() const { return 3 * s.heads * s.head_dim; }
+  std::int64_t qkv_cols() const { return s.qkv_columns(); }
   std::int64_t ctx_cols() const { return s.heads * s.head_dim; }
   double* qkv_block(double* base, std::int64_t i, std::int64_t j, int which) const {
-    return base + i * qkv_cols() + j * 3 * s.head_dim + which * s.head_dim;
+    const std::int64_t column = which == 0 ? s.query_column(j) : s.kv_column(j, which);
+    return base + i * qkv_cols() + column;
   }
   ConstStrided q(const Tensor& qkv, std::int64_t i, std::int64_t j, int which) const {
     return {qkv_block(ptr(qkv), i, j, which), s.seq_len, s.head_dim,
@@ -80,6 +82,10 @@ struct HeadViews {
     return {ptr(t) + (i * s.heads + j) * s.seq_len * s.seq_len, s.seq_len, s.seq_len};
   }
 };
+
+double sigmoid(double z) {
+  return 1.0 / (1.0 + std::exp(-z));
+}
 
 constexpr double kLayerNormEps = 1e-5;
 constexpr double kGeluC = 0.7978845608028654;  // sqrt(2/pi)
@@ -171,7 +177,8 @@ Tensor CpuBackend::attention_context_backward(const Tensor& dctx, const Tensor& 
     for (std::int64_t j = 0; j < s.heads; ++j) {
       const Strided d_out = v.ctx(dctx, i, j);
       v.square(dprobs, i, j).noalias() = d_out * v.q(qkv, i, j, 2).transpose();
-      v.mq(dqkv, i, j, 2).noalias() = v.square(probs, i, j).transpose() * d_out;
+      // A group's value gathers the gradients of all its query heads (dqkv starts at zero).
+      v.mq(dqkv, i, j, 2).noalias() += v.square(probs, i, j).transpose() * d_out;
     }
   }
   return dprobs;
@@ -185,7 +192,7 @@ void CpuBackend::attention_scores_backward(const Tensor& dscores, const Tensor& 
     for (std::int64_t j = 0; j < s.heads; ++j) {
       const MatrixMap ds = v.square(dscores, i, j);
       v.mq(dqkv, i, j, 0).noalias() = scale * (ds * v.q(qkv, i, j, 1));
-      v.mq(dqkv, i, j, 1).noalias() = scale * (ds.transpose() * v.q(qkv, i, j, 0));
+      v.mq(dqkv, i, j, 1).noalias() += scale * (ds.transpose() * v.q(qkv, i, j, 0));
     }
   }
 }
@@ -317,6 +324,119 @@ Tensor CpuBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const T
     ptr(dbias)[c] += ptr(dx)[i];
   }
   return dx;
+}
+
+LayerNormResult CpuBackend::rms_norm(const Tensor& x, const Tensor& gamma, std::string_view) {
+  LayerNormResult r{make(x.shape(), x.dtype()), make({1, rows(x), 1}, DType::fp32)};
+  const std::int64_t n = cols(x);
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double* in = ptr(x) + row * n;
+    double squares = 0.0;
+    for (std::int64_t c = 0; c < n; ++c)
+      squares += in[c] * in[c];
+    const double rstd = 1.0 / std::sqrt(squares / static_cast<double>(n) + kLayerNormEps);
+    double* out = ptr(r.y) + row * n;
+    for (std::int64_t c = 0; c < n; ++c)
+      out[c] = in[c] * rstd * ptr(gamma)[c];
+    ptr(r.stats)[row] = rstd;
+  }
+  return r;
+}
+
+Tensor CpuBackend::rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                     const Tensor& stats, Tensor& dgamma, std::string_view) {
+  // With g = dy·gamma and x̂ = x·rstd: dx = rstd·(g − x̂·mean(g·x̂)); dgamma += Σ dy·x̂.
+  Tensor dx = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double rstd = ptr(stats)[row];
+    const double* in = ptr(x) + row * n;
+    const double* d = ptr(dy) + row * n;
+    double sum_gx = 0.0;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const double xhat = in[c] * rstd;
+      sum_gx += d[c] * ptr(gamma)[c] * xhat;
+      ptr(dgamma)[c] += d[c] * xhat;
+    }
+    const double mean_gx = sum_gx / static_cast<double>(n);
+    double* out = ptr(dx) + row * n;
+    for (std::int64_t c = 0; c < n; ++c)
+      out[c] = rstd * (d[c] * ptr(gamma)[c] - in[c] * rstd * mean_gx);
+  }
+  return dx;
+}
+
+Tensor CpuBackend::swiglu(const Tensor& x, std::string_view) {
+  const std::int64_t n = cols(x) / 2;
+  Tensor y = make({1, rows(x), n}, x.dtype());
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double* gate = ptr(x) + row * 2 * n;
+    const double* up = gate + n;
+    for (std::int64_t c = 0; c < n; ++c)
+      ptr(y)[row * n + c] = gate[c] * sigmoid(gate[c]) * up[c];
+  }
+  return y;
+}
+
+Tensor CpuBackend::swiglu_backward(const Tensor& dy, const Tensor& x, std::string_view) {
+  const std::int64_t n = cols(x) / 2;
+  Tensor dx = make(x.shape(), x.dtype());
+  for (std::int64_t row = 0; row < rows(x); ++row) {
+    const double* gate = ptr(x) + row * 2 * n;
+    const double* up = gate + n;
+    double* dgate = ptr(dx) + row * 2 * n;
+    double* dup = dgate + n;
+    for (std::int64_t c = 0; c < n; ++c) {
+      const double z = gate[c];
+      const double sig = sigmoid(z);
+      const double d = ptr(dy)[row * n + c];
+      dgate[c] = d * up[c] * sig * (1.0 + z * (1.0 - sig));
+      dup[c] = d * z * sig;
+    }
+  }
+  return dx;
+}
+
+void CpuBackend::rope(Tensor& qkv, const AttentionShape& s, double theta, bool backward,
+                      std::string_view) {
+  const std::int64_t half = s.head_dim / 2;
+  const std::int64_t width = s.qkv_columns();
+  // The query heads and each group's key: every head block but the values.
+  std::vector<std::int64_t> blocks;
+  for (std::int64_t j = 0; j < s.heads; ++j)
+    blocks.push_back(s.query_column(j));
+  for (std::int64_t g = 0; g < s.kv_heads; ++g)
+    blocks.push_back(s.kv_column(g * s.group_size(), 1));
+  const double sign = backward ? -1.0 : 1.0;  // the inverse rotation
+  for (std::int64_t row = 0; row < rows(qkv); ++row) {
+    const auto position = static_cast<double>(row / s.micro_batch);
+    double* base = ptr(qkv) + row * width;
+    for (std::int64_t i = 0; i < half; ++i) {
+      const double angle =
+          position * std::pow(theta, -2.0 * static_cast<double>(i) /
+                                          static_cast<double>(s.head_dim));
+      const double c = std::cos(angle);
+      const double sn = sign * std::sin(angle);
+      for (const std::int64_t b : blocks) {
+        const double x0 = base[b + i];
+        const double x1 = base[b + i + half];
+        base[b + i] = x0 * c - x1 * sn;
+        base[b + i + half] = x1 * c + x0 * sn;
+      }
+    }
+  }
+}
+
+Tensor CpuBackend::bias_add_residual(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                                     std::string_view) {
+  Tensor y = make(x.shape(), x.dtype());
+  const std::int64_t n = cols(x);
+  for (std::size_t i = 0; i < count(x); ++i) {
+    double v = ptr(x)[i] + ptr(residual)[i];
+    if (bias.defined()) v += ptr(bias)[static_cast<std::int64_t>(i) % n];
+    ptr(y)[i] = v;
+  }
+  return y;
 }
 
 DropoutResult CpuBackend::dropout_impl(const Tensor& x, const Tensor* bias, const Tensor* residual,

@@ -96,6 +96,18 @@ Values slice(const Values& full, const Parameter& p, const TensorParallelPositio
     const auto n = static_cast<std::ptrdiff_t>(column.size()) / q;
     return {column.begin() + c.row * n, column.begin() + (c.row + 1) * n};
   }
+  if (split == Split::gated_columns) {
+    // Block r of each half: [gate block r | up block r].
+    const std::int64_t half = cols / 2;
+    const std::int64_t c = half / tp.size;
+    for (std::int64_t r = 0; r < rows; ++r) {
+      for (const std::int64_t first : {tp.rank * c, half + tp.rank * c}) {
+        const auto begin = full.begin() + static_cast<std::ptrdiff_t>(r * cols + first);
+        out.insert(out.end(), begin, begin + static_cast<std::ptrdiff_t>(c));
+      }
+    }
+    return out;
+  }
   if (split == Split::rows) {
     const std::int64_t n = rows / tp.size * cols;
     const auto begin = full.begin() + static_cast<std::ptrdiff_t>(tp.rank * n);

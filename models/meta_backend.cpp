@@ -444,6 +444,71 @@ Tensor MetaBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const 
   return dx;
 }
 
+Tensor MetaBackend::bias_add_residual(const Tensor& x, const Tensor& bias,
+                                      const Tensor& residual, std::string_view name) {
+  // Megatron-Core's bias-dropout-add with p = 0: dropout returns its input, one fused add.
+  Tensor y = make(x.shape(), x.dtype(), name);
+  if (bias.defined()) {
+    kernel(name, program::KernelClass::elementwise, bytes(x) + bytes(bias) + bytes(residual),
+           bytes(y), 2.0 * elements(x),
+           {{&x, false}, {&bias, false}, {&residual, false}, {&y, true}});
+  } else {
+    kernel(name, program::KernelClass::elementwise, bytes(x) + bytes(residual), bytes(y),
+           elements(x), {{&x, false}, {&residual, false}, {&y, true}});
+  }
+  return y;
+}
+
+LayerNormResult MetaBackend::rms_norm(const Tensor& x, const Tensor& gamma,
+                                      std::string_view name) {
+  // Transformer Engine's fused RMSNorm: one pass for the rows' mean square, one to normalise;
+  // the reciprocal RMS per row is kept for backward.
+  LayerNormResult r;
+  r.y = make(x.shape(), x.dtype(), name);
+  r.stats = make({1, x.shape().rows, 1}, DType::fp32, name);
+  kernel(name, program::KernelClass::layer_norm, bytes(x) + bytes(gamma),
+         bytes(r.y) + bytes(r.stats), 4.0 * elements(x),
+         {{&x, false}, {&gamma, false}, {&r.y, true}, {&r.stats, true}});
+  return r;
+}
+
+Tensor MetaBackend::rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                                      const Tensor& stats, Tensor& dgamma,
+                                      std::string_view name) {
+  Tensor dx = make(x.shape(), x.dtype(), name);
+  kernel(name, program::KernelClass::layer_norm_backward,
+         bytes(dy) + bytes(x) + bytes(gamma) + bytes(stats) + bytes(dgamma),
+         bytes(dx) + bytes(dgamma), 8.0 * elements(x),
+         {{&dy, false}, {&x, false}, {&gamma, false}, {&stats, false}, {&dgamma, true},
+          {&dx, true}});
+  return dx;
+}
+
+Tensor MetaBackend::swiglu(const Tensor& x, std::string_view name) {
+  // Megatron's fused (TorchScript) swiglu: reads [gate | up], writes silu(gate)·up.
+  Tensor y = make({1, x.shape().rows, x.shape().cols / 2}, x.dtype(), name);
+  kernel(name, program::KernelClass::elementwise, bytes(x), bytes(y), 6.0 * elements(y),
+         {{&x, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::swiglu_backward(const Tensor& dy, const Tensor& x, std::string_view name) {
+  Tensor dx = make(x.shape(), x.dtype(), name);
+  kernel(name, program::KernelClass::elementwise, bytes(dy) + bytes(x), bytes(dx),
+         10.0 * elements(dy), {{&dy, false}, {&x, false}, {&dx, true}});
+  return dx;
+}
+
+void MetaBackend::rope(Tensor& qkv, const AttentionShape& s, double, bool,
+                       std::string_view name) {
+  // Megatron-Core's fused RoPE over the queries and keys (the values are untouched): reads and
+  // writes them, with the cos/sin table of the positions (fp32 [s, d_h]).
+  const std::int64_t rotated = qkv.shape().rows * (s.heads + s.kv_heads) * s.head_dim;
+  const Bytes moved = Bytes::of(rotated * qkv.element_bytes());
+  kernel(name, program::KernelClass::elementwise, moved + fp32_bytes(s.seq_len * s.head_dim),
+         moved, 3.0 * static_cast<double>(rotated), {{&qkv, true}});
+}
+
 DropoutResult MetaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,
                                             const Tensor& residual, double, std::string_view name) {
   DropoutResult r;

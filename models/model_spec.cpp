@@ -1,40 +1,59 @@
 #include "models/model_spec.hpp"
 
+#include <fmt/format.h>
+
 namespace trainsim {
+
+std::string ModelSpec::non_gpt_features() const {
+  std::string out;
+  const auto add = [&](std::string item) { out += (out.empty() ? "" : ", ") + item; };
+  if (key_value_heads() != heads) add(fmt::format("kv_heads {}", key_value_heads()));
+  if (head_size && *head_size * heads != hidden) add(fmt::format("head_dim {}", *head_size));
+  if (activation != Activation::gelu) add(fmt::format("activation {}", to_string(activation)));
+  if (norm != NormKind::layernorm) add(fmt::format("norm {}", to_string(norm)));
+  if (position != PositionKind::learned) add(fmt::format("position {}", to_string(position)));
+  if (!tied_embeddings) add("tied_embeddings false");
+  if (!bias) add("bias false");
+  return out;
+}
 
 std::int64_t ModelSpec::parameters_per_layer() const {
   const std::int64_t h = hidden;
-  const std::int64_t f = ffn;
-  const std::int64_t qkv = h * 3 * h + 3 * h;
-  const std::int64_t out_proj = h * h + h;
-  const std::int64_t fc1 = h * f + f;
-  const std::int64_t fc2 = f * h + h;
-  const std::int64_t layer_norms = 2 * (2 * h);
-  return qkv + out_proj + fc1 + fc2 + layer_norms;
+  const std::int64_t biases = bias ? 1 : 0;
+  const std::int64_t qkv = h * qkv_width() + biases * qkv_width();
+  const std::int64_t out_proj = attention_width() * h + biases * h;
+  const std::int64_t fc1 = h * fc1_width() + biases * fc1_width();
+  const std::int64_t fc2 = ffn * h + biases * h;
+  return qkv + out_proj + fc1 + fc2 + 2 * norm_parameters();
 }
 
 std::int64_t ModelSpec::embedding_parameters() const {
-  return vocab * hidden + seq_len * hidden;
+  const std::int64_t positions = position == PositionKind::learned ? seq_len * hidden : 0;
+  const std::int64_t output = tied_embeddings ? 0 : vocab * hidden;
+  return vocab * hidden + output + positions;
 }
 
 std::int64_t ModelSpec::parameters() const {
-  const std::int64_t final_layer_norm = 2 * hidden;
-  return layers * parameters_per_layer() + embedding_parameters() + final_layer_norm;
+  return layers * parameters_per_layer() + embedding_parameters() + norm_parameters();
 }
 
 Flops ModelSpec::attention_core_forward_flops(std::int64_t micro_batch) const {
-  // QK^T and P·V: each 2·b·a·s·s·d_h = 2·b·s²·h multiply-add FLOPs.
+  // QK^T and P·V: each 2·b·a·s·s·d_h multiply-add FLOPs (= 2·b·s²·h for GPT); grouped-query
+  // attention shares K and V between heads but every query head still multiplies.
   const double b = static_cast<double>(micro_batch);
   const double s = static_cast<double>(seq_len);
-  const double dense = 2.0 * (2.0 * b * s * s * static_cast<double>(hidden));
+  const double dense = 2.0 * (2.0 * b * s * s * static_cast<double>(attention_width()));
   return Flops::of(attention_flops == AttentionFlops::causal ? dense / 2.0 : dense);
 }
 
 Flops ModelSpec::layer_forward_flops(std::int64_t micro_batch) const {
   const double tokens = static_cast<double>(micro_batch * seq_len);
   const double h = static_cast<double>(hidden);
-  const double f = static_cast<double>(ffn);
-  const double linears = 2.0 * tokens * (3.0 * h * h + h * h + h * f + f * h);
+  const auto width = [](std::int64_t w) { return static_cast<double>(w); };
+  // QKV, the projection, FC1 (gate and up with SwiGLU) and FC2.
+  const double linears = 2.0 * tokens *
+                         (width(qkv_width()) * h + width(attention_width()) * h +
+                          h * width(fc1_width()) + width(ffn) * h);
   return Flops::of(linears) + attention_core_forward_flops(micro_batch);
 }
 

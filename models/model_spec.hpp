@@ -1,8 +1,14 @@
 #pragma once
-// The transformer being trained (GPT, pre-LN, learned position embedding, output layer tied
-// to the word embedding, as in Megatron-LM) with its exact parameter and FLOP counts.
+// The transformer being trained with its exact parameter and FLOP counts: a pre-norm decoder
+// as Megatron-LM builds GPT (LayerNorm, GeLU MLP, learned positions, biases, output layer tied to
+// the word embedding) or the Llama family (RMSNorm, SwiGLU, RoPE, grouped-query attention, no
+// biases, untied output layer; modern-models-reference §1).
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
 
 #include "models/dtype.hpp"
 #include "units/units.hpp"
@@ -16,6 +22,35 @@ enum class AttentionFlops : std::uint8_t { dense, causal };
 /// Which forward work is run a second time during the backward pass.
 enum class Recompute : std::uint8_t { none, selective, full };
 
+/// The MLP's activation: GeLU between two linears (h → f → h), or SwiGLU, silu(gate)·up with
+/// gate and up one fused linear h → 2f and the down projection f → h.
+enum class Activation : std::uint8_t { gelu, swiglu };
+/// The normalisation before attention, MLP and the output layer: LayerNorm (gain and bias) or
+/// RMSNorm (gain only).
+enum class NormKind : std::uint8_t { layernorm, rmsnorm };
+/// How positions enter: a learned table added to the embedding, or rotary embeddings applied to
+/// queries and keys inside attention (no parameters).
+enum class PositionKind : std::uint8_t { learned, rope };
+
+constexpr std::string_view to_string(Activation a) {
+  return a == Activation::gelu ? "gelu" : "swiglu";
+}
+constexpr std::string_view to_string(NormKind n) {
+  return n == NormKind::layernorm ? "layernorm" : "rmsnorm";
+}
+constexpr std::string_view to_string(PositionKind p) {
+  return p == PositionKind::learned ? "learned" : "rope";
+}
+/// Inverses of to_string; nullopt for an unknown name.
+template <typename Enum>
+constexpr std::optional<Enum> model_enum_from_string(std::string_view text) {
+  constexpr std::array<Enum, 2> all{static_cast<Enum>(0), static_cast<Enum>(1)};
+  for (Enum e : all) {
+    if (to_string(e) == text) return e;
+  }
+  return std::nullopt;
+}
+
 struct ModelSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
@@ -28,19 +63,50 @@ struct ModelSpec {
   /// Megatron pads the vocabulary to a multiple of this times the TP size (its
   /// --make-vocab-size-divisible-by, default 128; parallelism-reference §12.4).
   std::int64_t vocab_divisor = 128;
+  /// Key/value heads g of grouped-query attention (g divides heads; nullopt: g = heads, MHA).
+  std::optional<std::int64_t> kv_heads{};
+  /// Head dimension d_h (nullopt: hidden / heads; Qwen3 and GPT-OSS have heads·d_h ≠ hidden).
+  std::optional<std::int64_t> head_size{};
+  Activation activation = Activation::gelu;
+  NormKind norm = NormKind::layernorm;
+  PositionKind position = PositionKind::learned;
+  double rope_theta = 10000.0;  ///< RoPE base (Llama 3: 500000)
+  /// The output layer's weight is the word embedding (GPT) or a weight of its own (Llama).
+  bool tied_embeddings = true;
+  /// Biases on the QKV, projection and MLP linears (GPT) or none (Llama).
+  bool bias = true;
+  /// Dropout probabilities: on the embedding and the residual branches, and on the attention
+  /// probabilities (Megatron's defaults 0.1; Llama trains with 0).
+  double hidden_dropout = 0.1;
+  double attention_dropout = 0.1;
 
-  std::int64_t head_dim() const { return hidden / heads; }
+  std::int64_t head_dim() const { return head_size.value_or(hidden / heads); }
+  std::int64_t key_value_heads() const { return kv_heads.value_or(heads); }
+  /// Width of the attention's inner activations: heads · d_h (= hidden for GPT).
+  std::int64_t attention_width() const { return heads * head_dim(); }
+  /// Columns of the fused QKV output: (heads + 2·kv_heads) · d_h.
+  std::int64_t qkv_width() const { return (heads + 2 * key_value_heads()) * head_dim(); }
+  /// Columns of the MLP's first linear: f (GeLU) or 2·f (SwiGLU's gate and up).
+  std::int64_t fc1_width() const { return activation == Activation::swiglu ? 2 * ffn : ffn; }
+  /// Parameters of one norm: gain and bias (LayerNorm) or gain (RMSNorm).
+  std::int64_t norm_parameters() const { return norm == NormKind::layernorm ? 2 * hidden : hidden; }
   /// The vocabulary as the executor lays it out over `tensor_parallel` ranks.
   std::int64_t padded_vocab(std::int64_t tensor_parallel) const {
     const std::int64_t multiple = vocab_divisor * tensor_parallel;
     return (vocab + multiple - 1) / multiple * multiple;
   }
 
-  /// Parameters of one transformer layer: QKV, out-proj, FC1, FC2 with biases, two LayerNorms.
+  /// What differs from the GPT layer Megatron-LM built first (the only layer 2D, 2.5D and 3D
+  /// tensor parallelism run), e.g. "norm rmsnorm, kv_heads 8"; empty for a GPT layer.
+  std::string non_gpt_features() const;
+  bool gpt_layer() const { return non_gpt_features().empty(); }
+
+  /// Parameters of one transformer layer: QKV, out-proj, FC1, FC2 (with biases when `bias`),
+  /// two norms.
   std::int64_t parameters_per_layer() const;
-  /// Word embedding (tied with the output layer) and learned position embedding.
+  /// Word embedding, the output layer's own weight when untied, the learned position table.
   std::int64_t embedding_parameters() const;
-  /// Everything: layers, embeddings, final LayerNorm.
+  /// Everything: layers, embeddings, final norm.
   std::int64_t parameters() const;
 
   /// Forward FLOPs of one transformer layer for a micro batch of `micro_batch` sequences

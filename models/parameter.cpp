@@ -16,6 +16,7 @@ Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
     case Split::rows:
       return {full.batch, full.rows / tp, full.cols};
     case Split::columns:
+    case Split::gated_columns:
       return {full.batch, full.rows, full.cols / tp};
     case Split::blocks:
       return {full.batch, full.rows / q, full.cols / q};

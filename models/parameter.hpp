@@ -18,11 +18,14 @@ namespace trainsim {
 /// weight of a linear whose input is layer-oriented, cube_ops.hpp); `cube_blocks_swapped` row
 /// chunk j·q + i and column block k (a linear with swapped input, and the tied word
 /// embedding); `cube_columns` column block k, all rows (vectors applied to layer-oriented
-/// activations, the position table), `cube_columns_swapped` column block j.
+/// activations, the position table), `cube_columns_swapped` column block j. `gated_columns`
+/// (1D, SwiGLU's fused gate and up): the columns are two halves [gate | up], each split t ways;
+/// rank r holds [gate block r | up block r], so its SwiGLU pairs what one device pairs.
 enum class Split : std::uint8_t {
   replicated,
   rows,
   columns,
+  gated_columns,
   blocks,
   column_chunks,
   cube_blocks,

@@ -109,10 +109,8 @@ OptimizerState make_optimizer_state(Backend& backend, TransformerModel& model,
   if (model.shape().dtype == DType::fp16) state.grad_scaler.emplace();
   // A pipeline stage holding the tied word embedding but not the whole model shares it with
   // the embedding group: its own bucket.
-  const ModelPart& part = model.options().part;
-  const bool shared_embedding = (part.embedding || part.head) && !(part.embedding && part.head);
   const std::optional<std::size_t> alone =
-      shared_embedding ? std::optional(model.word_embedding_index()) : std::nullopt;
+      model.shares_word_embedding() ? std::optional(model.word_embedding_index()) : std::nullopt;
   state.buckets = layout.zero >= 3 ? make_layer_units(model.parameters(), alone)
                                    : make_buckets(model.parameters(), layout.bucket_size, alone);
   backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::optimizer});
@@ -835,8 +833,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   }
   // Megatron's embedding group: the first and last pipeline stages each hold the tied word
   // embedding; after the DP reduction (same stream, in order) they sum its gradient.
-  const bool shared_embedding =
-      config.pipeline.shape.stages > 1 && (config.pipeline.first() || config.pipeline.last());
+  const bool shared_embedding = config.pipeline.shape.stages > 1 && model.shares_word_embedding();
   if (shared_embedding) {
     backend.set_tag({program::Tag::kNoLayer, last_mb, 0, Phase::backward});
     backend.stream_wait(Stream::dp, Stream::compute);

@@ -38,7 +38,11 @@ TransformerModel::TransformerModel(Backend& backend, const TransformerShape& sha
     for (std::size_t i = begin; i < context_.parameters().size(); ++i)
       context_.parameters()[i].chunk = chunk;
   }
-  if (part.head) head_ = OutputHead::add(context_, embedding_.word(), last_chunk);
+  if (part.head) {
+    head_ = OutputHead::add(context_,
+                            shape.layer.tied_embeddings ? embedding_.word() : std::nullopt,
+                            last_chunk);
+  }
 }
 
 Shape TransformerModel::boundary_shape() const {
@@ -52,7 +56,7 @@ Shape TransformerModel::boundary_shape() const {
 bool TransformerModel::duplicate_in_norm(std::size_t index) const {
   const Parameter& p = context_.parameters()[index];
   const TensorParallelPosition& tp = context_.tp();
-  if (index == embedding_.word() && options().part.head && !options().part.embedding) return true;
+  if (shares_word_embedding() && options().part.head && index == embedding_.word()) return true;
   if (tp.cube) {
     const CubeCell c = *tp.cube;
     if (p.split == Split::cube_columns) return c.i != 0 || c.j != 0;
@@ -129,9 +133,12 @@ Tensor TransformerModel::backward(ForwardState state, double loss_scale, Paramet
   state.loss.reset();
   c.hooks().before_backward(none);
 
-  Tensor dx = has_head(chunk) ? head_.backward(c, state.head, state.batch.labels, loss_scale,
-                                               !options().part.embedding)
-                              : std::move(output_grad);
+  // The output weight's gradient is final after the head unless the first stage's embedding
+  // shares it on this rank.
+  const bool final_here = head_.owns_weight() || !options().part.embedding;
+  Tensor dx = has_head(chunk)
+                  ? head_.backward(c, state.head, state.batch.labels, loss_scale, final_here)
+                  : std::move(output_grad);
 
   const bool full = options().recompute == Recompute::full;
   const auto begin = static_cast<std::size_t>(chunk * chunk_layers_);

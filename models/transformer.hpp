@@ -72,8 +72,15 @@ class TransformerModel {
   /// block i, sub-block j, hidden block k [s·b/q², h/q]. A 2D/3D shard goes to the rank on the
   /// same cell of the next stage, as ColossalAI's pipelines send it (no scatter/gather).
   Shape boundary_shape() const;
-  /// Index of the tied word embedding in parameters() (on the first and the last stage).
-  std::size_t word_embedding_index() const { return embedding_.word(); }
+  /// Index of the word embedding in parameters() (on the first stage, and on the last when the
+  /// output layer is tied to it).
+  std::size_t word_embedding_index() const { return *embedding_.word(); }
+  /// Whether this stage shares the tied word embedding with another (Megatron's embedding
+  /// group: the first stage and the last, each holding a copy, sum its gradient).
+  bool shares_word_embedding() const {
+    const ModelPart& part = options().part;
+    return shape().layer.tied_embeddings && part.embedding != part.head;
+  }
   /// Whether another rank holds parameter `index` with the same gradient and counts it in the
   /// global gradient norm instead of this one (Megatron's clip_grad_norm_fp32 keeps what
   /// param_is_not_shared and param_is_not_tensor_parallel_duplicate keep): a parameter 1D

@@ -13,6 +13,20 @@
 
 namespace trainsim {
 
+/// The blocks a layer is built from (Megatron-Core's layer spec), chosen once from the model.
+struct LayerSpec {
+  NormKind norm = NormKind::layernorm;
+  Activation activation = Activation::gelu;
+  PositionKind position = PositionKind::learned;
+  double rope_theta = 10000.0;
+  bool bias = true;             ///< on the QKV, projection and MLP linears
+  bool tied_embeddings = true;  ///< the output layer uses the word embedding
+
+  static LayerSpec of(const ModelSpec& m) {
+    return {m.norm, m.activation, m.position, m.rope_theta, m.bias, m.tied_embeddings};
+  }
+};
+
 /// Sizes of the model as one TP rank lays it out. `vocab` is the padded vocabulary.
 struct TransformerShape {
   std::int64_t layers = 0;
@@ -25,14 +39,22 @@ struct TransformerShape {
   DType dtype = DType::bf16;       ///< parameters and activations
   double hidden_dropout = 0.1;     ///< after attention, after the MLP and on the embedding
   double attention_dropout = 0.1;  ///< on the softmax output
+  std::optional<std::int64_t> kv_heads{};   ///< nullopt: heads
+  std::optional<std::int64_t> head_size{};  ///< nullopt: hidden / heads
+  LayerSpec layer{};
+
+  std::int64_t key_value_heads() const { return kv_heads.value_or(heads); }
+  std::int64_t head_dim() const { return head_size.value_or(hidden / heads); }
 
   /// The executor's shape for `model` with the vocabulary already padded for the TP size.
   static TransformerShape of(const ModelSpec& model, std::int64_t padded_vocab,
                              std::int64_t micro_batch, double hidden_dropout,
                              double attention_dropout) {
-    return TransformerShape{model.layers, model.hidden, model.heads,    model.ffn,
-                            model.seq_len, padded_vocab, micro_batch,   model.dtype,
-                            hidden_dropout, attention_dropout};
+    return TransformerShape{model.layers,    model.hidden,       model.heads,
+                            model.ffn,       model.seq_len,      padded_vocab,
+                            micro_batch,     model.dtype,        hidden_dropout,
+                            attention_dropout, model.kv_heads,   model.head_size,
+                            LayerSpec::of(model)};
   }
 };
 

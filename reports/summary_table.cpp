@@ -58,10 +58,13 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   line(fmt::format("{} on {} — {} GPUs: {}{}", s.scenario, hardware.name, s.gpus,
                    plan_description(scenario.parallel),
                    inference ? " — inference (forward passes only)" : ""));
+  // A model other than Megatron's GPT says what differs (GQA, SwiGLU, RMSNorm, ...).
+  const std::string features = m.non_gpt_features();
   line(
-      fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {} — {:.2f} B "
-                  "parameters",
+      fmt::format("model: {} layers, hidden {}, {} heads, ffn {}, seq {}, vocab {}, {}{} — {:.2f} "
+                  "B parameters",
                   m.layers, m.hidden, m.heads, m.ffn, m.seq_len, m.vocab, to_string(m.dtype),
+                  features.empty() ? "" : "; " + features,
                   static_cast<double>(m.parameters()) / 1e9));
   const std::int64_t micro_batches =
       scenario.training.micro_batches_per_replica(scenario.parallel.data.size);

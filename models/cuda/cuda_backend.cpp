@@ -94,6 +94,14 @@ k::Array arr_at(const Tensor& t, std::int64_t offset) {
 k::ConstArray carr_at(const Tensor& t, std::int64_t offset) {
   return {bytes_of(t) + offset * t.element_bytes(), t.dtype()};
 }
+// The Llama layer's kernels are not written for this backend yet: its layers run on meta and
+// cpu (issue 19), and a cuda run of such a model stops here with the op's name.
+[[noreturn]] void not_on_cuda(std::string_view op) {
+  throw std::invalid_argument(fmt::format(
+      "cuda backend: {} is not implemented (RMSNorm, SwiGLU, RoPE and grouped-query attention "
+      "run on the meta and cpu backends only)",
+      op));
+}
 k::ConstArray optional_carr(const Tensor* t) {
   return t != nullptr && t->defined() ? carr(*t) : k::ConstArray{nullptr, DType::fp32};
 }
@@ -683,6 +691,7 @@ void CudaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, b
 Tensor CudaBackend::attention_scores(const Tensor& qkv, const AttentionShape& s,
                                      std::string_view name) {
   Impl& im = *impl_;
+  if (s.kv_heads != s.heads) not_on_cuda("grouped-query attention");
   const Impl::Heads h{s};
   Tensor scores = im.make({s.micro_batch * s.heads, s.seq_len, s.seq_len}, qkv.dtype());
   auto scope = im.compute(name, OpClass::gemm);
@@ -838,6 +847,33 @@ Tensor CudaBackend::bias_gelu_backward(const Tensor& dy, const Tensor& x, const 
   k::bias_gelu_backward(carr(dy), carr(x), carr(bias), arr(dx), rows(x), cols(x), im.cs());
   k::column_sums_accumulate(carr(dx), arr(dbias), rows(x), cols(x), im.cs());
   return dx;
+}
+
+Tensor CudaBackend::bias_add_residual(const Tensor& x, const Tensor& bias,
+                                      const Tensor& residual, std::string_view name) {
+  Impl& im = *impl_;
+  Tensor y = im.make(x.shape(), x.dtype());
+  auto scope = im.compute(name);
+  k::dropout(carr(x), optional_carr(&bias), carr(residual), arr(y), nullptr, 0.0,
+             im.options.seed, im.dropout_counter, rows(x), cols(x), im.cs());
+  return y;
+}
+
+LayerNormResult CudaBackend::rms_norm(const Tensor&, const Tensor&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::rms_norm_backward(const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                                      Tensor&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::swiglu(const Tensor&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::swiglu_backward(const Tensor&, const Tensor&, std::string_view name) {
+  not_on_cuda(name);
+}
+void CudaBackend::rope(Tensor&, const AttentionShape&, double, bool, std::string_view name) {
+  not_on_cuda(name);
 }
 
 DropoutResult CudaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,

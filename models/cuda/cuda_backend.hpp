@@ -119,6 +119,15 @@ class CudaBackend final : public Backend {
   Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
   Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
                             std::string_view name) override;
+  Tensor bias_add_residual(const Tensor& x, const Tensor& bias, const Tensor& residual,
+                           std::string_view name) override;
+  LayerNormResult rms_norm(const Tensor& x, const Tensor& gamma, std::string_view name) override;
+  Tensor rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
+                           const Tensor& stats, Tensor& dgamma, std::string_view name) override;
+  Tensor swiglu(const Tensor& x, std::string_view name) override;
+  Tensor swiglu_backward(const Tensor& dy, const Tensor& x, std::string_view name) override;
+  void rope(Tensor& qkv, const AttentionShape& shape, double theta, bool backward,
+            std::string_view name) override;
   DropoutResult bias_dropout_add(const Tensor& x, const Tensor& bias, const Tensor& residual,
                                  double p, std::string_view name) override;
   Tensor dropout_backward(const Tensor& dy, const Tensor& mask, double p, Tensor* dbias,

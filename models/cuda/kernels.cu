@@ -170,7 +170,7 @@ __global__ void dropout_kernel(ConstArray x, ConstArray bias, ConstArray residua
     if (bias.data != nullptr) v += ld(bias.data, bias.dtype, i % cols);
     v *= keep ? inv : 0.0f;
     if (residual.data != nullptr) v += ld(residual.data, residual.dtype, i);
-    mask[i] = keep ? 1 : 0;
+    if (mask != nullptr) mask[i] = keep ? 1 : 0;
     st(y.data, y.dtype, i, v);
   }
 }

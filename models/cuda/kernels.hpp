@@ -42,7 +42,8 @@ void bias_gelu(ConstArray x, ConstArray bias, Array y, Index rows, Index cols, c
 void bias_gelu_backward(ConstArray dy, ConstArray x, ConstArray bias, Array dx, Index rows,
                         Index cols, cudaStream_t stream);
 /// y = residual + mask · (x + bias) / (1 − p); mask bytes from a counter-based hash of
-/// (seed, first + i), so a call is reproducible. bias and residual may be null.
+/// (seed, first + i), so a call is reproducible. bias and residual may be null; mask may be
+/// null with p = 0 (no dropout: y = residual + x + bias).
 void dropout(ConstArray x, ConstArray bias, ConstArray residual, Array y, std::uint8_t* mask,
              double p, std::uint64_t seed, std::uint64_t first, Index rows, Index cols,
              cudaStream_t stream);

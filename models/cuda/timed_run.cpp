@@ -104,10 +104,10 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   const std::int64_t rank = 0;
   const std::int64_t t = layout.tp_size();
   const std::int64_t gradient_size = layout.gradient_group_size();
-  const ExecutorOptions executor;  // Megatron's dropout defaults, as build_program records
+  // The model's dropouts, as build_program records them.
   const TransformerShape shape =
-      TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()), training.micro_batch,
-                   executor.hidden_dropout, executor.attention_dropout);
+      TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
+                           training.micro_batch, model.hidden_dropout, model.attention_dropout);
   TransformerOptions model_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(model_options, plan.data.zero);
   model_options.forward_only = training.inference();

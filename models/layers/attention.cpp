@@ -10,22 +10,32 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
   const TransformerShape& s = c.shape();
   const TensorParallelPosition& tp = c.tp();
   const std::int64_t h = s.hidden;
+  const std::int64_t d = s.head_dim();
   // 1D splits the heads t ways, 2D and 3D q ways (heads block j).
   const bool square = tp.cell || tp.cube;
   const std::int64_t head_split = square ? tp.side() : tp.size;
   AttentionBlock block;
-  block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, s.hidden / s.heads};
+  block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, d,
+                  s.key_value_heads() / head_split};
+  if (s.layer.position == PositionKind::rope) block.rope_theta_ = s.layer.rope_theta;
+  // Group-major QKV columns (AttentionShape): a 1D column block is kv_heads / t whole groups.
+  const std::int64_t qkv = (s.heads + 2 * s.key_value_heads()) * d;
+  const std::int64_t inner = s.heads * d;
   // 3D: QKV reads layer-oriented activations, the projection QKV's swapped output
   // (cube_ops.hpp); the QKV bias applies to swapped activations, the projection's to
   // layer-oriented ones.
-  block.qkv_weight_ = c.add_parameter(prefix + ".qkv.weight", {1, h, 3 * h}, Split::columns,
+  block.qkv_weight_ = c.add_parameter(prefix + ".qkv.weight", {1, h, qkv}, Split::columns,
                                       Split::cube_blocks, layer);
-  block.qkv_bias_ = c.add_parameter(prefix + ".qkv.bias", {1, 1, 3 * h}, Split::columns,
-                                    Split::cube_columns_swapped, layer);
-  block.proj_weight_ = c.add_parameter(prefix + ".proj.weight", {1, h, h}, Split::rows,
+  if (s.layer.bias) {
+    block.qkv_bias_ = c.add_parameter(prefix + ".qkv.bias", {1, 1, qkv}, Split::columns,
+                                      Split::cube_columns_swapped, layer);
+  }
+  block.proj_weight_ = c.add_parameter(prefix + ".proj.weight", {1, inner, h}, Split::rows,
                                        Split::cube_blocks_swapped, layer);
-  block.proj_bias_ = c.add_parameter(prefix + ".proj.bias", {1, 1, h}, Split::replicated,
-                                     Split::cube_columns, layer, sequence_parallel);
+  if (s.layer.bias) {
+    block.proj_bias_ = c.add_parameter(prefix + ".proj.bias", {1, 1, h}, Split::replicated,
+                                       Split::cube_columns, layer, sequence_parallel);
+  }
   return block;
 }
 
@@ -35,8 +45,8 @@ Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
   s.probs = b.softmax(scores, "attn.softmax");
   scores.reset();
   c.mark(s.probs, keep);
-  if (c.options().forward_only) {
-    s.probs_dropped = s.probs;  // eval mode: no attention dropout
+  if (c.options().forward_only || c.shape().attention_dropout == 0.0) {
+    s.probs_dropped = s.probs;  // eval mode, or trained without attention dropout
   } else {
     DropoutResult dropped = b.dropout(s.probs, c.shape().attention_dropout, "attn.dropout");
     s.probs_dropped = std::move(dropped.y);
@@ -56,10 +66,11 @@ Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
 Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s, bool keep) {
   s.qkv = c.linear(in.y, qkv_weight_, LinearKind::column, "attn.qkv");
   c.consumed({&in.y, &in.stats, &in.gamma});
-  {
-    const Tensor bias = c.vector_value(qkv_bias_, "attn.qkv.bias.all_gather");
+  if (qkv_bias_) {
+    const Tensor bias = c.vector_value(*qkv_bias_, "attn.qkv.bias.all_gather");
     c.backend().add_bias(s.qkv, bias, "attn.qkv.bias");
   }
+  if (rope_theta_) c.backend().rope(s.qkv, shape_, *rope_theta_, false, "attn.rope");
   c.mark(s.qkv, keep);
   // Selective recomputation drops the attention core's tensors (§2.6).
   s.context = core(c, s, keep && c.options().recompute != Recompute::selective);
@@ -90,8 +101,11 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
                                                "attn.context.backward");
   dcontext.reset();
   s.probs_dropped.reset();
-  Tensor dprobs_pre = b.dropout_backward(dprobs, s.dropout_mask, c.shape().attention_dropout,
-                                         nullptr, "attn.softmax_dropout.backward");
+  Tensor dprobs_pre = s.dropout_mask.defined()
+                           ? b.dropout_backward(dprobs, s.dropout_mask,
+                                                c.shape().attention_dropout, nullptr,
+                                                "attn.softmax_dropout.backward")
+                           : dprobs;
   dprobs.reset();
   s.dropout_mask.reset();
   Tensor dscores = b.softmax_backward(dprobs_pre, s.probs, "attn.softmax.backward");
@@ -100,12 +114,13 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
   b.attention_scores_backward(dscores, s.qkv, dqkv, shape_, "attn.scores.backward");
   dscores.reset();
   s.qkv.reset();
+  if (rope_theta_) b.rope(dqkv, shape_, *rope_theta_, true, "attn.rope.backward");
   Tensor din = c.linear_backward(dqkv, in.y, qkv_weight_, LinearKind::column, "attn.qkv");
   c.ready(qkv_weight_);
-  {
-    Tensor dbias = c.vector_grad(qkv_bias_, "attn.qkv.bias.grad");
+  if (qkv_bias_) {
+    Tensor dbias = c.vector_grad(*qkv_bias_, "attn.qkv.bias.grad");
     b.bias_grad(dqkv, dbias, "attn.qkv.bias.backward");
-    c.vector_grad_done(qkv_bias_, dbias, "attn.qkv.bias");
+    c.vector_grad_done(*qkv_bias_, dbias, "attn.qkv.bias");
   }
   dqkv.reset();
   in.y.reset();

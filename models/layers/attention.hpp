@@ -4,9 +4,13 @@
 // output projection (row-parallel; its bias is applied by the layer's bias-dropout-add). With
 // 2D every linear is a SUMMA product and the core holds heads block j of batch block i; with
 // 3D the core holds the heads of the cube's weight block (parallelism-reference §1.3, §3, §5).
+// The Llama family's variant (1D): grouped-query heads (each rank holds kv_heads / t whole
+// groups), a free head dimension, rotary embeddings on queries and keys after the QKV linear,
+// no biases, no attention dropout (modern-models-reference §1.1).
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "models/layers/layer_context.hpp"
@@ -39,18 +43,19 @@ class AttentionBlock {
   Tensor backward(LayerContext& c, Tensor dproj, NormSaved& in, AttentionSaved& saved,
                   std::int32_t layer);
 
-  /// The projection's bias, added by the layer's bias-dropout-add.
-  std::size_t output_bias() const { return proj_bias_; }
+  /// The projection's bias, added by the layer's bias-dropout-add (none without biases).
+  std::optional<std::size_t> output_bias() const { return proj_bias_; }
 
  private:
   /// QKᵀ, softmax, dropout, P·V from saved.qkv; fills probs and masks when `keep`.
   Tensor core(LayerContext& c, AttentionSaved& saved, bool keep);
 
   std::size_t qkv_weight_ = 0;
-  std::size_t qkv_bias_ = 0;
+  std::optional<std::size_t> qkv_bias_;
   std::size_t proj_weight_ = 0;
-  std::size_t proj_bias_ = 0;
+  std::optional<std::size_t> proj_bias_;
   AttentionShape shape_;
+  std::optional<double> rope_theta_;  ///< rotary embeddings' base, with RoPE
 };
 
 }  // namespace trainsim

@@ -3,9 +3,11 @@
 // lookup on this rank's rows, reduced over TP: all-reduce, or with SP a reduce-scatter to the
 // sequence shard, §1.4), the learned position embedding and the embedding dropout. 2D: the
 // lookup of vocabulary block i x hidden block j reduce-scattered over the column; 3D: of
-// chunk j·q + i x hidden block k over the input×weight group.
+// chunk j·q + i x hidden block k over the input×weight group. With rotary positions (RoPE,
+// inside attention) there is no table; trained without dropout, no dropout kernel.
 
 #include <cstddef>
+#include <optional>
 
 #include "models/layers/layer_context.hpp"
 
@@ -14,13 +16,14 @@ namespace trainsim {
 class Embedding {
  public:
   Embedding() = default;
-  /// Registers embedding.word (on a stage with the embedding or the head: the output layer's
-  /// tied weight; its gradient bucket is chunk 0's on the first stage, `head_chunk`'s on a
-  /// stage with only the head) and embedding.position (with the embedding).
+  /// Registers embedding.word (on a stage with the embedding, or with the head when the output
+  /// layer's weight is tied to it; its gradient bucket is chunk 0's on the first stage,
+  /// `head_chunk`'s on a stage with only the head) and embedding.position (with the embedding
+  /// and learned positions).
   static Embedding add(LayerContext& c, bool embedding, bool head, std::int32_t head_chunk);
 
-  /// Index of the word embedding in the context's parameters.
-  std::size_t word() const { return word_; }
+  /// Index of the word embedding in the context's parameters (none on a stage without it).
+  std::optional<std::size_t> word() const { return word_; }
 
   /// The first layer's input from the micro batch's tokens (freed here in inference, where
   /// only the labels are read again); `dropout_mask` receives the dropout's mask when `keep`.
@@ -33,8 +36,8 @@ class Embedding {
   /// Word embedding of the tokens, reduced to this rank's activation block.
   Tensor lookup(LayerContext& c, const Tensor& tokens);
 
-  std::size_t word_ = 0;
-  std::size_t position_ = 0;
+  std::optional<std::size_t> word_;
+  std::optional<std::size_t> position_;
 };
 
 }  // namespace trainsim

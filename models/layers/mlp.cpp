@@ -1,53 +1,83 @@
 #include "models/layers/mlp.hpp"
 
+#include <stdexcept>
+
 namespace trainsim {
 
 MlpBlock MlpBlock::add(LayerContext& c, const std::string& prefix, std::int32_t layer,
                        bool sequence_parallel) {
-  const std::int64_t h = c.shape().hidden;
-  const std::int64_t f = c.shape().ffn;
-  // 3D: FC1 reads layer-oriented activations, FC2 FC1's swapped output (cube_ops.hpp).
+  const TransformerShape& s = c.shape();
+  const std::int64_t h = s.hidden;
+  const std::int64_t f = s.ffn;
   MlpBlock block;
-  block.fc1_weight_ = c.add_parameter(prefix + ".fc1.weight", {1, h, f}, Split::columns,
+  block.activation_ = s.layer.activation;
+  const bool gated = block.activation_ == Activation::swiglu;
+  if (!gated && !s.layer.bias) {
+    throw std::invalid_argument("mlp: the fused bias-GeLU needs biases (model.bias true)");
+  }
+  const std::int64_t fc1 = gated ? 2 * f : f;
+  const Split fc1_split = gated ? Split::gated_columns : Split::columns;
+  // 3D: FC1 reads layer-oriented activations, FC2 FC1's swapped output (cube_ops.hpp).
+  block.fc1_weight_ = c.add_parameter(prefix + ".fc1.weight", {1, h, fc1}, fc1_split,
                                       Split::cube_blocks, layer);
-  block.fc1_bias_ = c.add_parameter(prefix + ".fc1.bias", {1, 1, f}, Split::columns,
-                                    Split::cube_columns_swapped, layer);
+  if (s.layer.bias) {
+    block.fc1_bias_ = c.add_parameter(prefix + ".fc1.bias", {1, 1, fc1}, fc1_split,
+                                      Split::cube_columns_swapped, layer);
+  }
   block.fc2_weight_ = c.add_parameter(prefix + ".fc2.weight", {1, f, h}, Split::rows,
                                       Split::cube_blocks_swapped, layer);
-  block.fc2_bias_ = c.add_parameter(prefix + ".fc2.bias", {1, 1, h}, Split::replicated,
-                                    Split::cube_columns, layer, sequence_parallel);
+  if (s.layer.bias) {
+    block.fc2_bias_ = c.add_parameter(prefix + ".fc2.bias", {1, 1, h}, Split::replicated,
+                                      Split::cube_columns, layer, sequence_parallel);
+  }
   return block;
 }
 
 Tensor MlpBlock::forward(LayerContext& c, NormSaved& in, MlpSaved& s, bool keep) {
+  Backend& b = c.backend();
   s.fc1 = c.linear(in.y, fc1_weight_, LinearKind::column, "mlp.fc1");
   c.mark(s.fc1, keep);
   c.consumed({&in.y, &in.stats, &in.gamma});
-  {
-    const Tensor bias = c.vector_value(fc1_bias_, "mlp.fc1.bias.all_gather");
+  if (activation_ == Activation::gelu) {
+    const Tensor bias = c.vector_value(*fc1_bias_, "mlp.fc1.bias.all_gather");
     s.fc1_bias = c.saved_vector(bias, keep);
-    s.gelu = c.backend().bias_gelu(s.fc1, bias, "mlp.gelu");
+    s.activated = b.bias_gelu(s.fc1, bias, "mlp.gelu");
+  } else {
+    if (fc1_bias_) {
+      const Tensor bias = c.vector_value(*fc1_bias_, "mlp.fc1.bias.all_gather");
+      b.add_bias(s.fc1, bias, "mlp.fc1.bias");
+    }
+    s.activated = b.swiglu(s.fc1, "mlp.swiglu");
   }
-  c.mark(s.gelu, keep);
+  c.mark(s.activated, keep);
   c.consumed({&s.fc1, &s.fc1_bias});
-  Tensor fc2 = c.linear(s.gelu, fc2_weight_, LinearKind::row, "mlp.fc2");
-  c.consumed({&s.gelu});
+  Tensor fc2 = c.linear(s.activated, fc2_weight_, LinearKind::row, "mlp.fc2");
+  c.consumed({&s.activated});
   return fc2;
 }
 
 Tensor MlpBlock::backward(LayerContext& c, Tensor dfc2, NormSaved& in, MlpSaved& s) {
-  Tensor dgelu = c.linear_backward(dfc2, s.gelu, fc2_weight_, LinearKind::row, "mlp.fc2");
+  Backend& b = c.backend();
+  Tensor dactivated =
+      c.linear_backward(dfc2, s.activated, fc2_weight_, LinearKind::row, "mlp.fc2");
   c.ready(fc2_weight_);
   dfc2.reset();
-  s.gelu.reset();
+  s.activated.reset();
   Tensor dfc1;
-  {
-    Tensor dbias = c.vector_grad(fc1_bias_, "mlp.fc1.bias.grad");
-    dfc1 = c.backend().bias_gelu_backward(dgelu, s.fc1, c.backward_vector(s.fc1_bias, fc1_bias_),
-                                          dbias, "mlp.gelu.backward");
-    c.vector_grad_done(fc1_bias_, dbias, "mlp.fc1.bias");
+  if (activation_ == Activation::gelu) {
+    Tensor dbias = c.vector_grad(*fc1_bias_, "mlp.fc1.bias.grad");
+    dfc1 = b.bias_gelu_backward(dactivated, s.fc1, c.backward_vector(s.fc1_bias, *fc1_bias_),
+                                dbias, "mlp.gelu.backward");
+    c.vector_grad_done(*fc1_bias_, dbias, "mlp.fc1.bias");
+  } else {
+    dfc1 = b.swiglu_backward(dactivated, s.fc1, "mlp.swiglu.backward");
+    if (fc1_bias_) {
+      Tensor dbias = c.vector_grad(*fc1_bias_, "mlp.fc1.bias.grad");
+      b.bias_grad(dfc1, dbias, "mlp.fc1.bias.backward");
+      c.vector_grad_done(*fc1_bias_, dbias, "mlp.fc1.bias");
+    }
   }
-  dgelu.reset();
+  dactivated.reset();
   s.fc1.reset();
   s.fc1_bias.reset();
   Tensor din = c.linear_backward(dfc1, in.y, fc1_weight_, LinearKind::column, "mlp.fc1");

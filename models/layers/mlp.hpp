@@ -2,9 +2,12 @@
 // The MLP as Megatron's ParallelMLP runs it: FC1 (column-parallel, h → f, with bias), the
 // fused bias-GeLU, FC2 (row-parallel, f → h; its bias is applied by the layer's
 // bias-dropout-add). With 2D and 3D both linears are the grid's or the cube's products.
+// SwiGLU (1D): FC1 is the fused gate and up, h → 2f (each rank [gate block | up block],
+// Split::gated_columns), silu(gate)·up, then FC2 f → h; with or without biases.
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "models/layers/layer_context.hpp"
@@ -14,8 +17,9 @@ namespace trainsim {
 
 /// What the MLP keeps for its backward pass; its input is the norm's output (NormSaved::y).
 struct MlpSaved {
-  Tensor fc1, gelu;
-  Tensor fc1_bias;  ///< the gathered bias block (2D); undefined with 1D and 3D
+  Tensor fc1;        ///< FC1's output (with its bias)
+  Tensor activated;  ///< GeLU or SwiGLU of it: FC2's input
+  Tensor fc1_bias;   ///< the gathered bias block (2D); undefined with 1D and 3D
 };
 
 class MlpBlock {
@@ -33,14 +37,15 @@ class MlpBlock {
   /// `in.y` as it goes.
   Tensor backward(LayerContext& c, Tensor dfc2, NormSaved& in, MlpSaved& saved);
 
-  /// FC2's bias, added by the layer's bias-dropout-add.
-  std::size_t output_bias() const { return fc2_bias_; }
+  /// FC2's bias, added by the layer's bias-dropout-add (none without biases).
+  std::optional<std::size_t> output_bias() const { return fc2_bias_; }
 
  private:
+  Activation activation_ = Activation::gelu;
   std::size_t fc1_weight_ = 0;
-  std::size_t fc1_bias_ = 0;
+  std::optional<std::size_t> fc1_bias_;
   std::size_t fc2_weight_ = 0;
-  std::size_t fc2_bias_ = 0;
+  std::optional<std::size_t> fc2_bias_;
 };
 
 }  // namespace trainsim

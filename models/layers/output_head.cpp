@@ -2,11 +2,17 @@
 
 namespace trainsim {
 
-OutputHead OutputHead::add(LayerContext& c, std::size_t word_embedding, std::int32_t chunk) {
+OutputHead OutputHead::add(LayerContext& c, std::optional<std::size_t> word_embedding,
+                           std::int32_t chunk) {
   OutputHead head;
-  head.word_embedding_ = word_embedding;
   const std::size_t first = c.parameters().size();
   head.norm_ = NormBlock::add(c, "final.ln", program::Tag::kNoLayer, c.sequence_parallel());
+  head.owns_weight_ = !word_embedding;
+  head.weight_ = word_embedding ? *word_embedding
+                                : c.add_parameter("output.weight",
+                                                  {1, c.shape().vocab, c.shape().hidden},
+                                                  Split::rows, Split::cube_blocks_swapped,
+                                                  program::Tag::kNoLayer);
   for (std::size_t i = first; i < c.parameters().size(); ++i)
     c.parameters()[i].chunk = chunk;
   return head;
@@ -22,7 +28,7 @@ Tensor OutputHead::forward(LayerContext& c, Tensor x, const Tensor& labels, doub
   NormSaved final_norm = norm_.forward(c, x, keep, "final.ln");
   // Output layer: f (identity forward; with SP an all-gather), column-parallel over the
   // vocabulary, tied weight.
-  Tensor logits = c.linear(final_norm.y, word_embedding_, LinearKind::output, "output.logits");
+  Tensor logits = c.linear(final_norm.y, weight_, LinearKind::output, "output.logits");
   if (!keep) {
     // Inference: the final norm's input and output are consumed.
     x.reset();
@@ -54,18 +60,17 @@ Tensor OutputHead::forward(LayerContext& c, Tensor x, const Tensor& labels, doub
 }
 
 Tensor OutputHead::backward(LayerContext& c, HeadSaved& s, const Tensor& labels, double loss_scale,
-                            bool tied_copy) {
+                            bool final_here) {
   Backend& b = c.backend();
   b.cross_entropy_backward(s.softmax, labels, c.vocab_begin(), loss_scale, "loss.backward");
   Tensor dlogits = b.cast(s.softmax, c.shape().dtype, "loss.backward.cast");
   s.softmax.reset();
   // Output layer (y = x·Wᵀ): dgrad, then f's backward overlapping the wgrad.
   Tensor dfinal =
-      c.linear_backward(dlogits, s.norm.y, word_embedding_, LinearKind::output, "output");
+      c.linear_backward(dlogits, s.norm.y, weight_, LinearKind::output, "output");
   dlogits.reset();
   s.norm.y.reset();
-  // A copy of the word embedding with no other use: its gradient is final.
-  if (tied_copy) c.ready(word_embedding_);
+  if (final_here) c.ready(weight_);
   return norm_.backward(c, std::move(dfinal), s.x, s.norm, "final.ln");
 }
 

@@ -1,5 +1,6 @@
 #include "models/layers/transformer_layer.hpp"
 
+#include <optional>
 #include <string>
 
 namespace trainsim {
@@ -11,27 +12,42 @@ std::string layer_name(std::int32_t layer, const char* what) {
 }
 
 // residual + dropout(out + bias) (Megatron's fused bias-dropout-add), `out` freed after it.
-// `block` names the kernel (BLOCK.bias_dropout_add), `bias_name` the bias's gather.
-DropoutResult bias_dropout_add(LayerContext& c, Tensor& out, std::size_t bias,
+// `block` names the kernel (BLOCK.bias_dropout_add), `bias_name` the bias's gather. A model
+// trained without dropout (p = 0 in training) adds without a mask; eval mode keeps the
+// inference variant's kernel.
+DropoutResult bias_dropout_add(LayerContext& c, Tensor& out, std::optional<std::size_t> bias,
                                const Tensor& residual, double p, const std::string& block,
                                const std::string& bias_name) {
   DropoutResult result = [&] {
-    const Tensor value = c.vector_value(bias, bias_name + ".all_gather");
+    const Tensor value =
+        bias ? c.vector_value(*bias, bias_name + ".all_gather") : Tensor{};
+    if (p == 0.0 && !c.options().forward_only) {
+      return DropoutResult{
+          c.backend().bias_add_residual(out, value, residual, block + ".bias_dropout_add"), {}};
+    }
     return c.backend().bias_dropout_add(out, value, residual, p, block + ".bias_dropout_add");
   }();
   out.reset();
   return result;
 }
 
-// Its backward: the gradient of `out` (mask·dy/(1-p)), the bias gradient accumulated and
-// reported ready.
+// Its backward: the gradient of `out` (mask·dy/(1-p), or dy itself without a mask), the bias
+// gradient accumulated and reported ready.
 Tensor bias_dropout_add_backward(LayerContext& c, const Tensor& dy, const Tensor& mask,
-                                 std::size_t bias, const std::string& block,
+                                 std::optional<std::size_t> bias, const std::string& block,
                                  const std::string& bias_name) {
-  Tensor dbias = c.vector_grad(bias, bias_name + ".grad");
-  Tensor dout = c.backend().dropout_backward(dy, mask, c.shape().hidden_dropout, &dbias,
-                                             block + ".dropout.backward");
-  c.vector_grad_done(bias, dbias, bias_name);
+  if (!mask.defined()) {
+    if (bias) {
+      Tensor dbias = c.vector_grad(*bias, bias_name + ".grad");
+      c.backend().bias_grad(dy, dbias, bias_name + ".backward");
+      c.vector_grad_done(*bias, dbias, bias_name);
+    }
+    return dy;
+  }
+  Tensor dbias = bias ? c.vector_grad(*bias, bias_name + ".grad") : Tensor{};
+  Tensor dout = c.backend().dropout_backward(dy, mask, c.shape().hidden_dropout,
+                                             bias ? &dbias : nullptr, block + ".dropout.backward");
+  if (bias) c.vector_grad_done(*bias, dbias, bias_name);
   return dout;
 }
 

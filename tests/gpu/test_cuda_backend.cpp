@@ -123,7 +123,7 @@ TEST_CASE("GEMMs: every transpose, accumulation into fp32, attention") {
         b.expect_close(acc, t, "matmul_accumulate");
       }
     }
-    const AttentionShape s{8, 2, 3, 4};  // s, b, heads, d
+    const AttentionShape s{8, 2, 3, 4, 3};  // s, b, heads, d, kv heads
     const Pair qkv = b.random({1, 16, 36}, t);
     const Tensor sg = b.gpu().attention_scores(qkv.gpu, s, "scores");
     const Tensor sc = b.cpu().attention_scores(qkv.cpu, s, "scores");

@@ -104,3 +104,60 @@ TEST_CASE("plan enums round-trip through their text forms") {
   CHECK(to_string(PipelineSchedule::one_f_one_b) == "1f1b");
   CHECK_FALSE(recompute_from_string("partial").has_value());
 }
+
+namespace {
+// Llama 3 as released (modern-models-reference §2): GQA with 8 key/value heads, SwiGLU,
+// RMSNorm, RoPE, no biases, untied output layer, vocabulary 128256.
+ModelSpec llama3(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t ffn,
+                 std::int64_t seq_len) {
+  ModelSpec m = gpt(layers, hidden, heads);
+  m.ffn = ffn;
+  m.seq_len = seq_len;
+  m.vocab = 128256;
+  m.kv_heads = 8;
+  m.activation = Activation::swiglu;
+  m.norm = NormKind::rmsnorm;
+  m.position = PositionKind::rope;
+  m.tied_embeddings = false;
+  m.bias = false;
+  m.attention_flops = AttentionFlops::causal;
+  return m;
+}
+}  // namespace
+
+TEST_CASE("Llama 3 parameter counts equal the released models' exactly") {
+  // Meta's model cards: 8,030,261,248 / 70,553,706,496 / 405,853,388,800 parameters.
+  CHECK(llama3(32, 4096, 32, 14336, 8192).parameters() == 8'030'261'248);
+  CHECK(llama3(80, 8192, 64, 28672, 8192).parameters() == 70'553'706'496);
+  CHECK(llama3(126, 16384, 128, 53248, 8192).parameters() == 405'853'388'800);
+  CHECK_FALSE(llama3(32, 4096, 32, 14336, 8192).gpt_layer());
+  CHECK(llama3(32, 4096, 32, 14336, 8192).non_gpt_features() ==
+        "kv_heads 8, activation swiglu, norm rmsnorm, position rope, tied_embeddings false, "
+        "bias false");
+  CHECK(gpt(48, 6144, 64).gpt_layer());
+}
+
+TEST_CASE("Llama 3 training FLOPs per token match the exact counts (causal attention halved)") {
+  // modern-models-reference §1.4: 3·F_fwd per token, GFLOP.
+  const auto per_token = [](const ModelSpec& m) {
+    return m.model_flops(1).count() / static_cast<double>(m.seq_len) / 1e9;
+  };
+  CHECK(per_token(llama3(32, 4096, 32, 14336, 4096)) == doctest::Approx(48.3).epsilon(0.002));
+  CHECK(per_token(llama3(32, 4096, 32, 14336, 8192)) == doctest::Approx(51.5).epsilon(0.002));
+  CHECK(per_token(llama3(80, 8192, 64, 28672, 8192)) == doctest::Approx(449.2).epsilon(0.002));
+  CHECK(per_token(llama3(126, 16384, 128, 53248, 8192)) == doctest::Approx(2524.0).epsilon(0.002));
+}
+
+TEST_CASE("a free head dimension sets the attention's widths (Qwen3-32B: 64 x 128 ≠ 5120)") {
+  ModelSpec m = gpt(1, 5120, 64);
+  m.head_size = 128;
+  m.kv_heads = 8;
+  CHECK(m.attention_width() == 8192);
+  CHECK(m.qkv_width() == (64 + 16) * 128);
+  m.bias = false;
+  m.activation = Activation::swiglu;
+  m.ffn = 25600;
+  m.norm = NormKind::rmsnorm;
+  // QKV, projection, gate+up, down, two RMSNorm gains.
+  CHECK(m.parameters_per_layer() == 5120 * 10240 + 8192 * 5120 + 3 * 5120 * 25600 + 2 * 5120);
+}
