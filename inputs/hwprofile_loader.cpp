@@ -142,10 +142,18 @@ std::map<program::KernelClass, double> read_kernel_efficiency(const YamlValue& v
     value.fail("expected at least one {kernel class: fraction of HBM peak} entry");
   }
   std::vector<std::string_view> names;
-  for (int c = 0; c < program::kKernelClassCount; ++c)
+  // The compute-bound attention classes have their own section (gpu.attention).
+  for (int c = 0; c < program::kMemoryKernelClassCount; ++c)
     names.push_back(program::to_string(static_cast<program::KernelClass>(c)));
   std::map<program::KernelClass, double> out;
   for (const YamlMap::Entry& entry : map.entries()) {
+    const auto named = program::kernel_class_from_string(entry.key.text());
+    if (named && !program::memory_bound(*named)) {
+      entry.key.fail(fmt::format(
+          "\"{}\" is a compute-bound class: give the fused attention kernels' share of the "
+          "bf16 peak in gpu.attention {{efficiency, backward_efficiency}}",
+          entry.key.text()));
+    }
     const auto kernel_class = static_cast<program::KernelClass>(entry.key.as_choice(names));
     if (!out.emplace(kernel_class, rec.numeric(entry.value).as_fraction()).second)
       entry.key.fail(fmt::format("duplicate kernel class \"{}\"", entry.key.text()));
@@ -211,8 +219,9 @@ void read_gemm_heuristic(const YamlMap& gemm, const YamlValue& tile_value, hw::G
 }
 
 hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap gpu = value.as_map({"model", "peak", "sm_count", "memory", "memory_bandwidth",
-                                    "memory_efficiency", "kernels", "kernel_launch", "gemm"});
+  const YamlMap gpu =
+      value.as_map({"model", "peak", "sm_count", "memory", "memory_bandwidth",
+                    "memory_efficiency", "kernels", "attention", "kernel_launch", "gemm"});
   hw::GpuSpec spec;
   spec.model = rec.descriptive(gpu.required("model")).as_string();
   const YamlMap peak = gpu.required("peak").as_open_map();
@@ -232,6 +241,12 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   spec.memory_efficiency = rec.numeric(gpu.required("memory_efficiency")).as_fraction();
   if (auto kernels = gpu.find("kernels"))
     spec.kernel_efficiency = read_kernel_efficiency(*kernels, rec);
+  if (auto attention = gpu.find("attention")) {
+    const YamlMap map = attention->as_map({"efficiency", "backward_efficiency"});
+    spec.attention = hw::AttentionSpec{
+        rec.numeric(map.required("efficiency")).as_fraction(),
+        rec.numeric(map.required("backward_efficiency")).as_fraction()};
+  }
   spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 
   const YamlMap gemm = gpu.required("gemm").as_map(

@@ -76,7 +76,10 @@ std::vector<Parameter> build_table() {
       choice("model.dtype", "bf16", {"fp32", "bf16", "fp16", "fp64"},
              "activation and weight dtype on the device"),
       choice("model.attention_flops", "dense", {"dense", "causal"},
-             "count attention-core FLOPs densely (papers) or halved for the causal mask"),
+             "MFU's model FLOPs: count the attention core densely (the papers, torchtitan) or "
+             "halved for the causal mask (Megatron-Core's num_floating_point_operations); HFU "
+             "counts what runs (a flash kernel skips the masked tiles and recomputes the scores "
+             "in its backward)"),
       integer("model.make_vocab_divisible_by", value, "128", 1, kMaxCount,
               "pad the vocabulary to a multiple of this x tensor.size (Megatron)"),
       choice("model.activation", "gelu", {"gelu", "swiglu"},
@@ -87,6 +90,10 @@ std::vector<Parameter> build_table() {
       choice("model.position", "learned", {"learned", "rope"},
              "positions: a learned table added to the embedding, or rotary embeddings on "
              "queries and keys"),
+      choice("model.attention", "standard", {"standard", "flash"},
+             "attention core: standard (Megatron's unfused QK^T, softmax, P.V; s^2 scores in "
+             "memory) or flash (a fused FlashAttention-style kernel: no s^2 tensor, scores "
+             "recomputed in the backward, timed at the profile's gpu.attention; bf16 or fp16)"),
       number("model.rope_theta", "10000", 1, "RoPE base (a bare number; Llama 3: 500000)"),
       boolean("model.tied_embeddings", "true",
               "the output layer's weight is the word embedding (GPT); false: a weight of its "
@@ -137,6 +144,15 @@ std::vector<Parameter> build_table() {
       integer("parallel.pipeline.chunks", value, "1", 1, kMaxLayers,
               "model chunks per stage v (> 1 only with interleaved, breadth-first, layered; "
               "layered: layers / pipeline.size, one layer per chunk)"),
+      integer("parallel.pipeline.first_stage_layers", derived, "layers split evenly", 1,
+              kMaxLayers,
+              "layers of the first stage (Megatron's --decoder-first-pipeline-num-layers; Llama "
+              "3's lighter first stage, which also holds the embedding); the stages without a "
+              "stated count share the rest evenly; schedule gpipe or 1f1b"),
+      integer("parallel.pipeline.last_stage_layers", derived, "layers split evenly", 1,
+              kMaxLayers,
+              "layers of the last stage (--decoder-last-pipeline-num-layers; it also holds the "
+              "output layer and the loss)"),
       integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
               "data-parallel size DP"),
       integer("parallel.data.zero", value, "0", 0, 3,

@@ -150,6 +150,7 @@ ReadScenario read(const std::filesystem::path& file) {
   m.activation = *model_enum_from_string<Activation>(model.choice("activation"));
   m.norm = *model_enum_from_string<NormKind>(model.choice("norm"));
   m.position = *model_enum_from_string<PositionKind>(model.choice("position"));
+  m.attention = *model_enum_from_string<AttentionKind>(model.choice("attention"));
   m.rope_theta = model.number("rope_theta");
   m.tied_embeddings = model.boolean("tied_embeddings");
   m.bias = model.boolean("bias");
@@ -183,6 +184,8 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.pipeline.size = pipeline.integer("size");
   plan.pipeline.schedule = schedule_of(pipeline.choice("schedule"));
   plan.pipeline.chunks = pipeline.integer("chunks");
+  plan.pipeline.first_stage_layers = pipeline.optional_integer("first_stage_layers");
+  plan.pipeline.last_stage_layers = pipeline.optional_integer("last_stage_layers");
   const SectionReader data = parallel.section("data");
   const std::optional<std::int64_t> dp = data.optional_integer("size");
   plan.data.zero = static_cast<int>(data.integer("zero"));
@@ -234,6 +237,12 @@ void check_consistency(const ReadScenario& r) {
     fail(r, "model.bias",
          "bias false is modelled with activation swiglu (Llama); the GeLU MLP runs Megatron's "
          "fused bias-GeLU, which needs its bias: use bias true or activation swiglu");
+  }
+  if (m.attention == AttentionKind::flash && m.dtype != DType::bf16 && m.dtype != DType::fp16) {
+    fail(r, "model.attention",
+         fmt::format("flash attention runs in bf16 or fp16 (FlashAttention's and cuDNN's fused "
+                     "kernels); this model's dtype is {}: use standard or dtype bf16",
+                     to_string(m.dtype)));
   }
   if (m.heads % m.key_value_heads() != 0) {
     fail(r, "model.kv_heads",
@@ -312,8 +321,14 @@ void check_consistency(const ReadScenario& r) {
                      "not have; use 0 with training.mode inference",
                      p.data.zero));
   }
+  if (const auto uneven = p.pipeline.uneven_problem(m.layers)) {
+    fail(r,
+         p.pipeline.first_stage_layers ? "parallel.pipeline.first_stage_layers"
+                                       : "parallel.pipeline.last_stage_layers",
+         *uneven);
+  }
   const std::int64_t layer_groups = p.pipeline.size * p.pipeline.chunks;
-  if (m.layers % layer_groups != 0) {
+  if (!p.pipeline.uneven() && m.layers % layer_groups != 0) {
     fail(r, "model.layers",
          fmt::format("layers {} is not divisible by pipeline.size {} x chunks {} = {}", m.layers,
                      p.pipeline.size, p.pipeline.chunks, layer_groups));

@@ -102,6 +102,11 @@ struct DropoutResult {
   Tensor mask;  ///< one byte per element (Megatron keeps a bool mask)
 };
 
+struct FlashAttentionResult {
+  Tensor out;  ///< [T, heads·d_h]: the layout attention_context gives
+  Tensor lse;  ///< fp32 [b·heads, s]: each query row's log-sum-exp of its scaled scores
+};
+
 struct CrossEntropyStats {
   Tensor target_logit;  ///< [T, 1] fp32: logit of the label minus the max (0 off this shard)
   Tensor sum_exp;       ///< [T, 1] fp32: sum of exp(logit - max) over this shard
@@ -190,6 +195,19 @@ class Backend {
   /// (grouped-query: dK summed over the group's query heads).
   virtual void attention_scores_backward(const Tensor& dscores, const Tensor& qkv, Tensor& dqkv,
                                          const AttentionShape& shape, std::string_view name) = 0;
+
+  /// A fused causal attention kernel (FlashAttention 2/3, cuDNN): per query head
+  /// softmax(QKᵀ/√d_h, causal)·V with grouped-query heads sharing their group's K and V, the
+  /// scores never in memory; `dropout` on the probabilities inside the kernel.
+  virtual FlashAttentionResult flash_attention(const Tensor& qkv, const AttentionShape& shape,
+                                               double dropout, std::string_view name) = 0;
+  /// Its backward from the output's gradient: recomputes the probabilities from Q, K and the
+  /// kept log-sum-exp; writes dQ, dK and dV into dqkv (grouped-query: dK and dV summed over
+  /// the group's query heads).
+  virtual void flash_attention_backward(const Tensor& dout, const Tensor& qkv, const Tensor& out,
+                                        const Tensor& lse, Tensor& dqkv,
+                                        const AttentionShape& shape, double dropout,
+                                        std::string_view name) = 0;
 
   // --- memory-bound kernels ------------------------------------------------------------------
   virtual LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,

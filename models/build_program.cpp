@@ -172,6 +172,11 @@ ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int6
   // Chunk c of stage s holds block c·p + s of L/(p·v) layers (Megatron's virtual stages).
   const std::int64_t p = plan.pipeline.size;
   const std::int64_t v = plan.pipeline.chunks;
+  if (plan.pipeline.uneven()) {
+    // One chunk per stage, the first and last stages' counts as stated.
+    return {plan.pipeline.stage_first_layer(model.layers, stage),
+            plan.pipeline.stage_layers(model.layers, stage), stage == 0, stage == p - 1, 1, 0};
+  }
   const std::int64_t per_chunk = model.layers / (p * v);
   return {stage * per_chunk, per_chunk, stage == 0, stage == p - 1, v, p * per_chunk};
 }
@@ -209,6 +214,9 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         "parallel.pipeline.schedule: breadth-first without a pipeline (pipeline.size 1) loops "
         "over nothing; use layered (gradient accumulation layer by layer) or pipeline.size >= 2");
   }
+  if (const auto uneven = plan.pipeline.uneven_problem(model.layers)) {
+    throw Infeasible(fmt::format("parallel.pipeline: {}", *uneven));
+  }
   if (scheduled_passes(plan)) {
     const PipelineParallel& pp = plan.pipeline;
     if (schedule == PipelineSchedule::layered && model.layers != pp.size * pp.chunks) {
@@ -217,7 +225,7 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                       "so chunks {} must be layers / pipeline.size = {} / {}",
                       pp.chunks, model.layers, pp.size));
     }
-    if (model.layers % (pp.size * pp.chunks) != 0) {
+    if (!pp.uneven() && model.layers % (pp.size * pp.chunks) != 0) {
       throw Infeasible(
           fmt::format("model.layers: {} layers are not divisible by pipeline.size {} "
                       "x chunks {}",

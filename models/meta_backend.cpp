@@ -319,6 +319,55 @@ void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor&
          0.0, {{&dqkv, true}});
 }
 
+namespace {
+// QKᵀ and P·V of a causal fused attention: 2·2·b·a·s²·d_h over the whole square, of which the
+// kernel runs the tiles on and below the diagonal, about half (modern-models-reference §3.1).
+double causal_attention_flops(const AttentionShape& s) {
+  const auto b = static_cast<double>(s.micro_batch);
+  const auto heads = static_cast<double>(s.heads);
+  const auto len = static_cast<double>(s.seq_len);
+  return 4.0 * b * heads * len * len * static_cast<double>(s.head_dim) / 2.0;
+}
+}  // namespace
+
+FlashAttentionResult MetaBackend::flash_attention(const Tensor& qkv, const AttentionShape& s,
+                                                  double, std::string_view name) {
+  // Reads Q, K and V once per query tile's pass over the keys that tile sees (K and V stay in
+  // shared memory per tile: at the sizes here, about one read), writes O and the row LSE.
+  FlashAttentionResult r;
+  r.out = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype(), name);
+  r.lse = make({1, s.micro_batch * s.heads, s.seq_len}, DType::fp32, name);
+  kernel(name, program::KernelClass::attention, bytes(qkv), bytes(r.out) + bytes(r.lse),
+         causal_attention_flops(s), {{&qkv, false}, {&r.out, true}, {&r.lse, true}});
+  return r;
+}
+
+void MetaBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv,
+                                           const Tensor& out, const Tensor& lse, Tensor& dqkv,
+                                           const AttentionShape& s, double,
+                                           std::string_view name) {
+  // FlashAttention 2's backward: a pre-pass D = rowsum(dO ∘ O), then five GEMM-like products
+  // per tile (S again, dV, dP, dQ, dK: 2.5 x the forward's FLOPs), dQ accumulated in an fp32
+  // workspace [T, heads·d_h] and converted into dqkv at the end.
+  Tensor delta = make(lse.shape(), DType::fp32, std::string(name) + ".delta");
+  kernel(std::string(name) + ".delta", program::KernelClass::elementwise,
+         bytes(dout) + bytes(out), bytes(delta), 2.0 * elements(out),
+         {{&dout, false}, {&out, false}, {&delta, true}});
+  Tensor dq = make(out.shape(), DType::fp32, std::string(name) + ".dq_accum");
+  kernel(name, program::KernelClass::attention_backward,
+         bytes(qkv) + bytes(dout) + bytes(lse) + bytes(delta) + bytes(dq),
+         bytes(dqkv) + bytes(dq), 2.5 * causal_attention_flops(s),
+         {{&qkv, false},
+          {&dout, false},
+          {&lse, false},
+          {&delta, false},
+          {&dq, true},
+          {&dqkv, true}});
+  kernel(std::string(name) + ".dq_convert", program::KernelClass::elementwise,
+         bytes(dq), Bytes::of(dq.numel() * dqkv.element_bytes()), elements(dq),
+         {{&dq, false}, {&dqkv, true}});
+}
+
 LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                         std::string_view name) {
   LayerNormResult r;

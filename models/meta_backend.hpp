@@ -82,6 +82,11 @@ class MetaBackend final : public Backend {
   Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
   Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
                             std::string_view name) override;
+  FlashAttentionResult flash_attention(const Tensor& qkv, const AttentionShape& shape,
+                                       double dropout, std::string_view name) override;
+  void flash_attention_backward(const Tensor& dout, const Tensor& qkv, const Tensor& out,
+                                const Tensor& lse, Tensor& dqkv, const AttentionShape& shape,
+                                double dropout, std::string_view name) override;
   Tensor bias_add_residual(const Tensor& x, const Tensor& bias, const Tensor& residual,
                            std::string_view name) override;
   LayerNormResult rms_norm(const Tensor& x, const Tensor& gamma, std::string_view name) override;

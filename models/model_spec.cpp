@@ -12,6 +12,7 @@ std::string ModelSpec::non_gpt_features() const {
   if (activation != Activation::gelu) add(fmt::format("activation {}", to_string(activation)));
   if (norm != NormKind::layernorm) add(fmt::format("norm {}", to_string(norm)));
   if (position != PositionKind::learned) add(fmt::format("position {}", to_string(position)));
+  if (attention != AttentionKind::standard) add(fmt::format("attention {}", to_string(attention)));
   if (!tied_embeddings) add("tied_embeddings false");
   if (!bias) add("bias false");
   return out;

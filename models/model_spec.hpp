@@ -31,6 +31,10 @@ enum class NormKind : std::uint8_t { layernorm, rmsnorm };
 /// How positions enter: a learned table added to the embedding, or rotary embeddings applied to
 /// queries and keys inside attention (no parameters).
 enum class PositionKind : std::uint8_t { learned, rope };
+/// The attention core: Megatron's unfused one (QKᵀ and P·V GEMMs around a fused softmax, the
+/// b·a·s² scores in memory) or a fused FlashAttention-style kernel (no s² tensor, its own
+/// recomputation of the scores in the backward, causal tiles skipped).
+enum class AttentionKind : std::uint8_t { standard, flash };
 
 constexpr std::string_view to_string(Activation a) {
   return a == Activation::gelu ? "gelu" : "swiglu";
@@ -40,6 +44,9 @@ constexpr std::string_view to_string(NormKind n) {
 }
 constexpr std::string_view to_string(PositionKind p) {
   return p == PositionKind::learned ? "learned" : "rope";
+}
+constexpr std::string_view to_string(AttentionKind a) {
+  return a == AttentionKind::standard ? "standard" : "flash";
 }
 /// Inverses of to_string; nullopt for an unknown name.
 template <typename Enum>
@@ -70,6 +77,7 @@ struct ModelSpec {
   Activation activation = Activation::gelu;
   NormKind norm = NormKind::layernorm;
   PositionKind position = PositionKind::learned;
+  AttentionKind attention = AttentionKind::standard;
   double rope_theta = 10000.0;  ///< RoPE base (Llama 3: 500000)
   /// The output layer's weight is the word embedding (GPT) or a weight of its own (Llama).
   bool tied_embeddings = true;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "models/model_spec.hpp"
@@ -199,6 +200,38 @@ struct PipelineParallel {
   std::int64_t size = 1;
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   std::int64_t chunks = 1;  ///< model chunks per stage (interleaving factor v)
+  /// Uneven stages (Megatron's --decoder-first/last-pipeline-num-layers, Llama 3's lighter
+  /// first and last stages, which also hold the embedding and the head): the layers of the
+  /// first and of the last stage, the rest split evenly over the stages between.
+  std::optional<std::int64_t> first_stage_layers{};
+  std::optional<std::int64_t> last_stage_layers{};
+
+  bool uneven() const { return first_stage_layers.has_value() || last_stage_layers.has_value(); }
+  /// Layers of stage `stage` of a model of `layers` layers (one chunk per stage when uneven).
+  std::int64_t stage_layers(std::int64_t layers, std::int64_t stage) const {
+    if (!uneven()) return layers / (size * chunks) * chunks;
+    if (stage == 0 && first_stage_layers) return *first_stage_layers;
+    if (stage == size - 1 && last_stage_layers) return *last_stage_layers;
+    return middle_stage_layers(layers);
+  }
+  /// Global index of stage `stage`'s first layer (one chunk per stage when uneven).
+  std::int64_t stage_first_layer(std::int64_t layers, std::int64_t stage) const {
+    std::int64_t first = 0;
+    for (std::int64_t s = 0; s < stage; ++s)
+      first += stage_layers(layers, s);
+    return first;
+  }
+  /// What is wrong with the uneven split of `layers` layers, or nullopt when it holds.
+  std::optional<std::string> uneven_problem(std::int64_t layers) const;
+
+ private:
+  // The stages without a stated count share the rest evenly.
+  std::int64_t middle_stage_layers(std::int64_t layers) const {
+    const std::int64_t stated = first_stage_layers.value_or(0) + last_stage_layers.value_or(0);
+    const std::int64_t others =
+        size - (first_stage_layers ? 1 : 0) - (last_stage_layers ? 1 : 0);
+    return others > 0 ? (layers - stated) / others : 0;
+  }
 };
 
 struct DataParallel {

@@ -63,6 +63,10 @@ std::string_view to_string(KernelClass c) {
       return "optimizer";
     case KernelClass::memset:
       return "memset";
+    case KernelClass::attention:
+      return "attention";
+    case KernelClass::attention_backward:
+      return "attention_backward";
   }
   return "?";
 }

@@ -95,9 +95,18 @@ enum class KernelClass : std::uint8_t {
   embedding_backward,   ///< scatter-adds into the embedding tables' gradients
   cross_entropy,        ///< the vocabulary-parallel cross entropy's passes over the logits
   optimizer,            ///< multi-tensor optimizer kernels (Adam, norms, scaling, copies)
-  memset                ///< zeroing buffers (writes only)
+  memset,               ///< zeroing buffers (writes only)
+  attention,            ///< a fused attention kernel (FlashAttention, cuDNN): tensor-core bound,
+                        ///< timed at the profile's gpu.attention share of the 16-bit peak
+  attention_backward    ///< its backward (recomputes the scores)
 };
-inline constexpr int kKernelClassCount = 12;
+inline constexpr int kKernelClassCount = 14;
+/// The classes before `attention` stream memory: their time is bytes at a share of HBM
+/// bandwidth (gpu.kernels); the attention classes are compute-bound (gpu.attention).
+inline constexpr int kMemoryKernelClassCount = 12;
+constexpr bool memory_bound(KernelClass c) {
+  return static_cast<int>(c) < kMemoryKernelClassCount;
+}
 
 /// Where the CPU thread that issues a rank's ops waits for its GPU (fidelity-data.md §1.4);
 /// whether a framework really waits at each is the hardware profile's `host.sync_points`.

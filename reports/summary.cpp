@@ -10,10 +10,18 @@
 namespace trainsim::reports {
 namespace {
 
+// The tensor-core work a rank executes: its GEMMs and its fused attention kernels (whose
+// FLOPs are the products they run: causal tiles skipped, the backward's recomputed scores
+// included).
 Flops gemm_flops(const program::RankProgram& rank) {
   Flops total = Flops::zero();
   for (const program::Op& op : rank.ops) {
-    if (const auto* g = std::get_if<program::Gemm>(&op.payload)) total += g->flops();
+    if (const auto* g = std::get_if<program::Gemm>(&op.payload)) {
+      total += g->flops();
+    } else if (const auto* k = std::get_if<program::Kernel>(&op.payload);
+               k != nullptr && !program::memory_bound(op.kernel_class)) {
+      total += k->flops;
+    }
   }
   return total;
 }

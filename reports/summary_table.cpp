@@ -36,8 +36,15 @@ std::string plan_description(const ParallelPlan& plan) {
       fmt::format("TP {} ({}{}{}) × PP {}", t.size, to_string(t.kind), grid,
                   t.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
   if (plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered) {
-    text += fmt::format(" ({}, {} chunk{})", to_string(plan.pipeline.schedule),
-                        plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s");
+    std::string uneven;
+    if (plan.pipeline.first_stage_layers) {
+      uneven += fmt::format(", first stage {} layers", *plan.pipeline.first_stage_layers);
+    }
+    if (plan.pipeline.last_stage_layers) {
+      uneven += fmt::format(", last stage {} layers", *plan.pipeline.last_stage_layers);
+    }
+    text += fmt::format(" ({}, {} chunk{}{})", to_string(plan.pipeline.schedule),
+                        plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s", uneven);
   }
   text += fmt::format(" × DP {}", plan.data.size);
   if (plan.data.zero > 0) text += fmt::format(" (ZeRO-{})", plan.data.zero);

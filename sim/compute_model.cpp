@@ -1,8 +1,12 @@
 #include "sim/compute_model.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <variant>
+
+#include "models/errors.hpp"
 
 namespace trainsim::sim {
 
@@ -141,8 +145,36 @@ GemmEstimate estimate_gemm(const program::Gemm& gemm, const hw::HardwareProfile&
   return hw.gpu.gemm.candidate_tiles.empty() ? single_tile(gemm, hw) : heuristic(gemm, hw);
 }
 
+namespace {
+// A fused attention pass: its FLOPs at the profile's share of the 16-bit tensor peak, floored
+// by its HBM traffic.
+Time attention_time(const program::Kernel& kernel, const hw::HardwareProfile& hw,
+                    bool backward) {
+  if (!hw.gpu.attention) {
+    throw Infeasible(fmt::format(
+        "hardware profile '{}' has no gpu.attention (the fused attention kernels' share of the "
+        "bf16 peak): model.attention flash needs it",
+        hw.name));
+  }
+  const auto peak = hw.gpu.peak.find(DType::bf16);
+  if (peak == hw.gpu.peak.end()) {
+    throw Infeasible(fmt::format("hardware profile '{}' has no bf16 peak for fused attention",
+                                 hw.name));
+  }
+  const double share =
+      backward ? hw.gpu.attention->backward_efficiency : hw.gpu.attention->efficiency;
+  const Time math = kernel.flops / (peak->second * share);
+  const Time memory =
+      (kernel.read + kernel.written) / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency);
+  return std::max(math, memory) + hw.gpu.kernel_launch;
+}
+}  // namespace
+
 Time kernel_time(const program::Kernel& kernel, const hw::HardwareProfile& hw,
                  std::optional<program::KernelClass> kernel_class) {
+  if (kernel_class && !program::memory_bound(*kernel_class)) {
+    return attention_time(kernel, hw, *kernel_class == program::KernelClass::attention_backward);
+  }
   const Bytes moved = kernel.read + kernel.written;
   if (moved.count() <= 0) return hw.gpu.kernel_launch;
   const double efficiency =

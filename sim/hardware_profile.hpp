@@ -81,6 +81,14 @@ struct GemmModel {
   double max_efficiency_for(DType dtype) const;
 };
 
+/// Fused attention kernels (FlashAttention 2/3, cuDNN's): compute-bound, each pass at a share
+/// of the GPU's 16-bit tensor peak (the FLOPs the kernel executes: causal tiles skipped, the
+/// backward's recomputed scores included).
+struct AttentionSpec {
+  double efficiency = 0.0;           ///< forward
+  double backward_efficiency = 0.0;  ///< backward
+};
+
 struct GpuSpec {
   std::string model;
   std::map<DType, FlopRate> peak;  ///< dense tensor-core (or vector where none) peak per dtype
@@ -92,6 +100,8 @@ struct GpuSpec {
   /// not listed use memory_efficiency (fidelity-data.md §2.1: a fused LayerNorm and a plain
   /// copy reach different shares of HBM bandwidth).
   std::map<program::KernelClass, double> kernel_efficiency;
+  /// Fused attention; nullopt where the GPU runs none (FlashAttention 2 needs Ampere or newer).
+  std::optional<AttentionSpec> attention;
   Time kernel_launch;  ///< per-kernel overhead on the stream
   GemmModel gemm;
 

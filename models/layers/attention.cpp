@@ -18,6 +18,7 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
   block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, d,
                   s.key_value_heads() / head_split};
   if (s.layer.position == PositionKind::rope) block.rope_theta_ = s.layer.rope_theta;
+  block.flash_ = s.layer.attention == AttentionKind::flash;
   // Group-major QKV columns (AttentionShape): a 1D column block is kv_heads / t whole groups.
   const std::int64_t qkv = (s.heads + 2 * s.key_value_heads()) * d;
   const std::int64_t inner = s.heads * d;
@@ -41,6 +42,15 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
 
 Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
   Backend& b = c.backend();
+  if (flash_) {
+    // Eval mode: no dropout inside the kernel either.
+    const double p = c.options().forward_only ? 0.0 : c.shape().attention_dropout;
+    FlashAttentionResult r = b.flash_attention(s.qkv, shape_, p, "attn.flash");
+    s.lse = std::move(r.lse);
+    c.mark(s.lse, keep);
+    if (!keep) s.lse.reset();
+    return std::move(r.out);
+  }
   Tensor scores = b.attention_scores(s.qkv, shape_, "attn.scores");
   s.probs = b.softmax(scores, "attn.softmax");
   scores.reset();
@@ -88,7 +98,7 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
       c.linear_backward(dproj, s.context, proj_weight_, LinearKind::row, "attn.proj");
   c.ready(proj_weight_);
   dproj.reset();
-  s.context.reset();
+  if (!flash_) s.context.reset();  // flash's backward reads the output too
   if (c.options().recompute == Recompute::selective) {
     // Re-run the attention core from the kept QKV (no communication, §2.6).
     c.set_tag(layer, Phase::recompute);
@@ -96,24 +106,7 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
     context.reset();
     c.set_tag(layer, Phase::backward);
   }
-  Tensor dqkv = b.allocate(s.qkv.shape(), s.qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
-  Tensor dprobs = b.attention_context_backward(dcontext, s.probs_dropped, s.qkv, dqkv, shape_,
-                                               "attn.context.backward");
-  dcontext.reset();
-  s.probs_dropped.reset();
-  Tensor dprobs_pre = s.dropout_mask.defined()
-                           ? b.dropout_backward(dprobs, s.dropout_mask,
-                                                c.shape().attention_dropout, nullptr,
-                                                "attn.softmax_dropout.backward")
-                           : dprobs;
-  dprobs.reset();
-  s.dropout_mask.reset();
-  Tensor dscores = b.softmax_backward(dprobs_pre, s.probs, "attn.softmax.backward");
-  dprobs_pre.reset();
-  s.probs.reset();
-  b.attention_scores_backward(dscores, s.qkv, dqkv, shape_, "attn.scores.backward");
-  dscores.reset();
-  s.qkv.reset();
+  Tensor dqkv = core_backward(c, std::move(dcontext), s);
   if (rope_theta_) b.rope(dqkv, shape_, *rope_theta_, true, "attn.rope.backward");
   Tensor din = c.linear_backward(dqkv, in.y, qkv_weight_, LinearKind::column, "attn.qkv");
   c.ready(qkv_weight_);
@@ -125,6 +118,38 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
   dqkv.reset();
   in.y.reset();
   return din;
+}
+
+Tensor AttentionBlock::core_backward(LayerContext& c, Tensor dcontext, AttentionSaved& s) {
+  Backend& b = c.backend();
+  Tensor dqkv = b.allocate(s.qkv.shape(), s.qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
+  if (flash_) {
+    b.flash_attention_backward(dcontext, s.qkv, s.context, s.lse, dqkv, shape_,
+                               c.shape().attention_dropout, "attn.flash.backward");
+    dcontext.reset();
+    s.context.reset();
+    s.lse.reset();
+    s.qkv.reset();
+    return dqkv;
+  }
+  Tensor dprobs = b.attention_context_backward(dcontext, s.probs_dropped, s.qkv, dqkv, shape_,
+                                               "attn.context.backward");
+  dcontext.reset();
+  s.probs_dropped.reset();
+  Tensor dprobs_pre = s.dropout_mask.defined()
+                          ? b.dropout_backward(dprobs, s.dropout_mask,
+                                               c.shape().attention_dropout, nullptr,
+                                               "attn.softmax_dropout.backward")
+                          : dprobs;
+  dprobs.reset();
+  s.dropout_mask.reset();
+  Tensor dscores = b.softmax_backward(dprobs_pre, s.probs, "attn.softmax.backward");
+  dprobs_pre.reset();
+  s.probs.reset();
+  b.attention_scores_backward(dscores, s.qkv, dqkv, shape_, "attn.scores.backward");
+  dscores.reset();
+  s.qkv.reset();
+  return dqkv;
 }
 
 }  // namespace trainsim

@@ -6,7 +6,8 @@
 // 3D the core holds the heads of the cube's weight block (parallelism-reference §1.3, §3, §5).
 // The Llama family's variant (1D): grouped-query heads (each rank holds kv_heads / t whole
 // groups), a free head dimension, rotary embeddings on queries and keys after the QKV linear,
-// no biases, no attention dropout (modern-models-reference §1.1).
+// no biases, no attention dropout (modern-models-reference §1.1). With flash attention the core
+// is one fused kernel: no s² tensor, only the rows' log-sum-exp kept beside its output.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +23,7 @@ namespace trainsim {
 /// is the norm's output (NormSaved::y).
 struct AttentionSaved {
   Tensor qkv, probs, dropout_mask, probs_dropped, context;
+  Tensor lse;  ///< flash attention: the rows' log-sum-exp (fp32), instead of the probabilities
 };
 
 class AttentionBlock {
@@ -47,8 +49,12 @@ class AttentionBlock {
   std::optional<std::size_t> output_bias() const { return proj_bias_; }
 
  private:
-  /// QKᵀ, softmax, dropout, P·V from saved.qkv; fills probs and masks when `keep`.
+  /// QKᵀ, softmax, dropout, P·V from saved.qkv; fills probs and masks (flash: the LSE) when
+  /// `keep`.
   Tensor core(LayerContext& c, AttentionSaved& saved, bool keep);
+  /// The core's backward from the context's gradient into a new dQKV; frees what the core
+  /// kept.
+  Tensor core_backward(LayerContext& c, Tensor dcontext, AttentionSaved& saved);
 
   std::size_t qkv_weight_ = 0;
   std::optional<std::size_t> qkv_bias_;
@@ -56,6 +62,7 @@ class AttentionBlock {
   std::optional<std::size_t> proj_bias_;
   AttentionShape shape_;
   std::optional<double> rope_theta_;  ///< rotary embeddings' base, with RoPE
+  bool flash_ = false;
 };
 
 }  // namespace trainsim

@@ -222,6 +222,9 @@ const std::vector<BadInput>& bad_scenarios() {
        "10:15",
        {"model.activation", "invalid value \"relu\"", "valid values: gelu, swiglu"}},
       {"s_gelu_no_bias.yaml", "10:9", {"model.bias", "use bias true or activation swiglu"}},
+      {"s_flash_fp32.yaml",
+       "26:14",
+       {"model.attention", "flash attention runs in bf16 or fp16", "dtype is fp32"}},
   };
   return cases;
 }
@@ -340,6 +343,15 @@ const std::vector<BadInput>& bad_profiles() {
       {"p_cta_overhead_missing_provenance.yaml",
        "20:21",
        {"gpu.gemm.cta_overhead_k: no provenance entry"}},
+      {"p_kernels_attention_class.yaml",
+       "14:5",
+       {"gpu.kernels.attention", "a compute-bound class", "gpu.attention {efficiency"}},
+      {"p_attention_fraction.yaml",
+       "14:17",
+       {"gpu.attention.efficiency", "expected a fraction in (0, 1], got 1.5"}},
+      {"p_attention_missing_backward.yaml",
+       "14:5",
+       {"missing required key \"backward_efficiency\"", "gpu.attention.backward_efficiency"}},
   };
   return cases;
 }

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -12,9 +14,13 @@
 #include <variant>
 #include <vector>
 
+#include "models/cpu_backend.hpp"
+#include "models/cpu_communicator.hpp"
 #include "models/equivalence_check.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
+#include "models/train_step.hpp"
+#include "models/transformer.hpp"
 
 namespace trainsim::test {
 
@@ -149,6 +155,60 @@ inline EquivalenceReport check_random_model(const ModelSpec& m, const ParallelPl
   CHECK(r.max_gradient_abs_error < 1e-12);
   CHECK(r.max_value_abs_error < 1e-12);
   return r;
+}
+
+/// One device's training step of `m` (no dropout, no optimizer step) on one micro batch of `b`
+/// sequences with random tokens (seed 5) and weights N(0, 0.1), gains + 1 (seed 9): the loss
+/// first, then every parameter's gradient in registration order.
+inline std::vector<std::vector<double>> single_device_loss_and_gradients(const ModelSpec& m,
+                                                                         std::int64_t b,
+                                                                         Recompute recompute) {
+  std::mt19937_64 rng(5);
+  MicroBatchTokens batch;
+  for (std::int64_t i = 0; i < m.seq_len * b; ++i) {
+    batch.tokens.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(m.vocab)));
+    batch.labels.push_back(static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(m.vocab)));
+  }
+  CpuCommunicator comm;
+  CpuBackend cpu(comm, 0, {0}, {0}, {batch}, 0);
+  TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1},
+                         {false, recompute});
+  std::normal_distribution<double> normal(0.0, 0.1);
+  std::mt19937_64 init(9);
+  for (const Parameter& p : model.parameters()) {
+    for (double& x : CpuBackend::values(p.value))
+      x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
+  }
+  OptimizerState optimizer = make_optimizer_state(cpu, model);
+  IterationConfig config;
+  config.global_tokens = m.seq_len * b;
+  config.optimizer_step = false;
+  const Tensor loss = run_iteration(cpu, model, optimizer, config);
+  std::vector<std::vector<double>> out{{CpuBackend::values(loss)[0]}};
+  for (const Parameter& p : model.parameters()) {
+    const std::span<double> g = CpuBackend::values(p.grad);
+    out.emplace_back(g.begin(), g.end());
+  }
+  return out;
+}
+
+/// Each tensor of `got` equals `reference`'s within `relative` of its largest magnitude.
+inline void check_close_tensors(const std::vector<std::vector<double>>& got,
+                                const std::vector<std::vector<double>>& reference,
+                                double relative) {
+  REQUIRE(got.size() == reference.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    REQUIRE(got[i].size() == reference[i].size());
+    double diff = 0.0;
+    double scale = 0.0;
+    for (std::size_t k = 0; k < got[i].size(); ++k) {
+      diff = std::max(diff, std::abs(got[i][k] - reference[i][k]));
+      scale = std::max(scale, std::abs(reference[i][k]));
+    }
+    CAPTURE(i);
+    CHECK(scale > 0.0);
+    CHECK(diff <= relative * scale);
+  }
 }
 
 }  // namespace trainsim::test

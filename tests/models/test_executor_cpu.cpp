@@ -190,57 +190,11 @@ TEST_CASE("cpu: ZeRO 0-3 x TP {1,2} x DP {2,4} x SP x recompute equals one devic
 }
 
 TEST_CASE("cpu: recomputation gives the same gradients as none (< 1e-12 relative)") {
-  ModelSpec m;
-  m.layers = 2;
-  m.hidden = 16;
-  m.heads = 4;
-  m.ffn = 64;
-  m.seq_len = 8;
-  m.vocab = 20;
-  const std::int64_t b = 2;
-  std::mt19937_64 rng(5);
-  MicroBatchTokens batch;
-  for (std::int64_t i = 0; i < m.seq_len * b; ++i) {
-    batch.tokens.push_back(static_cast<std::int64_t>(rng() % 20));
-    batch.labels.push_back(static_cast<std::int64_t>(rng() % 20));
-  }
-  const auto gradients = [&](Recompute rc) {
-    CpuCommunicator comm;
-    CpuBackend cpu(comm, 0, {0}, {0}, {batch}, 0);
-    TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1}, {false, rc});
-    std::normal_distribution<double> normal(0.0, 0.1);
-    std::mt19937_64 init(9);
-    for (const Parameter& p : model.parameters()) {
-      for (double& x : CpuBackend::values(p.value))
-        x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
-    }
-    OptimizerState optimizer = make_optimizer_state(cpu, model);
-    IterationConfig config;
-    config.global_tokens = m.seq_len * b;
-    config.optimizer_step = false;
-    run_iteration(cpu, model, optimizer, config);
-    std::vector<std::vector<double>> grads;
-    for (const Parameter& p : model.parameters()) {
-      const std::span<double> g = CpuBackend::values(p.grad);
-      grads.emplace_back(g.begin(), g.end());
-    }
-    return grads;
-  };
-  const auto reference = gradients(Recompute::none);
+  const ModelSpec m = test::model_spec(2, 16, 4, 64, 8, 20);
+  const auto reference = test::single_device_loss_and_gradients(m, 2, Recompute::none);
   for (Recompute rc : {Recompute::selective, Recompute::full}) {
     CAPTURE(static_cast<int>(rc));
-    const auto got = gradients(rc);
-    REQUIRE(got.size() == reference.size());
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      double diff = 0.0;
-      double scale = 0.0;
-      for (std::size_t k = 0; k < got[i].size(); ++k) {
-        diff = std::max(diff, std::abs(got[i][k] - reference[i][k]));
-        scale = std::max(scale, std::abs(reference[i][k]));
-      }
-      CAPTURE(i);
-      CHECK(diff <= 1e-12 * scale);
-    }
+    test::check_close_tensors(test::single_device_loss_and_gradients(m, 2, rc), reference, 1e-12);
   }
 }
 

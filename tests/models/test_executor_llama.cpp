@@ -46,6 +46,19 @@ TEST_CASE("cpu: the Llama layer's gradients agree with central finite difference
   CHECK(r.max_relative_error < 1e-6);
 }
 
+TEST_CASE("cpu: flash attention gives the standard core's loss and gradients (< 1e-12 relative)") {
+  // One device, the same weights and tokens: the fused kernel's recomputation from the
+  // log-sum-exp is the same arithmetic as the unfused softmax, GQA and RoPE included.
+  ModelSpec m = llama(2, 8, 20);
+  const auto reference = test::single_device_loss_and_gradients(m, 2, Recompute::none);
+  m.attention = AttentionKind::flash;
+  for (Recompute recompute : {Recompute::none, Recompute::selective}) {
+    CAPTURE(to_string(recompute));
+    test::check_close_tensors(test::single_device_loss_and_gradients(m, 2, recompute), reference,
+                              1e-12);
+  }
+}
+
 TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 equals one device") {
   std::mt19937_64 rng(20261126);
   int runs = 0;
@@ -55,8 +68,10 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
         for (int zero : {0, 1, 3}) {
           if (zero == 3 && schedule == PipelineSchedule::interleaved) continue;
           const std::int64_t chunks = schedule == PipelineSchedule::interleaved ? 2 : 1;
-          const ModelSpec m = llama(2 * chunks, 2 * (2 + static_cast<std::int64_t>(rng() % 3)),
-                                    2 * (5 + static_cast<std::int64_t>(rng() % 4)));
+          ModelSpec m = llama(2 * chunks, 2 * (2 + static_cast<std::int64_t>(rng() % 3)),
+                              2 * (5 + static_cast<std::int64_t>(rng() % 4)));
+          // Every other run with the fused attention kernel.
+          if (runs % 2 == 1) m.attention = AttentionKind::flash;
           ParallelPlan plan;
           plan.tensor.size = 2;
           plan.tensor.sequence_parallel = sp;
@@ -68,6 +83,7 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           plan.recompute = recompute;
           const TrainingSpec training = test::training_spec(2 * 2 * 2, 2);  // 2 micro batches
           CAPTURE(to_string(schedule));
+          CAPTURE(to_string(m.attention));
           CAPTURE(sp);
           CAPTURE(to_string(recompute));
           CAPTURE(zero);

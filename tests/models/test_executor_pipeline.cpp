@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
+#include <string>
 #include <variant>
 
 #include "equivalence_asserts.hpp"
@@ -119,6 +121,63 @@ TEST_CASE("cpu: GPipe and 1F1B x p {2,4} x TP 2 x SP x DP 2 equal one device in 
   };
   for (const PipelineCase& c : cases)
     check_pipeline_case(rng, c);
+}
+
+TEST_CASE("cpu: uneven stages (first and last lighter) x GPipe, 1F1B x TP 2 x SP x DP 2 equal one device") {
+  // Megatron's --decoder-first/last-pipeline-num-layers: the stated stages hold fewer layers,
+  // the others share the rest; the embedding and the head stay on the first and last stage.
+  struct Uneven {
+    PipelineSchedule schedule;
+    std::int64_t pp, layers;
+    std::optional<std::int64_t> first, last;
+    std::int64_t tp, dp;
+    int zero;
+    Recompute recompute;
+  };
+  using S = PipelineSchedule;
+  const Uneven cases[] = {
+      {S::one_f_one_b, 3, 6, 1, 2, 1, 1, 0, Recompute::none},      // 1 + 3 + 2
+      {S::gpipe, 3, 7, 1, std::nullopt, 2, 1, 0, Recompute::none},  // 1 + 3 + 3
+      {S::one_f_one_b, 4, 8, std::nullopt, 1, 2, 2, 1, Recompute::selective},  // 7 for 3: error
+      {S::one_f_one_b, 2, 5, 2, std::nullopt, 2, 2, 3, Recompute::full},       // 2 + 3
+  };
+  std::mt19937_64 rng(20261126);
+  for (const Uneven& u : cases) {
+    ModelSpec m = test::model_spec(u.layers, 16, 4, 32, 8, 24);
+    ParallelPlan plan;
+    plan.tensor.size = u.tp;
+    plan.tensor.sequence_parallel = u.tp > 1;
+    plan.pipeline.size = u.pp;
+    plan.pipeline.schedule = u.schedule;
+    plan.pipeline.first_stage_layers = u.first;
+    plan.pipeline.last_stage_layers = u.last;
+    plan.data.size = u.dp;
+    plan.data.zero = u.zero;
+    plan.recompute = u.recompute;
+    CAPTURE(u.pp);
+    CAPTURE(u.layers);
+    const std::optional<std::string> problem = plan.pipeline.uneven_problem(m.layers);
+    if (problem) {
+      // 8 layers with the last stage 1 leave 7 for 3 stages: stated, not silently rounded.
+      CHECK(problem->find("must divide evenly") != std::string::npos);
+      CHECK_THROWS_AS(check_against_single_device(m, plan, test::training_spec(2 * u.dp * 2, 2),
+                                                  rng()),
+                      Infeasible);
+      continue;
+    }
+    test::check_random_model(m, plan, test::training_spec(2 * u.dp * 2, 2), rng());
+  }
+  ParallelPlan plan;
+  plan.pipeline.size = 4;
+  plan.pipeline.first_stage_layers = 1;
+  plan.pipeline.last_stage_layers = 1;
+  CHECK(plan.pipeline.stage_layers(14, 0) == 1);
+  CHECK(plan.pipeline.stage_layers(14, 1) == 6);
+  CHECK(plan.pipeline.stage_layers(14, 3) == 1);
+  CHECK(plan.pipeline.stage_first_layer(14, 3) == 13);
+  plan.pipeline.schedule = PipelineSchedule::interleaved;
+  plan.pipeline.chunks = 2;
+  CHECK(plan.pipeline.uneven_problem(14)->find("one chunk per stage") != std::string::npos);
 }
 
 TEST_CASE("cpu: interleaved 1F1B (v 2, 3) x p {2,4} x TP 2 x SP x DP 2 equals one device") {

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "models/errors.hpp"
 #include "sim/compute_model.hpp"
 #include "sim_fixtures.hpp"
 #include "units/doctest_printers.hpp"
@@ -57,6 +58,25 @@ TEST_CASE("memory-bound kernels pay bytes over achieved bandwidth plus launch") 
   hw.gpu.kernel_launch = Time::from_us(3);
   program::Kernel k{Bytes::of(1'000'000), Bytes::of(500'000), Flops::of(1e6)};
   CHECK(kernel_time(k, hw) == Bytes::of(1'500'000) / Bandwidth::gb_per_s(1500) + Time::from_us(3));
+}
+
+TEST_CASE("fused attention runs its FLOPs at gpu.attention's share of the bf16 peak") {
+  auto hw = test::small_profile();  // bf16 peak 100 TFLOP/s
+  hw.gpu.kernel_launch = Time::from_us(3);
+  const program::Kernel k{Bytes::of(1'000'000), Bytes::of(500'000), Flops::of(6e9)};
+  // Without the profile's section the kernel cannot be timed: a clear error, not a default.
+  CHECK_THROWS_WITH_AS(kernel_time(k, hw, program::KernelClass::attention),
+                       doctest::Contains("has no gpu.attention"), Infeasible);
+  hw.gpu.attention = hw::AttentionSpec{0.6, 0.4};
+  CHECK(kernel_time(k, hw, program::KernelClass::attention) ==
+        Flops::of(6e9) / (FlopRate::tflops(100) * 0.6) + Time::from_us(3));
+  CHECK(kernel_time(k, hw, program::KernelClass::attention_backward) ==
+        Flops::of(6e9) / (FlopRate::tflops(100) * 0.4) + Time::from_us(3));
+  // Few FLOPs over many bytes: the HBM floor.
+  const program::Kernel thin{Bytes::of(1'500'000'000), Bytes::of(0), Flops::of(1e6)};
+  CHECK(kernel_time(thin, hw, program::KernelClass::attention) ==
+        Bytes::of(1'500'000'000) / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency) +
+            Time::from_us(3));
 }
 
 TEST_CASE("a per-dtype max_efficiency replaces the scalar for its dtype only") {
