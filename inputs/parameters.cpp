@@ -94,6 +94,9 @@ std::vector<Parameter> build_table() {
              "attention core: standard (Megatron's unfused QK^T, softmax, P.V; s^2 scores in "
              "memory) or flash (a fused FlashAttention-style kernel: no s^2 tensor, scores "
              "recomputed in the backward, timed at the profile's gpu.attention; bf16 or fp16)"),
+      boolean("model.qk_norm", "false",
+              "Qwen3's QK-norm: RMSNorm over head_dim on every query and key head after the "
+              "QKV linear (needs norm rmsnorm)"),
       number("model.rope_theta", "10000", 1, "RoPE base (a bare number; Llama 3: 500000)"),
       boolean("model.tied_embeddings", "true",
               "the output layer's weight is the word embedding (GPT); false: a weight of its "

@@ -151,6 +151,7 @@ ReadScenario read(const std::filesystem::path& file) {
   m.norm = *model_enum_from_string<NormKind>(model.choice("norm"));
   m.position = *model_enum_from_string<PositionKind>(model.choice("position"));
   m.attention = *model_enum_from_string<AttentionKind>(model.choice("attention"));
+  m.qk_norm = model.boolean("qk_norm");
   m.rope_theta = model.number("rope_theta");
   m.tied_embeddings = model.boolean("tied_embeddings");
   m.bias = model.boolean("bias");
@@ -243,6 +244,10 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("flash attention runs in bf16 or fp16 (FlashAttention's and cuDNN's fused "
                      "kernels); this model's dtype is {}: use standard or dtype bf16",
                      to_string(m.dtype)));
+  }
+  if (m.qk_norm && m.norm != NormKind::rmsnorm) {
+    fail(r, "model.qk_norm",
+         "qk_norm is an RMSNorm on each query and key head (Qwen3); it needs norm rmsnorm");
   }
   if (m.heads % m.key_value_heads() != 0) {
     fail(r, "model.kv_heads",

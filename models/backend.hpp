@@ -246,6 +246,18 @@ class Backend {
   virtual Tensor rms_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma,
                                    const Tensor& stats, Tensor& dgamma,
                                    std::string_view name) = 0;
+  /// QK-norm: a new fused-QKV tensor whose query and key heads are each RMS-normalised over d_h
+  /// and scaled by their gain ([1, d_h] for queries, one for keys), the values copied; stats
+  /// fp32 [T, heads + kv_heads], the heads' reciprocal RMS (queries, then keys).
+  virtual LayerNormResult qk_rms_norm(const Tensor& qkv, const Tensor& q_gamma,
+                                      const Tensor& k_gamma, const AttentionShape& shape,
+                                      std::string_view name) = 0;
+  /// Its backward: the gradient of the pre-norm QKV from the normalised one's; accumulates the
+  /// gains' fp32 gradients.
+  virtual Tensor qk_rms_norm_backward(const Tensor& dy, const Tensor& qkv, const Tensor& q_gamma,
+                                      const Tensor& k_gamma, const Tensor& stats,
+                                      Tensor& dq_gamma, Tensor& dk_gamma,
+                                      const AttentionShape& shape, std::string_view name) = 0;
   /// SwiGLU of [T, 2n] whose columns are [gate | up] (this rank's halves): silu(gate)·up,
   /// [T, n] (Megatron's fused bias_swiglu without bias).
   virtual Tensor swiglu(const Tensor& x, std::string_view name) = 0;

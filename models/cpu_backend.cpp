@@ -87,6 +87,17 @@ double sigmoid(double z) {
   return 1.0 / (1.0 + std::exp(-z));
 }
 
+// First columns of the head blocks RoPE and QK-norm touch: every query head, then every
+// group's key (the values are left alone).
+std::vector<std::int64_t> query_and_key_blocks(const AttentionShape& s) {
+  std::vector<std::int64_t> blocks;
+  for (std::int64_t j = 0; j < s.heads; ++j)
+    blocks.push_back(s.query_column(j));
+  for (std::int64_t g = 0; g < s.kv_heads; ++g)
+    blocks.push_back(s.kv_column(g * s.group_size(), 1));
+  return blocks;
+}
+
 constexpr double kLayerNormEps = 1e-5;
 constexpr double kGeluC = 0.7978845608028654;  // sqrt(2/pi)
 
@@ -428,6 +439,64 @@ Tensor CpuBackend::rms_norm_backward(const Tensor& dy, const Tensor& x, const Te
   return dx;
 }
 
+LayerNormResult CpuBackend::qk_rms_norm(const Tensor& qkv, const Tensor& q_gamma,
+                                        const Tensor& k_gamma, const AttentionShape& s,
+                                        std::string_view) {
+  const std::vector<std::int64_t> blocks = query_and_key_blocks(s);
+  const auto n = static_cast<std::int64_t>(blocks.size());
+  LayerNormResult r{make(qkv.shape(), qkv.dtype()), make({1, rows(qkv), n}, DType::fp32)};
+  std::copy_n(ptr(qkv), count(qkv), ptr(r.y));
+  const std::int64_t d = s.head_dim;
+  for (std::int64_t row = 0; row < rows(qkv); ++row) {
+    for (std::int64_t b = 0; b < n; ++b) {
+      const double* gamma = ptr(b < s.heads ? q_gamma : k_gamma);
+      const double* in = ptr(qkv) + row * cols(qkv) + blocks[static_cast<std::size_t>(b)];
+      double* out = ptr(r.y) + row * cols(qkv) + blocks[static_cast<std::size_t>(b)];
+      double squares = 0.0;
+      for (std::int64_t c = 0; c < d; ++c)
+        squares += in[c] * in[c];
+      const double rstd = 1.0 / std::sqrt(squares / static_cast<double>(d) + kLayerNormEps);
+      for (std::int64_t c = 0; c < d; ++c)
+        out[c] = in[c] * rstd * gamma[c];
+      ptr(r.stats)[row * n + b] = rstd;
+    }
+  }
+  return r;
+}
+
+Tensor CpuBackend::qk_rms_norm_backward(const Tensor& dy, const Tensor& qkv,
+                                        const Tensor& q_gamma, const Tensor& k_gamma,
+                                        const Tensor& stats, Tensor& dq_gamma, Tensor& dk_gamma,
+                                        const AttentionShape& s, std::string_view) {
+  const std::vector<std::int64_t> blocks = query_and_key_blocks(s);
+  const auto n = static_cast<std::int64_t>(blocks.size());
+  Tensor dx = make(qkv.shape(), qkv.dtype());
+  std::copy_n(ptr(dy), count(dy), ptr(dx));  // the values pass through
+  const std::int64_t d = s.head_dim;
+  for (std::int64_t row = 0; row < rows(qkv); ++row) {
+    for (std::int64_t b = 0; b < n; ++b) {
+      const bool query = b < s.heads;
+      const double* gamma = ptr(query ? q_gamma : k_gamma);
+      double* dgamma = ptr(query ? dq_gamma : dk_gamma);
+      const std::int64_t offset = row * cols(qkv) + blocks[static_cast<std::size_t>(b)];
+      const double* in = ptr(qkv) + offset;
+      const double* g = ptr(dy) + offset;
+      const double rstd = ptr(stats)[row * n + b];
+      double sum_gx = 0.0;
+      for (std::int64_t c = 0; c < d; ++c) {
+        const double xhat = in[c] * rstd;
+        sum_gx += g[c] * gamma[c] * xhat;
+        dgamma[c] += g[c] * xhat;
+      }
+      const double mean_gx = sum_gx / static_cast<double>(d);
+      double* out = ptr(dx) + offset;
+      for (std::int64_t c = 0; c < d; ++c)
+        out[c] = rstd * (g[c] * gamma[c] - in[c] * rstd * mean_gx);
+    }
+  }
+  return dx;
+}
+
 Tensor CpuBackend::swiglu(const Tensor& x, std::string_view) {
   const std::int64_t n = cols(x) / 2;
   Tensor y = make({1, rows(x), n}, x.dtype());
@@ -463,12 +532,7 @@ void CpuBackend::rope(Tensor& qkv, const AttentionShape& s, double theta, bool b
                       std::string_view) {
   const std::int64_t half = s.head_dim / 2;
   const std::int64_t width = s.qkv_columns();
-  // The query heads and each group's key: every head block but the values.
-  std::vector<std::int64_t> blocks;
-  for (std::int64_t j = 0; j < s.heads; ++j)
-    blocks.push_back(s.query_column(j));
-  for (std::int64_t g = 0; g < s.kv_heads; ++g)
-    blocks.push_back(s.kv_column(g * s.group_size(), 1));
+  const std::vector<std::int64_t> blocks = query_and_key_blocks(s);
   const double sign = backward ? -1.0 : 1.0;  // the inverse rotation
   for (std::int64_t row = 0; row < rows(qkv); ++row) {
     const auto position = static_cast<double>(row / s.micro_batch);

@@ -88,6 +88,12 @@ class CpuBackend final : public Backend {
   void flash_attention_backward(const Tensor& dout, const Tensor& qkv, const Tensor& out,
                                 const Tensor& lse, Tensor& dqkv, const AttentionShape& shape,
                                 double dropout, std::string_view name) override;
+  LayerNormResult qk_rms_norm(const Tensor& qkv, const Tensor& q_gamma, const Tensor& k_gamma,
+                              const AttentionShape& shape, std::string_view name) override;
+  Tensor qk_rms_norm_backward(const Tensor& dy, const Tensor& qkv, const Tensor& q_gamma,
+                              const Tensor& k_gamma, const Tensor& stats, Tensor& dq_gamma,
+                              Tensor& dk_gamma, const AttentionShape& shape,
+                              std::string_view name) override;
   Tensor bias_add_residual(const Tensor& x, const Tensor& bias, const Tensor& residual,
                            std::string_view name) override;
   LayerNormResult rms_norm(const Tensor& x, const Tensor& gamma, std::string_view name) override;

@@ -533,6 +533,51 @@ Tensor MetaBackend::rms_norm_backward(const Tensor& dy, const Tensor& x, const T
   return dx;
 }
 
+namespace {
+// The query and key heads' bytes of a fused QKV tensor (QK-norm and RoPE touch those alone).
+Bytes query_and_key_bytes(const Tensor& qkv, const AttentionShape& s) {
+  return Bytes::of(qkv.shape().rows * (s.heads + s.kv_heads) * s.head_dim * qkv.element_bytes());
+}
+}  // namespace
+
+LayerNormResult MetaBackend::qk_rms_norm(const Tensor& qkv, const Tensor& q_gamma,
+                                         const Tensor& k_gamma, const AttentionShape& s,
+                                         std::string_view name) {
+  // Megatron-Core's q_layernorm and k_layernorm (Transformer Engine's RMSNorm over d_h) read
+  // and write the query and key heads; the values stay a view of the QKV output (the executor
+  // keeps one QKV tensor, so its copy of them costs memory here but no kernel).
+  LayerNormResult r;
+  r.y = make(qkv.shape(), qkv.dtype(), name);
+  r.stats = make({1, qkv.shape().rows, s.heads + s.kv_heads}, DType::fp32, name);
+  const Bytes heads = query_and_key_bytes(qkv, s);
+  kernel(name, program::KernelClass::layer_norm, heads + bytes(q_gamma) + bytes(k_gamma),
+         heads + bytes(r.stats), 4.0 * static_cast<double>(heads.count() / qkv.element_bytes()),
+         {{&qkv, false}, {&q_gamma, false}, {&k_gamma, false}, {&r.y, true}, {&r.stats, true}});
+  return r;
+}
+
+Tensor MetaBackend::qk_rms_norm_backward(const Tensor& dy, const Tensor& qkv,
+                                         const Tensor& q_gamma, const Tensor& k_gamma,
+                                         const Tensor& stats, Tensor& dq_gamma, Tensor& dk_gamma,
+                                         const AttentionShape& s, std::string_view name) {
+  Tensor dx = make(qkv.shape(), qkv.dtype(), name);
+  const Bytes heads = query_and_key_bytes(qkv, s);
+  const Bytes gains = bytes(q_gamma) + bytes(k_gamma);
+  const Bytes grads = bytes(dq_gamma) + bytes(dk_gamma);
+  kernel(name, program::KernelClass::layer_norm_backward,
+         2 * heads + bytes(stats) + gains + grads, heads + grads,
+         8.0 * static_cast<double>(heads.count() / qkv.element_bytes()),
+         {{&dy, false},
+          {&qkv, false},
+          {&q_gamma, false},
+          {&k_gamma, false},
+          {&stats, false},
+          {&dq_gamma, true},
+          {&dk_gamma, true},
+          {&dx, true}});
+  return dx;
+}
+
 Tensor MetaBackend::swiglu(const Tensor& x, std::string_view name) {
   // Megatron's fused (TorchScript) swiglu: reads [gate | up], writes silu(gate)·up.
   Tensor y = make({1, x.shape().rows, x.shape().cols / 2}, x.dtype(), name);
@@ -552,10 +597,9 @@ void MetaBackend::rope(Tensor& qkv, const AttentionShape& s, double, bool,
                        std::string_view name) {
   // Megatron-Core's fused RoPE over the queries and keys (the values are untouched): reads and
   // writes them, with the cos/sin table of the positions (fp32 [s, d_h]).
-  const std::int64_t rotated = qkv.shape().rows * (s.heads + s.kv_heads) * s.head_dim;
-  const Bytes moved = Bytes::of(rotated * qkv.element_bytes());
+  const Bytes moved = query_and_key_bytes(qkv, s);
   kernel(name, program::KernelClass::elementwise, moved + fp32_bytes(s.seq_len * s.head_dim),
-         moved, 3.0 * static_cast<double>(rotated), {{&qkv, true}});
+         moved, 3.0 * static_cast<double>(moved.count() / qkv.element_bytes()), {{&qkv, true}});
 }
 
 DropoutResult MetaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,

@@ -13,6 +13,7 @@ std::string ModelSpec::non_gpt_features() const {
   if (norm != NormKind::layernorm) add(fmt::format("norm {}", to_string(norm)));
   if (position != PositionKind::learned) add(fmt::format("position {}", to_string(position)));
   if (attention != AttentionKind::standard) add(fmt::format("attention {}", to_string(attention)));
+  if (qk_norm) add("qk_norm");
   if (!tied_embeddings) add("tied_embeddings false");
   if (!bias) add("bias false");
   return out;
@@ -25,7 +26,8 @@ std::int64_t ModelSpec::parameters_per_layer() const {
   const std::int64_t out_proj = attention_width() * h + biases * h;
   const std::int64_t fc1 = h * fc1_width() + biases * fc1_width();
   const std::int64_t fc2 = ffn * h + biases * h;
-  return qkv + out_proj + fc1 + fc2 + 2 * norm_parameters();
+  const std::int64_t qk_norms = qk_norm ? 2 * head_dim() : 0;
+  return qkv + out_proj + fc1 + fc2 + 2 * norm_parameters() + qk_norms;
 }
 
 std::int64_t ModelSpec::embedding_parameters() const {

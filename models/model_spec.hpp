@@ -78,6 +78,9 @@ struct ModelSpec {
   NormKind norm = NormKind::layernorm;
   PositionKind position = PositionKind::learned;
   AttentionKind attention = AttentionKind::standard;
+  /// Qwen3's QK-norm: an RMSNorm over d_h on every query and key head (one gain of d_h each for
+  /// queries and keys per layer), after the QKV linear and before RoPE.
+  bool qk_norm = false;
   double rope_theta = 10000.0;  ///< RoPE base (Llama 3: 500000)
   /// The output layer's weight is the word embedding (GPT) or a weight of its own (Llama).
   bool tied_embeddings = true;

@@ -51,8 +51,9 @@ struct Parameter {
   Shape shape;   ///< this TP rank's part of full_shape
   Tensor value;  ///< model dtype (bf16), `shape`; undefined at rest with shard_parameters
   Tensor grad;   ///< fp32 main gradient, `shape`; undefined at rest with shard_gradients
-  /// Used on the sequence shard (SP): each TP rank's gradient is partial and is all-reduced
-  /// over the TP group once per step (Megatron's finalize_model_grads).
+  /// Each TP rank's gradient is partial and is all-reduced over the TP group once per step
+  /// (Megatron's finalize_model_grads): a vector used on the sequence shard (SP), or a
+  /// replicated gain used on this rank's heads only (QK-norm).
   bool sequence_parallel = false;
   /// Model chunk (ModelPart::chunks) whose passes use it: gradient buckets do not mix chunks.
   std::int32_t chunk = 0;

@@ -98,8 +98,8 @@ k::ConstArray carr_at(const Tensor& t, std::int64_t offset) {
 // cpu (issue 19), and a cuda run of such a model stops here with the op's name.
 [[noreturn]] void not_on_cuda(std::string_view op) {
   throw std::invalid_argument(fmt::format(
-      "cuda backend: {} is not implemented (RMSNorm, SwiGLU, RoPE, grouped-query and flash "
-      "attention run on the meta and cpu backends only)",
+      "cuda backend: {} is not implemented (RMSNorm, QK-norm, SwiGLU, RoPE, grouped-query and "
+      "flash attention run on the meta and cpu backends only)",
       op));
 }
 k::ConstArray optional_carr(const Tensor* t) {
@@ -866,6 +866,15 @@ FlashAttentionResult CudaBackend::flash_attention(const Tensor&, const Attention
 void CudaBackend::flash_attention_backward(const Tensor&, const Tensor&, const Tensor&,
                                            const Tensor&, Tensor&, const AttentionShape&, double,
                                            std::string_view name) {
+  not_on_cuda(name);
+}
+LayerNormResult CudaBackend::qk_rms_norm(const Tensor&, const Tensor&, const Tensor&,
+                                         const AttentionShape&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::qk_rms_norm_backward(const Tensor&, const Tensor&, const Tensor&,
+                                         const Tensor&, const Tensor&, Tensor&, Tensor&,
+                                         const AttentionShape&, std::string_view name) {
   not_on_cuda(name);
 }
 LayerNormResult CudaBackend::rms_norm(const Tensor&, const Tensor&, std::string_view name) {

@@ -31,6 +31,15 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
     block.qkv_bias_ = c.add_parameter(prefix + ".qkv.bias", {1, 1, qkv}, Split::columns,
                                       Split::cube_columns_swapped, layer);
   }
+  if (s.layer.qk_norm) {
+    // One gain of d_h for every query head and one for every key head; each TP rank uses it on
+    // its own heads, so its gradient is partial per rank (all-reduced over TP with the SP ones).
+    const bool partial = tp.size > 1;
+    block.q_norm_ = c.add_parameter(prefix + ".q_norm.gamma", {1, 1, d}, Split::replicated,
+                                    Split::replicated, layer, partial);
+    block.k_norm_ = c.add_parameter(prefix + ".k_norm.gamma", {1, 1, d}, Split::replicated,
+                                    Split::replicated, layer, partial);
+  }
   block.proj_weight_ = c.add_parameter(prefix + ".proj.weight", {1, inner, h}, Split::rows,
                                        Split::cube_blocks_swapped, layer);
   if (s.layer.bias) {
@@ -80,6 +89,18 @@ Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s
     const Tensor bias = c.vector_value(*qkv_bias_, "attn.qkv.bias.all_gather");
     c.backend().add_bias(s.qkv, bias, "attn.qkv.bias");
   }
+  if (q_norm_) {
+    // Qwen3's QK-norm on each query and key head, before RoPE; its input is kept for its
+    // backward.
+    LayerNormResult normed =
+        c.backend().qk_rms_norm(s.qkv, c.value(*q_norm_), c.value(*k_norm_), shape_, "attn.qk_norm");
+    s.qkv_before_norm = std::move(s.qkv);
+    s.qkv = std::move(normed.y);
+    s.qk_stats = std::move(normed.stats);
+    c.mark(s.qkv_before_norm, keep);
+    c.mark(s.qk_stats, keep);
+    c.consumed({&s.qkv_before_norm, &s.qk_stats});
+  }
   if (rope_theta_) c.backend().rope(s.qkv, shape_, *rope_theta_, false, "attn.rope");
   c.mark(s.qkv, keep);
   // Selective recomputation drops the attention core's tensors (§2.6).
@@ -108,6 +129,17 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
   }
   Tensor dqkv = core_backward(c, std::move(dcontext), s);
   if (rope_theta_) b.rope(dqkv, shape_, *rope_theta_, true, "attn.rope.backward");
+  if (q_norm_) {
+    Tensor dq_gamma = c.vector_grad(*q_norm_, "attn.q_norm.gamma.grad");
+    Tensor dk_gamma = c.vector_grad(*k_norm_, "attn.k_norm.gamma.grad");
+    dqkv = b.qk_rms_norm_backward(dqkv, s.qkv_before_norm, c.value(*q_norm_), c.value(*k_norm_),
+                                  s.qk_stats, dq_gamma, dk_gamma, shape_,
+                                  "attn.qk_norm.backward");
+    c.vector_grad_done(*q_norm_, dq_gamma, "attn.q_norm.gamma");
+    c.vector_grad_done(*k_norm_, dk_gamma, "attn.k_norm.gamma");
+    s.qkv_before_norm.reset();
+    s.qk_stats.reset();
+  }
   Tensor din = c.linear_backward(dqkv, in.y, qkv_weight_, LinearKind::column, "attn.qkv");
   c.ready(qkv_weight_);
   if (qkv_bias_) {

@@ -24,6 +24,7 @@ namespace trainsim {
 struct AttentionSaved {
   Tensor qkv, probs, dropout_mask, probs_dropped, context;
   Tensor lse;  ///< flash attention: the rows' log-sum-exp (fp32), instead of the probabilities
+  Tensor qkv_before_norm, qk_stats;  ///< QK-norm: its input and the heads' reciprocal RMS
 };
 
 class AttentionBlock {
@@ -63,6 +64,8 @@ class AttentionBlock {
   AttentionShape shape_;
   std::optional<double> rope_theta_;  ///< rotary embeddings' base, with RoPE
   bool flash_ = false;
+  std::optional<std::size_t> q_norm_;  ///< QK-norm's gains (Qwen3)
+  std::optional<std::size_t> k_norm_;
 };
 
 }  // namespace trainsim

@@ -222,6 +222,7 @@ const std::vector<BadInput>& bad_scenarios() {
        "10:15",
        {"model.activation", "invalid value \"relu\"", "valid values: gelu, swiglu"}},
       {"s_gelu_no_bias.yaml", "10:9", {"model.bias", "use bias true or activation swiglu"}},
+      {"s_qk_norm_layernorm.yaml", "10:12", {"model.qk_norm", "it needs norm rmsnorm"}},
       {"s_flash_fp32.yaml",
        "26:14",
        {"model.attention", "flash attention runs in bf16 or fp16", "dtype is fp32"}},

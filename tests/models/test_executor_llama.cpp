@@ -30,20 +30,26 @@ ModelSpec llama(std::int64_t layers, std::int64_t seq_len, std::int64_t vocab) {
   return m;
 }
 
-// Parameters: per layer two RMSNorm gains, QKV, projection, FC1 (gate and up), FC2; outside
-// the layers the word embedding, the final gain and the output layer.
-std::size_t llama_parameters(std::int64_t layers) {
-  return static_cast<std::size_t>(3 + 6 * layers);
+// Parameters: per layer two RMSNorm gains, QKV, projection, FC1 (gate and up), FC2 (and with
+// QK-norm its two gains); outside the layers the word embedding, the final gain and the output
+// layer.
+std::size_t llama_parameters(const ModelSpec& m) {
+  return static_cast<std::size_t>(3 + (m.qk_norm ? 8 : 6) * m.layers);
 }
 
 }  // namespace
 
 TEST_CASE("cpu: the Llama layer's gradients agree with central finite differences") {
-  const ModelSpec m = llama(2, 6, 11);
-  const GradientCheckReport r = check_gradients_finite_difference(m, test::training_spec(2, 1), 7, 3);
-  CAPTURE(r.worst);
-  CHECK(r.samples == 3 * static_cast<std::int64_t>(llama_parameters(m.layers)));
-  CHECK(r.max_relative_error < 1e-6);
+  for (bool qk_norm : {false, true}) {
+    ModelSpec m = llama(2, 6, 11);
+    m.qk_norm = qk_norm;  // Qwen3's per-head RMSNorm on queries and keys
+    CAPTURE(qk_norm);
+    const GradientCheckReport r =
+        check_gradients_finite_difference(m, test::training_spec(2, 1), 7, 3);
+    CAPTURE(r.worst);
+    CHECK(r.samples == 3 * static_cast<std::int64_t>(llama_parameters(m)));
+    CHECK(r.max_relative_error < 1e-6);
+  }
 }
 
 TEST_CASE("cpu: flash attention gives the standard core's loss and gradients (< 1e-12 relative)") {
@@ -70,8 +76,9 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           const std::int64_t chunks = schedule == PipelineSchedule::interleaved ? 2 : 1;
           ModelSpec m = llama(2 * chunks, 2 * (2 + static_cast<std::int64_t>(rng() % 3)),
                               2 * (5 + static_cast<std::int64_t>(rng() % 4)));
-          // Every other run with the fused attention kernel.
+          // Every other run with the fused attention kernel, every third with QK-norm.
           if (runs % 2 == 1) m.attention = AttentionKind::flash;
+          m.qk_norm = runs % 3 == 0;
           ParallelPlan plan;
           plan.tensor.size = 2;
           plan.tensor.sequence_parallel = sp;
@@ -84,6 +91,7 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           const TrainingSpec training = test::training_spec(2 * 2 * 2, 2);  // 2 micro batches
           CAPTURE(to_string(schedule));
           CAPTURE(to_string(m.attention));
+          CAPTURE(m.qk_norm);
           CAPTURE(sp);
           CAPTURE(to_string(recompute));
           CAPTURE(zero);
@@ -94,7 +102,7 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           CAPTURE(r.max_gradient_error);
           CAPTURE(r.max_value_error);
           CHECK(r.ranks == 8);
-          CHECK(r.parameters.size() == llama_parameters(m.layers));
+          CHECK(r.parameters.size() == llama_parameters(m));
           CHECK(r.uncompared == 0);
           CHECK(r.loss_single > 0.0);
           CHECK(r.max_error < 1e-9);
@@ -116,7 +124,7 @@ TEST_CASE("cpu: Llama without a pipeline, TP 2 x SP x DP 2 x ZeRO 2, equals one 
   plan.data.zero = 2;
   const EquivalenceReport r =
       check_against_single_device(m, plan, test::training_spec(2 * 2 * 2, 2), 11);
-  CHECK(r.parameters.size() == llama_parameters(m.layers));
+  CHECK(r.parameters.size() == llama_parameters(m));
   CHECK(r.max_error < 1e-9);
   CHECK(r.passed);
 }

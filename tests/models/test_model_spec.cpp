@@ -148,6 +148,17 @@ TEST_CASE("Llama 3 training FLOPs per token match the exact counts (causal atten
   CHECK(per_token(llama3(126, 16384, 128, 53248, 8192)) == doctest::Approx(2524.0).epsilon(0.002));
 }
 
+TEST_CASE("Qwen3-32B's parameters: free head dimension and QK-norm (modern-models-reference §2)") {
+  ModelSpec m = llama3(64, 5120, 64, 25600, 4096);
+  m.vocab = 151936;
+  m.head_size = 128;
+  m.qk_norm = true;
+  // 32.762 B in the reference's table (High); counted exactly: 64 x 487 598 336 + 2 x 151936
+  // x 5120 + 5120.
+  CHECK(m.parameters() == 32'762'123'264);
+  CHECK(m.non_gpt_features().find("qk_norm") != std::string::npos);
+}
+
 TEST_CASE("a free head dimension sets the attention's widths (Qwen3-32B: 64 x 128 ≠ 5120)") {
   ModelSpec m = gpt(1, 5120, 64);
   m.head_size = 128;
