@@ -97,6 +97,13 @@ std::vector<Parameter> build_table() {
       boolean("model.qk_norm", "false",
               "Qwen3's QK-norm: RMSNorm over head_dim on every query and key head after the "
               "QKV linear (needs norm rmsnorm)"),
+      integer("model.attention_window.size", derived, "none: full causal attention", 1,
+              kMaxTokens,
+              "sliding-window attention: query i sees keys i - size < j <= i (GPT-OSS: 128; "
+              "needs attention flash)"),
+      integer("model.attention_window.every", value, "1", 1, kMaxLayers,
+              "the windowed layers: those whose index is a multiple of this (GPT-OSS: 2, the "
+              "even layers; 1: every layer)"),
       number("model.rope_theta", "10000", 1, "RoPE base (a bare number; Llama 3: 500000)"),
       boolean("model.tied_embeddings", "true",
               "the output layer's weight is the word embedding (GPT); false: a weight of its "

@@ -152,6 +152,13 @@ ReadScenario read(const std::filesystem::path& file) {
   m.position = *model_enum_from_string<PositionKind>(model.choice("position"));
   m.attention = *model_enum_from_string<AttentionKind>(model.choice("attention"));
   m.qk_norm = model.boolean("qk_norm");
+  {
+    const SectionReader window = model.section("attention_window");
+    const std::int64_t every = window.integer("every");
+    if (const auto size = window.optional_integer("size")) {
+      m.attention_window = AttentionWindow{*size, every};
+    }
+  }
   m.rope_theta = model.number("rope_theta");
   m.tied_embeddings = model.boolean("tied_embeddings");
   m.bias = model.boolean("bias");
@@ -244,6 +251,11 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("flash attention runs in bf16 or fp16 (FlashAttention's and cuDNN's fused "
                      "kernels); this model's dtype is {}: use standard or dtype bf16",
                      to_string(m.dtype)));
+  }
+  if (m.attention_window && m.attention != AttentionKind::flash) {
+    fail(r, "model.attention_window.size",
+         "sliding-window attention runs in the fused kernels (FlashAttention, cuDNN), as "
+         "GPT-OSS trains it; set model.attention to flash");
   }
   if (m.qk_norm && m.norm != NormKind::rmsnorm) {
     fail(r, "model.qk_norm",

@@ -77,6 +77,13 @@ struct AttentionShape {
   std::int64_t heads = 0;        ///< query heads on this rank (a / t)
   std::int64_t head_dim = 0;     ///< d_h
   std::int64_t kv_heads = 0;     ///< key/value heads on this rank (g / t); equal to heads: MHA
+  /// Sliding window (flash attention only): query i sees keys i − window < j ≤ i.
+  std::optional<std::int64_t> window{};
+
+  /// Whether query position `query` sees key position `key` (causal, within the window).
+  bool sees(std::int64_t query, std::int64_t key) const {
+    return key <= query && (!window || key > query - *window);
+  }
 
   /// Query heads per key/value head.
   std::int64_t group_size() const { return heads / kv_heads; }

@@ -223,10 +223,13 @@ FlashAttentionResult CpuBackend::flash_attention(const Tensor& qkv, const Attent
       p.noalias() = scale * (v.q(qkv, i, j, 0) * v.q(qkv, i, j, 1).transpose());
       double* lse = ptr(r.lse) + (i * s.heads + j) * s.seq_len;
       for (std::int64_t row = 0; row < s.seq_len; ++row) {
-        const double max = p.row(row).head(row + 1).maxCoeff();
+        double max = -std::numeric_limits<double>::infinity();
+        for (std::int64_t k = 0; k < s.seq_len; ++k) {
+          if (s.sees(row, k)) max = std::max(max, p(row, k));
+        }
         double sum = 0.0;
         for (std::int64_t k = 0; k < s.seq_len; ++k) {
-          p(row, k) = k <= row ? std::exp(p(row, k) - max) : 0.0;
+          p(row, k) = s.sees(row, k) ? std::exp(p(row, k) - max) : 0.0;
           sum += p(row, k);
         }
         p.row(row) /= sum;
@@ -256,7 +259,7 @@ void CpuBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv,
       const double* row_lse = ptr(lse) + (i * s.heads + j) * s.seq_len;
       for (std::int64_t row = 0; row < s.seq_len; ++row) {
         for (std::int64_t k = 0; k < s.seq_len; ++k)
-          p(row, k) = k <= row ? std::exp(p(row, k) - row_lse[row]) : 0.0;
+          p(row, k) = s.sees(row, k) ? std::exp(p(row, k) - row_lse[row]) : 0.0;
       }
       const Strided d_out = v.ctx(dout, i, j);
       v.mq(dqkv, i, j, 2).noalias() += p.transpose() * d_out;

@@ -321,12 +321,18 @@ void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor&
 
 namespace {
 // QKᵀ and P·V of a causal fused attention: 2·2·b·a·s²·d_h over the whole square, of which the
-// kernel runs the tiles on and below the diagonal, about half (modern-models-reference §3.1).
+// kernel runs the tiles on and below the diagonal, about half (modern-models-reference §3.1);
+// with a sliding window w, the Σ min(w, i + 1) = w·s − w(w − 1)/2 pairs it sees.
 double causal_attention_flops(const AttentionShape& s) {
   const auto b = static_cast<double>(s.micro_batch);
   const auto heads = static_cast<double>(s.heads);
   const auto len = static_cast<double>(s.seq_len);
-  return 4.0 * b * heads * len * len * static_cast<double>(s.head_dim) / 2.0;
+  const auto d = static_cast<double>(s.head_dim);
+  if (s.window && *s.window < s.seq_len) {
+    const auto w = static_cast<double>(*s.window);
+    return 4.0 * b * heads * d * (w * len - w * (w - 1.0) / 2.0);
+  }
+  return 4.0 * b * heads * len * len * d / 2.0;
 }
 }  // namespace
 

@@ -14,6 +14,10 @@ std::string ModelSpec::non_gpt_features() const {
   if (position != PositionKind::learned) add(fmt::format("position {}", to_string(position)));
   if (attention != AttentionKind::standard) add(fmt::format("attention {}", to_string(attention)));
   if (qk_norm) add("qk_norm");
+  if (attention_window) {
+    add(fmt::format("attention_window {} every {}", attention_window->size,
+                    attention_window->every));
+  }
   if (!tied_embeddings) add("tied_embeddings false");
   if (!bias) add("bias false");
   return out;

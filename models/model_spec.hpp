@@ -58,6 +58,14 @@ constexpr std::optional<Enum> model_enum_from_string(std::string_view text) {
   return std::nullopt;
 }
 
+/// Sliding-window attention on a layer pattern (GPT-OSS alternates window 128 and full; Mistral
+/// windows every layer): layers l with l % every == 0 let query i see keys i − size < j ≤ i.
+struct AttentionWindow {
+  std::int64_t size = 0;
+  std::int64_t every = 1;
+  bool covers(std::int64_t layer) const { return layer % every == 0; }
+};
+
 struct ModelSpec {
   std::int64_t layers = 0;
   std::int64_t hidden = 0;
@@ -81,6 +89,10 @@ struct ModelSpec {
   /// Qwen3's QK-norm: an RMSNorm over d_h on every query and key head (one gain of d_h each for
   /// queries and keys per layer), after the QKV linear and before RoPE.
   bool qk_norm = false;
+  /// Sliding-window layers (nullopt: every layer attends to all earlier keys). MFU's model
+  /// FLOPs count them as full layers, as Megatron-Core and torchtitan do; the kernels run
+  /// only the window.
+  std::optional<AttentionWindow> attention_window{};
   double rope_theta = 10000.0;  ///< RoPE base (Llama 3: 500000)
   /// The output layer's weight is the word embedding (GPT) or a weight of its own (Llama).
   bool tied_embeddings = true;

@@ -20,13 +20,14 @@ struct LayerSpec {
   PositionKind position = PositionKind::learned;
   AttentionKind attention = AttentionKind::standard;
   bool qk_norm = false;  ///< RMSNorm on each query and key head
+  std::optional<AttentionWindow> attention_window{};
   double rope_theta = 10000.0;
   bool bias = true;             ///< on the QKV, projection and MLP linears
   bool tied_embeddings = true;  ///< the output layer uses the word embedding
 
   static LayerSpec of(const ModelSpec& m) {
-    return {m.norm,       m.activation, m.position,       m.attention,
-            m.qk_norm,    m.rope_theta, m.bias,           m.tied_embeddings};
+    return {m.norm,    m.activation,       m.position,   m.attention, m.qk_norm,
+            m.attention_window, m.rope_theta, m.bias,      m.tied_embeddings};
   }
 };
 

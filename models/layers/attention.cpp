@@ -18,6 +18,9 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
   block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, d,
                   s.key_value_heads() / head_split};
   if (s.layer.position == PositionKind::rope) block.rope_theta_ = s.layer.rope_theta;
+  if (s.layer.attention_window && s.layer.attention_window->covers(layer)) {
+    block.shape_.window = s.layer.attention_window->size;
+  }
   block.flash_ = s.layer.attention == AttentionKind::flash;
   // Group-major QKV columns (AttentionShape): a 1D column block is kv_heads / t whole groups.
   const std::int64_t qkv = (s.heads + 2 * s.key_value_heads()) * d;

@@ -5,8 +5,10 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <variant>
 
 #include "equivalence_asserts.hpp"
+#include "models/build_program.hpp"
 #include "models/equivalence_check.hpp"
 
 using namespace trainsim;
@@ -65,6 +67,45 @@ TEST_CASE("cpu: flash attention gives the standard core's loss and gradients (< 
   }
 }
 
+TEST_CASE("cpu: a sliding window as long as the sequence is full attention, a shorter one is not") {
+  ModelSpec m = llama(2, 8, 20);
+  m.attention = AttentionKind::flash;
+  const auto full = test::single_device_loss_and_gradients(m, 2, Recompute::none);
+  m.attention_window = AttentionWindow{8, 1};
+  test::check_close_tensors(test::single_device_loss_and_gradients(m, 2, Recompute::none), full,
+                            1e-12);
+  m.attention_window = AttentionWindow{3, 2};  // GPT-OSS's pattern: layer 0 windowed, 1 full
+  const auto windowed = test::single_device_loss_and_gradients(m, 2, Recompute::selective);
+  CHECK(windowed[0][0] != doctest::Approx(full[0][0]).epsilon(1e-9));
+  const GradientCheckReport r =
+      check_gradients_finite_difference(m, test::training_spec(2, 1), 7, 3);
+  CAPTURE(r.worst);
+  CHECK(r.max_relative_error < 1e-6);
+}
+
+TEST_CASE("meta: a windowed layer's flash kernels run the w·s − w(w−1)/2 pairs it sees") {
+  ModelSpec m = llama(2, 64, 32);
+  m.attention = AttentionKind::flash;
+  const auto attention_flops = [&] {
+    double forward = 0.0;
+    const program::Program p = build_program(m, ParallelPlan{}, test::training_spec(1, 1),
+                                             ProgramScope::representative);
+    for (const program::Op& op : p.ranks[0].ops) {
+      const auto* k = std::get_if<program::Kernel>(&op.payload);
+      if (k != nullptr && op.kernel_class == program::KernelClass::attention) {
+        forward += k->flops.count();
+      }
+    }
+    return forward;
+  };
+  const double full = attention_flops();
+  // 2 layers, 4 heads of 6, one sequence of 64: 4·a·d·s²/2 each.
+  CHECK(full == doctest::Approx(2 * 4.0 * 4 * 6 * 64.0 * 64.0 / 2.0));
+  m.attention_window = AttentionWindow{16, 2};
+  const double windowed = attention_flops();
+  CHECK(windowed == doctest::Approx(full / 2 + 4.0 * 4 * 6 * (16.0 * 64 - 16.0 * 15 / 2)));
+}
+
 TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 equals one device") {
   std::mt19937_64 rng(20261126);
   int runs = 0;
@@ -79,6 +120,7 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           // Every other run with the fused attention kernel, every third with QK-norm.
           if (runs % 2 == 1) m.attention = AttentionKind::flash;
           m.qk_norm = runs % 3 == 0;
+          if (runs % 4 == 1) m.attention_window = AttentionWindow{3, 2};  // flash runs only
           ParallelPlan plan;
           plan.tensor.size = 2;
           plan.tensor.sequence_parallel = sp;
@@ -92,6 +134,7 @@ TEST_CASE("cpu: Llama (GQA x SwiGLU x RMSNorm x RoPE) x TP 2 x SP x PP 2 x DP 2 
           CAPTURE(to_string(schedule));
           CAPTURE(to_string(m.attention));
           CAPTURE(m.qk_norm);
+          CAPTURE(m.attention_window.has_value());
           CAPTURE(sp);
           CAPTURE(to_string(recompute));
           CAPTURE(zero);
