@@ -613,6 +613,12 @@ DropoutResult MetaBackend::bias_dropout_add(const Tensor& x, const Tensor& bias,
   DropoutResult r;
   r.y = make(x.shape(), x.dtype(), name);
   r.mask = make_mask(x.shape(), name);
+  if (!bias.defined()) {  // a model without biases (Llama)
+    kernel(name, program::KernelClass::dropout, bytes(x) + bytes(residual),
+           bytes(r.y) + bytes(r.mask), 2.0 * elements(x),
+           {{&x, false}, {&residual, false}, {&r.y, true}, {&r.mask, true}});
+    return r;
+  }
   kernel(name, program::KernelClass::dropout, bytes(x) + bytes(bias) + bytes(residual),
          bytes(r.y) + bytes(r.mask), 3.0 * elements(x),
          {{&x, false}, {&bias, false}, {&residual, false}, {&r.y, true}, {&r.mask, true}});

@@ -171,3 +171,18 @@ TEST_CASE("cpu: Llama without a pipeline, TP 2 x SP x DP 2 x ZeRO 2, equals one 
   CHECK(r.max_error < 1e-9);
   CHECK(r.passed);
 }
+
+TEST_CASE("cpu: Llama inference (no biases, flash) over PP 2 x TP 2 gives one device's loss") {
+  ModelSpec m = llama(4, 8, 12);
+  m.attention = AttentionKind::flash;
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  plan.tensor.sequence_parallel = true;
+  plan.pipeline.size = 2;
+  TrainingSpec training = test::training_spec(4, 2);
+  training.mode = RunMode::inference;
+  const EquivalenceReport r = check_against_single_device(m, plan, training, 3);
+  CHECK(r.loss_single > 0.0);
+  CHECK(r.loss_error < 1e-12);
+  CHECK(r.passed);
+}
