@@ -257,6 +257,11 @@ void check_consistency(const ReadScenario& r) {
          "sliding-window attention runs in the fused kernels (FlashAttention, cuDNN), as "
          "GPT-OSS trains it; set model.attention to flash");
   }
+  if (m.position == PositionKind::rope && m.head_dim() % 2 != 0) {
+    fail(r, m.head_size ? "model.head_dim" : "model.heads",
+         fmt::format("RoPE rotates pairs of a head's dimensions; head_dim {} is odd",
+                     m.head_dim()));
+  }
   if (m.qk_norm && m.norm != NormKind::rmsnorm) {
     fail(r, "model.qk_norm",
          "qk_norm is an RMSNorm on each query and key head (Qwen3); it needs norm rmsnorm");

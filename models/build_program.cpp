@@ -280,9 +280,31 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
     throw Infeasible(
         fmt::format("tensor ({}) and data ({}) parallel sizes must be >= 1", t, plan.data.size));
   }
-  if (model.heads <= 0 || model.hidden % model.heads != 0) {
-    throw Infeasible(
-        fmt::format("hidden {} is not divisible by heads {}", model.hidden, model.heads));
+  if (model.heads <= 0 || (!model.head_size && model.hidden % model.heads != 0)) {
+    throw Infeasible(fmt::format(
+        "hidden {} is not divisible by heads {} (give model.head_dim for a free head dimension)",
+        model.hidden, model.heads));
+  }
+  // The rules of the model's features, for callers that do not come through the scenario
+  // loader (which states them at the field).
+  if (model.position == PositionKind::rope && model.head_dim() % 2 != 0) {
+    throw Infeasible(fmt::format("model.head_dim: RoPE rotates pairs of a head's dimensions; "
+                                 "head_dim {} is odd",
+                                 model.head_dim()));
+  }
+  if (model.attention == AttentionKind::flash && model.dtype != DType::bf16 &&
+      model.dtype != DType::fp16) {
+    throw Infeasible(fmt::format("model.attention: flash runs in bf16 or fp16, not {}",
+                                 to_string(model.dtype)));
+  }
+  if (model.attention_window && model.attention != AttentionKind::flash) {
+    throw Infeasible("model.attention_window: sliding windows run in the flash kernels");
+  }
+  if (!model.bias && model.activation == Activation::gelu) {
+    throw Infeasible("model.bias: the GeLU MLP's fused bias-GeLU needs its bias");
+  }
+  if (model.qk_norm && model.norm != NormKind::rmsnorm) {
+    throw Infeasible("model.qk_norm: QK-norm is an RMSNorm; it needs norm rmsnorm");
   }
   if (plan.tensor.kind == TensorKind::one_d && (model.heads % t != 0 || model.ffn % t != 0)) {
     throw Infeasible(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",

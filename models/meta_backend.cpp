@@ -320,19 +320,17 @@ void MetaBackend::attention_scores_backward(const Tensor& dscores, const Tensor&
 }
 
 namespace {
-// QKᵀ and P·V of a causal fused attention: 2·2·b·a·s²·d_h over the whole square, of which the
-// kernel runs the tiles on and below the diagonal, about half (modern-models-reference §3.1);
-// with a sliding window w, the Σ min(w, i + 1) = w·s − w(w − 1)/2 pairs it sees.
+// QKᵀ and P·V of a causal fused attention, 2·2·d_h FLOPs per (query, key) pair it sees: the
+// s(s + 1)/2 pairs on and below the diagonal (the kernel skips the tiles above it: about half
+// the square, modern-models-reference §3.1), or with a sliding window w the
+// Σ min(w, i + 1) = w·s − w(w − 1)/2 pairs inside it.
 double causal_attention_flops(const AttentionShape& s) {
   const auto b = static_cast<double>(s.micro_batch);
   const auto heads = static_cast<double>(s.heads);
   const auto len = static_cast<double>(s.seq_len);
   const auto d = static_cast<double>(s.head_dim);
-  if (s.window && *s.window < s.seq_len) {
-    const auto w = static_cast<double>(*s.window);
-    return 4.0 * b * heads * d * (w * len - w * (w - 1.0) / 2.0);
-  }
-  return 4.0 * b * heads * len * len * d / 2.0;
+  const auto w = static_cast<double>(std::min(s.window.value_or(s.seq_len), s.seq_len));
+  return 4.0 * b * heads * d * (w * len - w * (w - 1.0) / 2.0);
 }
 }  // namespace
 
@@ -550,8 +548,10 @@ LayerNormResult MetaBackend::qk_rms_norm(const Tensor& qkv, const Tensor& q_gamm
                                          const Tensor& k_gamma, const AttentionShape& s,
                                          std::string_view name) {
   // Megatron-Core's q_layernorm and k_layernorm (Transformer Engine's RMSNorm over d_h) read
-  // and write the query and key heads; the values stay a view of the QKV output (the executor
-  // keeps one QKV tensor, so its copy of them costs memory here but no kernel).
+  // and write the query and key heads; the values stay a view of the QKV output there. The
+  // executor keeps one QKV tensor, so its copy of the values costs no kernel but is counted in
+  // memory twice (with the norm's saved input): an over-count of 2g/(a + 2g) of the QKV's
+  // saved bytes.
   LayerNormResult r;
   r.y = make(qkv.shape(), qkv.dtype(), name);
   r.stats = make({1, qkv.shape().rows, s.heads + s.kv_heads}, DType::fp32, name);

@@ -21,8 +21,9 @@ std::optional<std::string> PipelineParallel::uneven_problem(std::int64_t layers)
   for (const auto& given : {first_stage_layers, last_stage_layers}) {
     if (given && *given < 1) return fmt::format("a stage holds at least one layer (got {})", *given);
   }
-  if (stated >= layers || (others > 0 && (layers - stated) % others != 0) ||
-      (others == 0 && stated != layers)) {
+  const bool split = others > 0 ? stated < layers && (layers - stated) % others == 0
+                                 : stated == layers;
+  if (!split) {
     return fmt::format(
         "the first and last stages' {} layers leave {} of the model's {} for the {} other "
         "stages, which must divide evenly with at least one layer each",

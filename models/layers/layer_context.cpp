@@ -44,14 +44,15 @@ LayerContext::LayerContext(Backend& backend, const TransformerShape& shape,
   const std::int64_t square_split = tp.cell || tp.cube ? q * q : 1;
   const std::int64_t batch_split = tp.cube ? q * q : q;
   if (shape.heads % split != 0 || shape.ffn % (tp.cell || tp.cube ? q * q : t) != 0 ||
-      shape.vocab % (tp.cube ? q * q : split) != 0 || shape.hidden % shape.heads != 0 ||
+      shape.vocab % (tp.cube ? q * q : split) != 0 ||
+      (!shape.head_size && shape.hidden % shape.heads != 0) ||
       shape.hidden % square_split != 0 || shape.micro_batch % batch_split != 0) {
     throw Infeasible("gpt: heads (" + std::to_string(shape.heads) + "), ffn (" +
                      std::to_string(shape.ffn) + "), padded vocabulary (" +
                      std::to_string(shape.vocab) + "), hidden (" + std::to_string(shape.hidden) +
                      ") and micro batch (" + std::to_string(shape.micro_batch) +
                      ") must be divisible as the TP split (size " + std::to_string(t) +
-                     ") needs, and hidden by heads");
+                     ") needs, and hidden by heads unless head_dim is given");
   }
   if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0 || tp.cell || tp.cube)) {
     throw Infeasible("gpt: sequence parallelism needs 1D TP > 1 (got " + std::to_string(t) +

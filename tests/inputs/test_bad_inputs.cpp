@@ -226,6 +226,7 @@ const std::vector<BadInput>& bad_scenarios() {
       {"s_window_standard.yaml",
        "10:28",
        {"model.attention_window.size", "runs in the fused kernels", "set model.attention to flash"}},
+      {"s_rope_odd_head_dim.yaml", "8:13", {"model.head_dim", "head_dim 7 is odd"}},
       {"s_flash_fp32.yaml",
        "26:14",
        {"model.attention", "flash attention runs in bf16 or fp16", "dtype is fp32"}},

@@ -83,7 +83,7 @@ TEST_CASE("cpu: a sliding window as long as the sequence is full attention, a sh
   CHECK(r.max_relative_error < 1e-6);
 }
 
-TEST_CASE("meta: a windowed layer's flash kernels run the w·s − w(w−1)/2 pairs it sees") {
+TEST_CASE("meta: a flash kernel runs the s(s+1)/2 causal pairs, a windowed one the w·s − w(w−1)/2") {
   ModelSpec m = llama(2, 64, 32);
   m.attention = AttentionKind::flash;
   const auto attention_flops = [&] {
@@ -99,8 +99,8 @@ TEST_CASE("meta: a windowed layer's flash kernels run the w·s − w(w−1)/2 pa
     return forward;
   };
   const double full = attention_flops();
-  // 2 layers, 4 heads of 6, one sequence of 64: 4·a·d·s²/2 each.
-  CHECK(full == doctest::Approx(2 * 4.0 * 4 * 6 * 64.0 * 64.0 / 2.0));
+  // 2 layers, 4 heads of 6, one sequence of 64: 4·a·d·s(s+1)/2 each.
+  CHECK(full == doctest::Approx(2 * 4.0 * 4 * 6 * 64.0 * 65.0 / 2.0));
   m.attention_window = AttentionWindow{16, 2};
   const double windowed = attention_flops();
   CHECK(windowed == doctest::Approx(full / 2 + 4.0 * 4 * 6 * (16.0 * 64 - 16.0 * 15 / 2)));
@@ -184,5 +184,18 @@ TEST_CASE("cpu: Llama inference (no biases, flash) over PP 2 x TP 2 gives one de
   const EquivalenceReport r = check_against_single_device(m, plan, training, 3);
   CHECK(r.loss_single > 0.0);
   CHECK(r.loss_error < 1e-12);
+  CHECK(r.passed);
+}
+
+TEST_CASE("cpu: a head dimension free of hidden / heads (hidden 18, 4 heads of 6) x TP 2 equals one device") {
+  ModelSpec m = llama(2, 8, 12);
+  m.hidden = 18;  // not a multiple of the 4 heads: only head_dim sets the attention's widths
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  plan.data.size = 2;
+  const EquivalenceReport r =
+      check_against_single_device(m, plan, test::training_spec(2 * 2 * 2, 2), 13);
+  CHECK(r.parameters.size() == llama_parameters(m));
+  CHECK(r.max_error < 1e-9);
   CHECK(r.passed);
 }

@@ -175,6 +175,13 @@ TEST_CASE("cpu: uneven stages (first and last lighter) x GPipe, 1F1B x TP 2 x SP
   CHECK(plan.pipeline.stage_layers(14, 1) == 6);
   CHECK(plan.pipeline.stage_layers(14, 3) == 1);
   CHECK(plan.pipeline.stage_first_layer(14, 3) == 13);
+  // Two stages, both stated: they must hold every layer.
+  ParallelPlan two;
+  two.pipeline.size = 2;
+  two.pipeline.first_stage_layers = 3;
+  two.pipeline.last_stage_layers = 5;
+  CHECK_FALSE(two.pipeline.uneven_problem(8).has_value());
+  CHECK(two.pipeline.uneven_problem(9).has_value());
   plan.pipeline.schedule = PipelineSchedule::interleaved;
   plan.pipeline.chunks = 2;
   CHECK(plan.pipeline.uneven_problem(14)->find("one chunk per stage") != std::string::npos);
