@@ -61,8 +61,14 @@ double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
 
 double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training) {
-  return estimated_ops_per_gpu(model, plan, training) /
-         static_cast<double>(std::max<std::int64_t>(plan.pipeline.size, 1));
+  const double stages = static_cast<double>(std::max<std::int64_t>(plan.pipeline.size, 1));
+  if (!plan.pipeline.uneven()) return estimated_ops_per_gpu(model, plan, training) / stages;
+  // Uneven stages: the heaviest one bounds every stage's op list.
+  std::int64_t heaviest = 0;
+  for (std::int64_t stage = 0; stage < plan.pipeline.size; ++stage)
+    heaviest = std::max(heaviest, plan.pipeline.stage_layers(model.layers, stage));
+  return estimated_ops_per_gpu(model, plan, training) * static_cast<double>(heaviest) /
+         static_cast<double>(model.layers);
 }
 
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
@@ -75,8 +81,16 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   const double v = static_cast<double>(model.padded_vocab(plan.tensor.vocab_shards()));
   const double f = static_cast<double>(model.ffn);
   const double layers = static_cast<double>(model.layers);
-  const double state = 18.0 * (layers * (4.0 * h * h + 2.0 * h * f) + v * h) / t;
-  const double scores = 4.0 * b * (a / t) * s * s;  // fp32 softmax of one layer
+  // 18 B per parameter of the model's own linears (GQA, SwiGLU, an untied output layer), in
+  // doubles: absurd sizes must reach this guard without overflowing an integer count.
+  const auto width = [](std::int64_t w) { return static_cast<double>(w); };
+  const double per_layer = h * width(model.qkv_width()) + width(model.attention_width()) * h +
+                           h * width(model.fc1_width()) + f * h;
+  const double embeddings = v * h * (model.tied_embeddings ? 1.0 : 2.0);
+  const double state = 18.0 * (layers * per_layer + embeddings) / t;
+  // The unfused core's fp32 softmax of one layer; a flash kernel keeps no s² tensor.
+  const double scores =
+      model.attention == AttentionKind::flash ? 0.0 : 4.0 * b * (a / t) * s * s;
   const double logits = 4.0 * b * s * v / t;
   const double largest = std::max({state, scores, logits});
   if (largest > kMaxBytes) {

@@ -15,7 +15,8 @@ namespace trainsim {
 double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
                              const TrainingSpec& training);
 
-/// The same for one pipeline stage's GPU, which holds layers / pipeline.size of the layers.
+/// The same for one pipeline stage's GPU, which holds layers / pipeline.size of the layers (with
+/// uneven stages, the heaviest stage's share).
 double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training);
 
