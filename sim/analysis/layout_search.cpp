@@ -29,7 +29,10 @@ std::string gib(Bytes b) {
   std::optional<std::int64_t> fewest_replicas;
   std::int64_t widest = 0;
   for (std::int64_t t = 1; t <= gpus; ++t) {
-    if (gpus % t != 0 || model.heads % t != 0 || model.ffn % t != 0) continue;
+    if (gpus % t != 0 || model.heads % t != 0 || model.key_value_heads() % t != 0 ||
+        model.ffn % t != 0) {
+      continue;
+    }
     for (std::int64_t p = 1; p <= gpus / t; ++p) {
       if ((gpus / t) % p != 0 || model.layers % p != 0) continue;
       const std::int64_t d = gpus / (t * p);
