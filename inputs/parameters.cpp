@@ -97,8 +97,7 @@ std::vector<Parameter> build_table() {
       boolean("model.qk_norm", "false",
               "Qwen3's QK-norm: RMSNorm over head_dim on every query and key head after the "
               "QKV linear (needs norm rmsnorm)"),
-      integer("model.attention_window.size", derived, "none: full causal attention", 1,
-              kMaxTokens,
+      integer("model.attention_window.size", derived, "none: full causal attention", 1, kMaxTokens,
               "sliding-window attention: query i sees keys i - size < j <= i (GPT-OSS: 128; "
               "needs attention flash)"),
       integer("model.attention_window.every", value, "1", 1, kMaxLayers,
@@ -154,17 +153,20 @@ std::vector<Parameter> build_table() {
       integer("parallel.pipeline.chunks", value, "1", 1, kMaxLayers,
               "model chunks per stage v (> 1 only with interleaved, breadth-first, layered; "
               "layered: layers / pipeline.size, one layer per chunk)"),
-      integer("parallel.pipeline.first_stage_layers", derived, "layers split evenly", 1,
-              kMaxLayers,
+      integer("parallel.pipeline.first_stage_layers", derived, "layers split evenly", 1, kMaxLayers,
               "layers of the first stage (Megatron's --decoder-first-pipeline-num-layers; Llama "
               "3's lighter first stage, which also holds the embedding); the stages without a "
               "stated count share the rest evenly; schedule gpipe or 1f1b"),
-      integer("parallel.pipeline.last_stage_layers", derived, "layers split evenly", 1,
-              kMaxLayers,
+      integer("parallel.pipeline.last_stage_layers", derived, "layers split evenly", 1, kMaxLayers,
               "layers of the last stage (--decoder-last-pipeline-num-layers; it also holds the "
               "output layer and the loss)"),
-      integer("parallel.data.size", derived, "gpus / (tensor.size x pipeline.size)", 1, kMaxCount,
-              "data-parallel size DP"),
+      integer("parallel.context.size", value, "1", 1, kMaxCount,
+              "context-parallel size CP (Megatron's --context-parallel-size): each sequence's "
+              "tokens split over CP GPUs in 2 x CP chunks, attention's keys and values passed "
+              "around the ring; needs attention flash, position rope, 1d tensor parallelism and "
+              "seq_len divisible by 2 x CP"),
+      integer("parallel.data.size", derived, "gpus / (tensor.size x context.size x pipeline.size)",
+              1, kMaxCount, "data-parallel size DP"),
       integer("parallel.data.zero", value, "0", 0, 3,
               "ZeRO stage: 1 shards the optimizer state (Megatron distributed optimizer), 2 "
               "also the gradients, 3 also the parameters"),

@@ -10,6 +10,7 @@
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/parameters.hpp"
 #include "inputs/yaml_reader.hpp"
+#include "models/build_program.hpp"
 #include "models/tensor_grid.hpp"
 
 namespace trainsim::inputs {
@@ -194,6 +195,7 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.pipeline.chunks = pipeline.integer("chunks");
   plan.pipeline.first_stage_layers = pipeline.optional_integer("first_stage_layers");
   plan.pipeline.last_stage_layers = pipeline.optional_integer("last_stage_layers");
+  plan.context.size = parallel.section("context").integer("size");
   const SectionReader data = parallel.section("data");
   const std::optional<std::int64_t> dp = data.optional_integer("size");
   plan.data.zero = static_cast<int>(data.integer("zero"));
@@ -204,14 +206,14 @@ ReadScenario read(const std::filesystem::path& file) {
     plan.data.size = *dp;
   } else {
     // Derived default (parameters.cpp): whatever is left of the GPUs after TP and PP.
-    const std::int64_t model_parallel = plan.tensor.size * plan.pipeline.size;
+    const std::int64_t model_parallel = plan.tensor.size * plan.context.size * plan.pipeline.size;
     if (sc.gpus % model_parallel != 0) {
       throw ConfigError(out.at("gpus"),
                         fmt::format("gpus: {} GPUs cannot be split into tensor.size {} x "
-                                    "pipeline.size {} = {} GPUs per replica; set gpus to a "
-                                    "multiple of {} or set parallel.data.size",
-                                    sc.gpus, plan.tensor.size, plan.pipeline.size, model_parallel,
-                                    model_parallel));
+                                    "context.size {} x pipeline.size {} = {} GPUs per replica; "
+                                    "set gpus to a multiple of {} or set parallel.data.size",
+                                    sc.gpus, plan.tensor.size, plan.context.size,
+                                    plan.pipeline.size, model_parallel, model_parallel));
     }
     plan.data.size = sc.gpus / model_parallel;
   }
@@ -231,9 +233,10 @@ void check_consistency(const ReadScenario& r) {
   const ParallelPlan& p = sc.parallel;
   if (p.gpus() != sc.gpus) {
     fail(r, "gpus",
-         fmt::format("{} GPUs, but tensor.size {} x pipeline.size {} x data.size {} = {}; they "
-                     "must be equal",
-                     sc.gpus, p.tensor.size, p.pipeline.size, p.data.size, p.gpus()));
+         fmt::format("{} GPUs, but tensor.size {} x context.size {} x pipeline.size {} x "
+                     "data.size {} = {}; they must be equal",
+                     sc.gpus, p.tensor.size, p.context.size, p.pipeline.size, p.data.size,
+                     p.gpus()));
   }
   if (!m.head_size && m.hidden % m.heads != 0) {
     fail(r, "model.heads",
@@ -330,6 +333,9 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("sequence parallelism splits seq_len {} over tensor.size {}, which does not "
                      "divide it; use false or a tensor.size that divides {}",
                      m.seq_len, p.tensor.size, m.seq_len));
+  }
+  if (const std::optional<std::string> cp = context_parallel_problem(m, p)) {
+    fail(r, "parallel.context.size", *cp);
   }
   if (sc.training.inference() && p.recompute != Recompute::none) {
     fail(r, "parallel.recompute",

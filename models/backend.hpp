@@ -79,11 +79,26 @@ struct AttentionShape {
   std::int64_t kv_heads = 0;     ///< key/value heads on this rank (g / t); equal to heads: MHA
   /// Sliding window (flash attention only): query i sees keys i − window < j ≤ i.
   std::optional<std::int64_t> window{};
+  /// Context parallelism: CP group size c and this rank's place in it. The s·c tokens of a
+  /// sequence are cut into 2c chunks of s/2 and CP rank r holds chunks r and 2c − 1 − r (seq_len
+  /// above is its s local rows per sequence): Megatron's split, which gives every rank the same
+  /// share of a causal mask.
+  std::int64_t context_size = 1;
+  std::int64_t context_rank = 0;
 
   /// Whether query position `query` sees key position `key` (causal, within the window).
   bool sees(std::int64_t query, std::int64_t key) const {
     return key <= query && (!window || key > query - *window);
   }
+  /// Position in the whole sequence of local sequence index `local` of CP rank `rank`.
+  std::int64_t position(std::int64_t local, std::int64_t rank) const {
+    if (context_size == 1) return local;
+    const std::int64_t chunk = seq_len / 2;
+    return local < chunk ? rank * chunk + local
+                         : (2 * context_size - 1 - rank) * chunk + local - chunk;
+  }
+  /// Position of this rank's local sequence index `local`.
+  std::int64_t position(std::int64_t local) const { return position(local, context_rank); }
 
   /// Query heads per key/value head.
   std::int64_t group_size() const { return heads / kv_heads; }
@@ -97,6 +112,12 @@ struct AttentionShape {
   std::int64_t kv_column(std::int64_t j, int which) const {
     return j / group_size() * group_columns() + (group_size() + which - 1) * head_dim;
   }
+};
+
+/// Which rank's keys and values a block of context-parallel attention reads: this rank's
+/// queries against the K/V held by CP rank `key_rank` (ring step (context_rank − key_rank) mod c).
+struct ContextBlock {
+  std::int64_t key_rank = 0;
 };
 
 struct LayerNormResult {
@@ -216,6 +237,35 @@ class Backend {
                                         const AttentionShape& shape, double dropout,
                                         std::string_view name) = 0;
 
+  // Context parallelism's ring attention (Transformer Engine's AttnFuncWithCPAndKVP2P): each CP
+  // rank's queries meet every rank's keys and values, one block per ring step, the partial
+  // outputs merged by their log-sum-exp.
+  /// The keys and values of the fused QKV output, [T, kv_heads·2·d_h], per group [k | v]: what
+  /// the ring passes on.
+  virtual Tensor context_kv(const Tensor& qkv, const AttentionShape& shape,
+                            std::string_view name) = 0;
+  /// One block of fused causal attention: this rank's queries (from `qkv`) against `kv`, the
+  /// keys and values of CP rank `block.key_rank`, under the causal mask (and window) of their
+  /// positions in the whole sequence. Rows that see no key get output 0 and log-sum-exp −inf.
+  virtual FlashAttentionResult flash_attention_block(const Tensor& qkv, const Tensor& kv,
+                                                     const AttentionShape& shape,
+                                                     ContextBlock block, std::string_view name) = 0;
+  /// In place: `acc` becomes the attention over the keys of both `acc` and `part` (out weighted
+  /// by exp(lse − lse_new), lse_new = log(e^lse_acc + e^lse_part)): TE's output correction.
+  virtual void merge_attention(FlashAttentionResult& acc, const FlashAttentionResult& part,
+                               const AttentionShape& shape, std::string_view name) = 0;
+  /// The backward of one block from the whole attention's output, gradient and log-sum-exp:
+  /// accumulates dQ into the query columns of `dqkv` and dK, dV into `dkv` ([T, kv_heads·2·d_h]
+  /// like `kv`).
+  virtual void flash_attention_block_backward(const Tensor& dout, const Tensor& qkv,
+                                              const Tensor& kv, const Tensor& out,
+                                              const Tensor& lse, Tensor& dqkv, Tensor& dkv,
+                                              const AttentionShape& shape, ContextBlock block,
+                                              std::string_view name) = 0;
+  /// dqkv's key and value columns += dkv (the gradient of context_kv).
+  virtual void context_kv_backward(const Tensor& dkv, Tensor& dqkv, const AttentionShape& shape,
+                                   std::string_view name) = 0;
+
   // --- memory-bound kernels ------------------------------------------------------------------
   virtual LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                      std::string_view name) = 0;
@@ -271,9 +321,9 @@ class Backend {
   /// Its backward: the [T, 2n] gradient of [gate | up].
   virtual Tensor swiglu_backward(const Tensor& dy, const Tensor& x, std::string_view name) = 0;
   /// Rotary position embedding in place on the queries and keys of the fused QKV output
-  /// (rows in [s, b] order, row r at position r / b): each head's pairs (i, i + d/2) rotated by
-  /// position·theta^(−2i/d) (Megatron-Core's non-interleaved RoPE). `backward`: the inverse
-  /// rotation, applied to the gradients of the queries and keys.
+  /// (rows in [s, b] order, row r at position shape.position(r / b)): each head's pairs (i, i +
+  /// d/2) rotated by position·theta^(−2i/d) (Megatron-Core's non-interleaved RoPE). `backward`: the
+  /// inverse rotation, applied to the gradients of the queries and keys.
   virtual void rope(Tensor& qkv, const AttentionShape& shape, double theta, bool backward,
                     std::string_view name) = 0;
   /// x += bias (broadcast over rows).

@@ -105,7 +105,7 @@ std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope 
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const RankCoordinates c = layout.coordinates(rank);
-    const std::int64_t on_first_stage = layout.rank_of({c.tp, c.dp, 0});
+    const std::int64_t on_first_stage = layout.rank_of({c.tp, c.dp, 0, c.cp});
     if (scope == ProgramScope::every_rank || (c.tp == 0 && c.dp == 0) ||
         layout.in_first_block(on_first_stage))
       ranks.push_back(rank);
@@ -115,7 +115,7 @@ std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope 
 
 // For every world rank, the index in `recorded` of the rank standing for it: itself when
 // recorded, else the recorded rank on the same grid cell (depth 0, replica 0) or cube cell
-// (replica 0), else rank 0.
+// (replica 0), else the stage's TP rank 0 of replica 0 with the same CP rank.
 std::vector<std::int32_t> representatives(const RankLayout& layout,
                                           const std::vector<std::int64_t>& recorded) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(layout.world_size()), 0);
@@ -124,24 +124,60 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
     index_of[static_cast<std::size_t>(recorded[i])] = static_cast<std::int32_t>(i);
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     std::int32_t rep = index_of[static_cast<std::size_t>(rank)];
-    const std::int64_t stage = layout.coordinates(rank).pp;
+    const RankCoordinates c = layout.coordinates(rank);
+    const std::int64_t stage = c.pp;
     if (rep < 0 && layout.grid()) {
       GridCell cell = layout.cell(rank);
       cell.depth = 0;
       rep = index_of[static_cast<std::size_t>(
-          layout.rank_of({layout.grid()->index(cell), 0, stage}))];
+          layout.rank_of({layout.grid()->index(cell), 0, stage, c.cp}))];
     }
     if (rep < 0 && layout.cube()) {
-      const std::int64_t same_cell = layout.rank_of({layout.coordinates(rank).tp, 0, stage});
+      const std::int64_t same_cell = layout.rank_of({c.tp, 0, stage, c.cp});
       rep = index_of[static_cast<std::size_t>(same_cell)];
     }
-    if (rep < 0) rep = index_of[static_cast<std::size_t>(layout.rank_of({0, 0, stage}))];
+    if (rep < 0) rep = index_of[static_cast<std::size_t>(layout.rank_of({0, 0, stage, c.cp}))];
     out[static_cast<std::size_t>(rank)] = std::max(rep, 0);
   }
   return out;
 }
 
 }  // namespace
+
+std::optional<std::string> context_parallel_problem(const ModelSpec& model,
+                                                    const ParallelPlan& plan) {
+  const std::int64_t c = plan.context.size;
+  if (c < 1) return fmt::format("{} ranks; use 1 or more", c);
+  if (c == 1) return std::nullopt;
+  if (model.attention != AttentionKind::flash) {
+    return fmt::format(
+        "context parallelism of size {} runs its ring in fused attention kernels (Transformer "
+        "Engine's, as Megatron-Core does); set model.attention to flash",
+        c);
+  }
+  if (plan.tensor.kind != TensorKind::one_d) {
+    return fmt::format("context parallelism runs with 1d tensor parallelism, not {}",
+                       to_string(plan.tensor.kind));
+  }
+  if (model.position != PositionKind::rope) {
+    return "context parallelism is modelled with rotary positions (model.position: rope); "
+           "learned absolute positions are not";
+  }
+  if (model.seq_len % (2 * c) != 0) {
+    return fmt::format(
+        "seq_len {} is not divisible by 2 x context.size = {} (each sequence is cut into 2c "
+        "equal chunks)",
+        model.seq_len, 2 * c);
+  }
+  const std::int64_t t = plan.tensor.size;
+  if (plan.tensor.sequence_parallel && (model.seq_len / c) % t != 0) {
+    return fmt::format(
+        "sequence parallelism splits each rank's {} tokens (seq_len {} / context.size {}) over "
+        "tensor.size {}, which does not divide them",
+        model.seq_len / c, model.seq_len, c, t);
+  }
+  return std::nullopt;
+}
 
 bool uses_model_group(const ModelSpec& model, const TrainingSpec& training) {
   return !training.inference() && (training.clip_grad > 0.0 || model.dtype == DType::fp16);
@@ -181,6 +217,16 @@ ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int6
   return {stage * per_chunk, per_chunk, stage == 0, stage == p - 1, v, p * per_chunk};
 }
 
+ContextParallelPosition context_position(const RankLayout& layout, std::int64_t rank) {
+  const RankCoordinates c = layout.coordinates(rank);
+  const std::int64_t size = layout.cp_size();
+  RankCoordinates next = c;
+  next.cp = (c.cp + 1) % size;
+  RankCoordinates previous = c;
+  previous.cp = (c.cp + size - 1) % size;
+  return {c.cp, size, layout.rank_of(next), layout.rank_of(previous)};
+}
+
 PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
                                    const TrainingSpec& training, std::int64_t rank) {
   const RankCoordinates c = layout.coordinates(rank);
@@ -190,8 +236,8 @@ PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan&
   // With model chunks the last stage feeds the first (virtual stage c·p + p - 1 -> (c+1)·p).
   const std::int64_t p = layout.pp_size();
   const bool wrap = plan.pipeline.chunks > 1;
-  if (c.pp > 0 || wrap) pp.previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p});
-  if (c.pp + 1 < p || wrap) pp.next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p});
+  if (c.pp > 0 || wrap) pp.previous = layout.rank_of({c.tp, c.dp, (c.pp + p - 1) % p, c.cp});
+  if (c.pp + 1 < p || wrap) pp.next = layout.rank_of({c.tp, c.dp, (c.pp + 1) % p, c.cp});
   // Megatron's scatter/gather is for 1D, whose boundary is replicated over TP; a 2D/3D
   // boundary is already partitioned over the grid, each cell sends its own block.
   if (plan.tensor.kind == TensorKind::one_d && !plan.tensor.sequence_parallel &&
@@ -306,6 +352,9 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
   if (model.qk_norm && model.norm != NormKind::rmsnorm) {
     throw Infeasible("model.qk_norm: QK-norm is an RMSNorm; it needs norm rmsnorm");
   }
+  if (const std::optional<std::string> cp = context_parallel_problem(model, plan)) {
+    throw Infeasible(fmt::format("parallel.context.size: {}", *cp));
+  }
   if (plan.tensor.kind == TensorKind::one_d && (model.heads % t != 0 || model.ffn % t != 0)) {
     throw Infeasible(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",
                                  model.heads, model.ffn, t));
@@ -385,6 +434,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
       meta.bind(CommGroup::model, g[CommGroup::model], config.model_parallel);
     }
     TransformerOptions model_options = base_options;
+    model_options.context = context_position(layout, rank);
     if (scheduled_passes(plan)) {
       model_options.part = model_part(model, plan, c.pp);
       config.pipeline = pipeline_position(layout, plan, training, rank);

@@ -5,6 +5,8 @@
 // the executor cannot run yet.
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "models/transformer.hpp"
 #include "models/parallel_plan.hpp"
@@ -42,6 +44,12 @@ program::Program build_program(const Scenario& scenario, ProgramScope scope);
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                      const TrainingSpec& training);
 
+/// What keeps the executor from running `plan`'s context parallelism on `model` (its size is
+/// 1 or more; above 1: flash attention, 1D TP, RoPE, seq_len divisible by 2c and, with SP, the
+/// rank's s/c tokens by the TP size), or nullopt.
+std::optional<std::string> context_parallel_problem(const ModelSpec& model,
+                                                    const ParallelPlan& plan);
+
 /// Whether the ranks run a pipeline schedule's pass list (run_pipeline): with 2 or more
 /// stages, and layered gradient accumulation on one stage (§7.6's LGA, one layer per chunk).
 constexpr bool scheduled_passes(const ParallelPlan& plan) {
@@ -62,6 +70,8 @@ IterationConfig iteration_config(const ModelSpec& model, const ParallelPlan& pla
 PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training);
 /// The layers, embedding and head of pipeline stage `stage` (layers split evenly).
 ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int64_t stage);
+/// World rank `rank`'s place in its context-parallel ring.
+ContextParallelPosition context_position(const RankLayout& layout, std::int64_t rank);
 /// World rank `rank`'s place in its pipeline: stage, neighbours, scatter/gather chunk.
 PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
                                    const TrainingSpec& training, std::int64_t rank);

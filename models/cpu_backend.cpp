@@ -83,6 +83,32 @@ struct HeadViews {
   }
 };
 
+// In place: each row of the scaled scores `p` becomes its softmax over the keys `sees(row, key)`
+// lets through, and lse[row] its log-sum-exp; a row that sees no key becomes zeros with
+// log-sum-exp −inf (a context-parallel block of keys all in its future).
+template <typename Sees>
+void masked_softmax(Matrix& p, double* lse, Sees sees) {
+  const Eigen::Index n = p.cols();
+  for (Eigen::Index row = 0; row < p.rows(); ++row) {
+    double max = -std::numeric_limits<double>::infinity();
+    for (Eigen::Index k = 0; k < n; ++k) {
+      if (sees(row, k)) max = std::max(max, p(row, k));
+    }
+    if (max == -std::numeric_limits<double>::infinity()) {
+      p.row(row).setZero();
+      lse[row] = max;
+      continue;
+    }
+    double sum = 0.0;
+    for (Eigen::Index k = 0; k < n; ++k) {
+      p(row, k) = sees(row, k) ? std::exp(p(row, k) - max) : 0.0;
+      sum += p(row, k);
+    }
+    p.row(row) /= sum;
+    lse[row] = max + std::log(sum);
+  }
+}
+
 double sigmoid(double z) {
   return 1.0 / (1.0 + std::exp(-z));
 }
@@ -221,20 +247,8 @@ FlashAttentionResult CpuBackend::flash_attention(const Tensor& qkv, const Attent
   for (std::int64_t i = 0; i < s.micro_batch; ++i) {
     for (std::int64_t j = 0; j < s.heads; ++j) {
       p.noalias() = scale * (v.q(qkv, i, j, 0) * v.q(qkv, i, j, 1).transpose());
-      double* lse = ptr(r.lse) + (i * s.heads + j) * s.seq_len;
-      for (std::int64_t row = 0; row < s.seq_len; ++row) {
-        double max = -std::numeric_limits<double>::infinity();
-        for (std::int64_t k = 0; k < s.seq_len; ++k) {
-          if (s.sees(row, k)) max = std::max(max, p(row, k));
-        }
-        double sum = 0.0;
-        for (std::int64_t k = 0; k < s.seq_len; ++k) {
-          p(row, k) = s.sees(row, k) ? std::exp(p(row, k) - max) : 0.0;
-          sum += p(row, k);
-        }
-        p.row(row) /= sum;
-        lse[row] = max + std::log(sum);
-      }
+      masked_softmax(p, ptr(r.lse) + (i * s.heads + j) * s.seq_len,
+                     [&](std::int64_t row, std::int64_t k) { return s.sees(row, k); });
       v.ctx(r.out, i, j).noalias() = p * v.q(qkv, i, j, 2);
     }
   }
@@ -269,6 +283,129 @@ void CpuBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv,
       ds = (p.array() * (ds.colwise() - d).array()).matrix();
       v.mq(dqkv, i, j, 0).noalias() = scale * (ds * v.q(qkv, i, j, 1));
       v.mq(dqkv, i, j, 1).noalias() += scale * (ds.transpose() * v.q(qkv, i, j, 0));
+    }
+  }
+}
+
+namespace {
+// Key (which 1) or value (2) of group g of sequence i in a context_kv tensor [T, g·2·d_h].
+ConstStrided kv_head(const Tensor& kv, const AttentionShape& s, std::int64_t i, std::int64_t g,
+                     int which) {
+  const std::int64_t width = 2 * s.kv_heads * s.head_dim;
+  return {ptr(kv) + i * width + g * 2 * s.head_dim + (which - 1) * s.head_dim, s.seq_len,
+          s.head_dim, Eigen::OuterStride<>(s.micro_batch * width)};
+}
+Strided kv_head_mut(Tensor& kv, const AttentionShape& s, std::int64_t i, std::int64_t g,
+                    int which) {
+  const std::int64_t width = 2 * s.kv_heads * s.head_dim;
+  return {ptr(kv) + i * width + g * 2 * s.head_dim + (which - 1) * s.head_dim, s.seq_len,
+          s.head_dim, Eigen::OuterStride<>(s.micro_batch * width)};
+}
+// Whether local query row `q` of this rank sees local key row `k` of CP rank `key_rank`.
+bool block_sees(const AttentionShape& s, std::int64_t q, std::int64_t k, std::int64_t key_rank) {
+  return s.sees(s.position(q), s.position(k, key_rank));
+}
+}  // namespace
+
+Tensor CpuBackend::context_kv(const Tensor& qkv, const AttentionShape& s, std::string_view) {
+  const std::int64_t width = 2 * s.kv_heads * s.head_dim;
+  Tensor kv = make({1, rows(qkv), width}, qkv.dtype());
+  for (std::int64_t row = 0; row < rows(qkv); ++row) {
+    for (std::int64_t g = 0; g < s.kv_heads; ++g) {
+      // A group's key and value are adjacent in the fused layout.
+      const double* from = ptr(qkv) + row * s.qkv_columns() + s.kv_column(g * s.group_size(), 1);
+      std::copy(from, from + 2 * s.head_dim, ptr(kv) + row * width + g * 2 * s.head_dim);
+    }
+  }
+  return kv;
+}
+
+void CpuBackend::context_kv_backward(const Tensor& dkv, Tensor& dqkv, const AttentionShape& s,
+                                     std::string_view) {
+  const std::int64_t width = 2 * s.kv_heads * s.head_dim;
+  for (std::int64_t row = 0; row < rows(dqkv); ++row) {
+    for (std::int64_t g = 0; g < s.kv_heads; ++g) {
+      double* to = ptr(dqkv) + row * s.qkv_columns() + s.kv_column(g * s.group_size(), 1);
+      const double* from = ptr(dkv) + row * width + g * 2 * s.head_dim;
+      for (std::int64_t k = 0; k < 2 * s.head_dim; ++k)
+        to[k] += from[k];
+    }
+  }
+}
+
+FlashAttentionResult CpuBackend::flash_attention_block(const Tensor& qkv, const Tensor& kv,
+                                                       const AttentionShape& s, ContextBlock block,
+                                                       std::string_view) {
+  FlashAttentionResult r{make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype()),
+                         make({1, s.micro_batch * s.heads, s.seq_len}, DType::fp32)};
+  const HeadViews v{s};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  Matrix p(s.seq_len, s.seq_len);
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      const std::int64_t g = j / s.group_size();
+      p.noalias() = scale * (v.q(qkv, i, j, 0) * kv_head(kv, s, i, g, 1).transpose());
+      masked_softmax(
+          p, ptr(r.lse) + (i * s.heads + j) * s.seq_len,
+          [&](std::int64_t row, std::int64_t k) { return block_sees(s, row, k, block.key_rank); });
+      v.ctx(r.out, i, j).noalias() = p * kv_head(kv, s, i, g, 2);
+    }
+  }
+  return r;
+}
+
+void CpuBackend::merge_attention(FlashAttentionResult& acc, const FlashAttentionResult& part,
+                                 const AttentionShape& s, std::string_view) {
+  const HeadViews v{s};
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      double* lse_acc = ptr(acc.lse) + (i * s.heads + j) * s.seq_len;
+      const double* lse_part = ptr(part.lse) + (i * s.heads + j) * s.seq_len;
+      Strided out_acc = v.ctx(acc.out, i, j);
+      const Strided out_part = v.ctx(part.out, i, j);
+      for (std::int64_t row = 0; row < s.seq_len; ++row) {
+        const double a = lse_acc[row];
+        const double b = lse_part[row];
+        if (b == -std::numeric_limits<double>::infinity()) continue;
+        const double m = std::max(a, b);
+        const double merged = m + std::log(std::exp(a - m) + std::exp(b - m));
+        out_acc.row(row) =
+            std::exp(a - merged) * out_acc.row(row) + std::exp(b - merged) * out_part.row(row);
+        lse_acc[row] = merged;
+      }
+    }
+  }
+}
+
+void CpuBackend::flash_attention_block_backward(const Tensor& dout, const Tensor& qkv,
+                                                const Tensor& kv, const Tensor& out,
+                                                const Tensor& lse, Tensor& dqkv, Tensor& dkv,
+                                                const AttentionShape& s, ContextBlock block,
+                                                std::string_view) {
+  const HeadViews v{s};
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  Matrix p(s.seq_len, s.seq_len);
+  Matrix ds(s.seq_len, s.seq_len);
+  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
+    for (std::int64_t j = 0; j < s.heads; ++j) {
+      const std::int64_t g = j / s.group_size();
+      const ConstStrided k = kv_head(kv, s, i, g, 1);
+      const ConstStrided val = kv_head(kv, s, i, g, 2);
+      // This block's share of the probabilities, from the whole attention's log-sum-exp.
+      p.noalias() = scale * (v.q(qkv, i, j, 0) * k.transpose());
+      const double* row_lse = ptr(lse) + (i * s.heads + j) * s.seq_len;
+      for (std::int64_t row = 0; row < s.seq_len; ++row) {
+        for (std::int64_t c = 0; c < s.seq_len; ++c)
+          p(row, c) =
+              block_sees(s, row, c, block.key_rank) ? std::exp(p(row, c) - row_lse[row]) : 0.0;
+      }
+      const Strided d_out = v.ctx(dout, i, j);
+      kv_head_mut(dkv, s, i, g, 2).noalias() += p.transpose() * d_out;
+      ds.noalias() = d_out * val.transpose();  // dP
+      const Eigen::VectorXd d = (d_out.array() * v.ctx(out, i, j).array()).rowwise().sum();
+      ds = (p.array() * (ds.colwise() - d).array()).matrix();
+      v.mq(dqkv, i, j, 0).noalias() += scale * (ds * k);
+      kv_head_mut(dkv, s, i, g, 1).noalias() += scale * (ds.transpose() * v.q(qkv, i, j, 0));
     }
   }
 }
@@ -538,7 +675,7 @@ void CpuBackend::rope(Tensor& qkv, const AttentionShape& s, double theta, bool b
   const std::vector<std::int64_t> blocks = query_and_key_blocks(s);
   const double sign = backward ? -1.0 : 1.0;  // the inverse rotation
   for (std::int64_t row = 0; row < rows(qkv); ++row) {
-    const auto position = static_cast<double>(row / s.micro_batch);
+    const auto position = static_cast<double>(s.position(row / s.micro_batch));
     double* base = ptr(qkv) + row * width;
     for (std::int64_t i = 0; i < half; ++i) {
       const double angle =

@@ -142,11 +142,18 @@ TokenData random_tokens(std::int64_t sequences, std::int64_t seq_len, std::int64
   return d;
 }
 
-// Sequences [first, first + count) in [s, b] row order.
-MicroBatchTokens micro_batch(const TokenData& d, std::int64_t first, std::int64_t count) {
+// Sequences [first, first + count) in [s, b] row order; with context parallelism the
+// positions of CP rank `context.rank` (its two chunks, AttentionShape::position).
+MicroBatchTokens micro_batch(const TokenData& d, std::int64_t first, std::int64_t count,
+                             const ContextParallelPosition& context = {}) {
   MicroBatchTokens mb;
   const auto seq_len = static_cast<std::int64_t>(d.tokens.front().size());
-  for (std::int64_t p = 0; p < seq_len; ++p) {
+  AttentionShape split;
+  split.seq_len = seq_len / context.size;
+  split.context_size = context.size;
+  split.context_rank = context.rank;
+  for (std::int64_t local = 0; local < split.seq_len; ++local) {
+    const std::int64_t p = split.position(local);
     for (std::int64_t j = 0; j < count; ++j) {
       const auto seq = static_cast<std::size_t>(first + j);
       mb.tokens.push_back(d.tokens[seq][static_cast<std::size_t>(p)]);
@@ -228,6 +235,7 @@ struct RankSetup {
   TensorParallelPosition tp;
   ModelPart part{};             // pipeline: this stage's layers, embedding, head
   PipelinePosition pipeline{};  // pipeline: stage and neighbours
+  ContextParallelPosition context{};
 };
 
 // This rank's chunk [offset, offset + chunk) of a bucket's concatenated parameters.
@@ -281,6 +289,7 @@ RankResult run_rank(RankBackend& rank, const RankSetup& setup, const Transformer
   Backend& cpu = rank.backend();
   shard_model_state(options, zero);
   options.part = setup.part;
+  options.context = setup.context;
   config.pipeline = setup.pipeline;
   TransformerModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
@@ -473,6 +482,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
       const RankCoordinates c = layout.coordinates(rank);
       RankSetup setup{{rank, layout.tp_group(rank), layout.gradient_group(rank), {}, {}},
                       position_of(layout, rank)};
+      setup.context = context_position(layout, rank);
       auto& groups = setup.backend.groups;
       if (layout.grid()) {
         groups.emplace_back(CommGroup::row, layout.row_group(rank));
@@ -510,7 +520,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
           batches.push_back(
               blocked_micro_batch(data, first, training.micro_batch, q * q, cell.i * q + cell.k));
         } else {
-          batches.push_back(micro_batch(data, first, training.micro_batch));
+          batches.push_back(micro_batch(data, first, training.micro_batch, setup.context));
         }
         // A pipeline's first stage reads the tokens, its last the labels.
         if (pipelined && !setup.part.embedding) batches.back().tokens.clear();

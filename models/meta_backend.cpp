@@ -372,6 +372,111 @@ void MetaBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv
          {{&dq, false}, {&dqkv, true}});
 }
 
+namespace {
+// Pairs (q, k) with q in [q0, q0 + n), k in [k0, k0 + n) and k ≤ q: Σ_q of the keys at or
+// below q, from the prefix sums of a clamped ramp (q may be negative: a window's shift).
+double causal_pairs(std::int64_t q0, std::int64_t k0, std::int64_t n) {
+  const auto prefix = [&](std::int64_t end) {  // Σ_{q < end} |{k ∈ [k0, k0 + n) : k ≤ q}|
+    const auto m = static_cast<double>(end - k0);
+    if (m <= 0.0) return 0.0;
+    const auto len = static_cast<double>(n);
+    if (m <= len) return m * (m + 1.0) / 2.0;
+    return len * (len + 1.0) / 2.0 + (m - len) * len;
+  };
+  return prefix(q0 + n) - prefix(q0);
+}
+
+// Pairs of query chunk [q0, q0 + n) and key chunk [k0, k0 + n) a causal mask (with window w:
+// k > q − w) lets through: the causal ones less those at or below q − w.
+double visible_pairs(std::int64_t q0, std::int64_t k0, std::int64_t n,
+                     std::optional<std::int64_t> window) {
+  double pairs = causal_pairs(q0, k0, n);
+  if (window) pairs -= causal_pairs(q0 - *window, k0, n);
+  return pairs;
+}
+
+// QKᵀ and P·V of one context-parallel block, 2·2·d_h FLOPs per visible pair: this rank's two
+// chunks of queries against the key rank's two chunks (a diagonal block sees about half of its
+// square, as does every other: Megatron's split balances the causal mask).
+double block_attention_flops(const AttentionShape& s, ContextBlock block) {
+  const std::int64_t chunk = s.seq_len / 2;
+  double pairs = 0.0;
+  for (const std::int64_t q : {std::int64_t{0}, chunk}) {
+    for (const std::int64_t k : {std::int64_t{0}, chunk}) {
+      pairs += visible_pairs(s.position(q), s.position(k, block.key_rank), chunk, s.window);
+    }
+  }
+  return 4.0 * static_cast<double>(s.micro_batch * s.heads * s.head_dim) * pairs;
+}
+}  // namespace
+
+Tensor MetaBackend::context_kv(const Tensor& qkv, const AttentionShape& s, std::string_view name) {
+  Tensor kv = make({1, qkv.shape().rows, 2 * s.kv_heads * s.head_dim}, qkv.dtype(), name);
+  kernel(name, program::KernelClass::elementwise, bytes(kv), bytes(kv), 0.0,
+         {{&qkv, false}, {&kv, true}});
+  return kv;
+}
+
+FlashAttentionResult MetaBackend::flash_attention_block(const Tensor& qkv, const Tensor& kv,
+                                                        const AttentionShape& s, ContextBlock block,
+                                                        std::string_view name) {
+  // As flash_attention: Q, K and V read about once, O and the LSE written.
+  FlashAttentionResult r;
+  r.out = make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype(), name);
+  r.lse = make({1, s.micro_batch * s.heads, s.seq_len}, DType::fp32, name);
+  const Bytes queries = Bytes::of(r.out.numel() * qkv.element_bytes());
+  kernel(name, program::KernelClass::attention, queries + bytes(kv), bytes(r.out) + bytes(r.lse),
+         block_attention_flops(s, block),
+         {{&qkv, false}, {&kv, false}, {&r.out, true}, {&r.lse, true}});
+  return r;
+}
+
+void MetaBackend::merge_attention(FlashAttentionResult& acc, const FlashAttentionResult& part,
+                                  const AttentionShape&, std::string_view name) {
+  // Reads both outputs and LSEs, rewrites the accumulated ones: a few FLOPs per element.
+  kernel(name, program::KernelClass::elementwise,
+         bytes(acc.out) + bytes(acc.lse) + bytes(part.out) + bytes(part.lse),
+         bytes(acc.out) + bytes(acc.lse), 4.0 * elements(acc.out),
+         {{&part.out, false}, {&part.lse, false}, {&acc.out, true}, {&acc.lse, true}});
+}
+
+void MetaBackend::flash_attention_block_backward(const Tensor& dout, const Tensor& qkv,
+                                                 const Tensor& kv, const Tensor& out,
+                                                 const Tensor& lse, Tensor& dqkv, Tensor& dkv,
+                                                 const AttentionShape& s, ContextBlock block,
+                                                 std::string_view name) {
+  // Per block, as flash_attention_backward: the D = rowsum(dO ∘ O) pre-pass, the fused
+  // backward (2.5 x the block's forward FLOPs) into a block dQ, dK, dV, then their addition
+  // into the ring's accumulators (TE adds each step's dq and dkv).
+  Tensor delta = make(lse.shape(), DType::fp32, std::string(name) + ".delta");
+  kernel(std::string(name) + ".delta", program::KernelClass::elementwise, bytes(dout) + bytes(out),
+         bytes(delta), 2.0 * elements(out), {{&dout, false}, {&out, false}, {&delta, true}});
+  Tensor dq = make(out.shape(), DType::fp32, std::string(name) + ".dq_accum");
+  Tensor dkv_block = make(dkv.shape(), dkv.dtype(), std::string(name) + ".dkv");
+  const Bytes queries = Bytes::of(out.numel() * qkv.element_bytes());
+  kernel(name, program::KernelClass::attention_backward,
+         queries + bytes(kv) + bytes(dout) + bytes(lse) + bytes(delta) + bytes(dq),
+         bytes(dq) + bytes(dkv_block), 2.5 * block_attention_flops(s, block),
+         {{&qkv, false},
+          {&kv, false},
+          {&dout, false},
+          {&lse, false},
+          {&delta, false},
+          {&dq, true},
+          {&dkv_block, true}});
+  const Bytes dq_model = Bytes::of(dq.numel() * dqkv.element_bytes());
+  kernel(std::string(name) + ".accumulate", program::KernelClass::elementwise,
+         bytes(dq) + dq_model + 2 * bytes(dkv_block), dq_model + bytes(dkv_block),
+         elements(dq) + elements(dkv_block),
+         {{&dq, false}, {&dkv_block, false}, {&dqkv, true}, {&dkv, true}});
+}
+
+void MetaBackend::context_kv_backward(const Tensor& dkv, Tensor& dqkv, const AttentionShape&,
+                                      std::string_view name) {
+  kernel(name, program::KernelClass::elementwise, 2 * bytes(dkv), bytes(dkv), elements(dkv),
+         {{&dkv, false}, {&dqkv, true}});
+}
+
 LayerNormResult MetaBackend::layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,
                                         std::string_view name) {
   LayerNormResult r;

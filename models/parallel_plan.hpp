@@ -234,6 +234,13 @@ struct PipelineParallel {
   }
 };
 
+/// Context parallelism (Megatron's CP): each sequence's tokens split over `size` GPUs, 2·size
+/// chunks so that every rank holds an equal share of the causal mask; attention passes the keys
+/// and values around the ring. The gradients are summed over data x context ranks.
+struct ContextParallel {
+  std::int64_t size = 1;
+};
+
 struct DataParallel {
   std::int64_t size = 1;
   int zero = 0;  ///< ZeRO stage 0..3
@@ -245,8 +252,9 @@ struct ParallelPlan {
   PipelineParallel pipeline;
   DataParallel data;
   Recompute recompute = Recompute::none;
+  ContextParallel context{};
 
-  std::int64_t gpus() const { return tensor.size * pipeline.size * data.size; }
+  std::int64_t gpus() const { return tensor.size * context.size * pipeline.size * data.size; }
 };
 
 struct TrainingSpec {

@@ -33,6 +33,10 @@ std::string_view to_string(Stream s) {
       return "tp output x weight";
     case Stream::host:
       return "host";
+    case Stream::cp_send:
+      return "cp send";
+    case Stream::cp_recv:
+      return "cp recv";
   }
   return "?";
 }
@@ -125,6 +129,8 @@ std::string_view to_string(GroupKind k) {
       return "embedding";
     case GroupKind::optimizer:
       return "optimizer";
+    case GroupKind::cp:
+      return "cp";
   }
   return "?";
 }

@@ -42,7 +42,10 @@ using NameId = std::int32_t;
 /// side still runs in issue order, and sends match receives per (sender, receiver) channel in
 /// issue order, as NCCL matches a peer pair's point-to-point operations.
 /// `host` is no GPU stream: it holds the host's synchronisations (HostSync), where the CPU
-/// thread that issues a rank's ops waits for its GPU (see HostSync).
+/// thread that issues a rank's ops waits for its GPU (see HostSync). Context parallelism's ring
+/// passes keys and values (and in the backward their gradients) on `cp_send` and `cp_recv`,
+/// for the pipeline's reason: every member sends and receives at once (a ring on one stream
+/// would deadlock, each send waiting for a receive queued behind its peer's send).
 enum class Stream : std::uint8_t {
   compute,
   tp,
@@ -54,9 +57,11 @@ enum class Stream : std::uint8_t {
   tp_output,
   tp_input_weight,
   tp_output_weight,
-  host
+  host,
+  cp_send,
+  cp_recv
 };
-inline constexpr int kStreamCount = 11;
+inline constexpr int kStreamCount = 13;
 
 enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 
@@ -64,9 +69,10 @@ enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 /// parallelism, the gradient (data-parallel) reduction, pipeline transfers, the tied word
 /// embedding's gradient sum between the first and last stage, and the optimizer step's scalar
 /// all-reduces over the model-parallel group (CommGroup::model: gradient norm, fp16 overflow
-/// flag; a rank waits there for every stage to finish its backward passes, which counts here).
-enum class GroupKind : std::uint8_t { tp, dp, pp, embedding, optimizer };
-inline constexpr int kGroupKindCount = 5;
+/// flag; a rank waits there for every stage to finish its backward passes, which counts here),
+/// and context parallelism's ring transfers (no group: sends on the cp streams).
+enum class GroupKind : std::uint8_t { tp, dp, pp, embedding, optimizer, cp };
+inline constexpr int kGroupKindCount = 6;
 
 enum class CollectiveKind : std::uint8_t {
   all_reduce,

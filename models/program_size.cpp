@@ -33,6 +33,10 @@ constexpr double kGridOpsPerSide = 125.0;
 // A 3D cube records a fixed number of collectives per Linear3D whatever q (measured with
 // full recomputation and ZeRO-3: 443).
 constexpr double kCubeOpsPerLayerAndMicroBatch = 500.0;
+// Context parallelism's ring adds, per CP rank in the ring, a send, a receive, a block kernel
+// and its merge in the forward, and in the backward the block's three kernels and two sends and
+// receives, each with its buffers' allocations and frees (with margin for recomputation).
+constexpr double kOpsPerContextRank = 40.0;
 
 double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
   switch (tensor.kind) {
@@ -52,7 +56,9 @@ double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
 
 double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
                              const TrainingSpec& training) {
-  const double per_layer = ops_per_layer_and_micro_batch(plan.tensor);
+  const double context = static_cast<double>(plan.context.size);
+  const double per_layer = ops_per_layer_and_micro_batch(plan.tensor) +
+                           (plan.context.size > 1 ? kOpsPerContextRank * context : 0.0);
   const double micro_batches =
       static_cast<double>(training.global_batch) /
       (static_cast<double>(training.micro_batch) * static_cast<double>(plan.data.size));
@@ -75,7 +81,8 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training) {
   const double t = static_cast<double>(plan.tensor.size);
   const double b = static_cast<double>(training.micro_batch);
-  const double s = static_cast<double>(model.seq_len);
+  const double s =
+      static_cast<double>(model.seq_len / std::max<std::int64_t>(plan.context.size, 1));
   const double h = static_cast<double>(model.hidden);
   const double a = static_cast<double>(model.heads);
   const double v = static_cast<double>(model.padded_vocab(plan.tensor.vocab_shards()));

@@ -25,6 +25,10 @@ std::vector<std::int64_t> RankLayout::pp_group(std::int64_t rank) const {
   return group_along(rank, &RankCoordinates::pp, pp_);
 }
 
+std::vector<std::int64_t> RankLayout::cp_group(std::int64_t rank) const {
+  return group_along(rank, &RankCoordinates::cp, cp_);
+}
+
 std::vector<std::int64_t> RankLayout::grid_line(std::int64_t rank,
                                                 std::int64_t GridCell::*axis) const {
   RankCoordinates c = coordinates(rank);
@@ -98,15 +102,25 @@ std::vector<std::int64_t> RankLayout::model_group(std::int64_t rank, bool sharde
   const std::int64_t depth = grid_ ? cell(rank).depth : 0;
   std::vector<std::int64_t> group;
   for (std::int64_t r = 0; r < world_size(); ++r) {
-    const bool same_copy = coordinates(r).dp == mine.dp && (!grid_ || cell(r).depth == depth);
+    const RankCoordinates theirs = coordinates(r);
+    const bool same_copy =
+        theirs.dp == mine.dp && theirs.cp == mine.cp && (!grid_ || cell(r).depth == depth);
     if (sharded || same_copy) group.push_back(r);
   }
   return group;
 }
 
 std::vector<std::int64_t> RankLayout::gradient_group(std::int64_t rank) const {
-  if (!grid_) return dp_group(rank);
+  if (!grid_ && cp_ == 1) return dp_group(rank);
   RankCoordinates c = coordinates(rank);
+  if (!grid_) {
+    std::vector<std::int64_t> group;
+    for (c.dp = 0; c.dp < dp_; ++c.dp) {
+      for (c.cp = 0; c.cp < cp_; ++c.cp)
+        group.push_back(rank_of(c));
+    }
+    return group;
+  }
   GridCell cell = grid_->cell(c.tp);
   std::vector<std::int64_t> group;
   for (c.dp = 0; c.dp < dp_; ++c.dp) {

@@ -1,6 +1,7 @@
 #pragma once
-// Megatron's rank order: tensor-parallel rank varies fastest, then data-parallel, then
-// pipeline stage (parallelism-reference §11.4), so a TP group sits inside one node. With 2D
+// Megatron's rank order: tensor-parallel rank varies fastest, then context-parallel, then
+// data-parallel, then pipeline stage (parallelism-reference §11.4; Megatron-Core's default
+// "tp-cp-ep-dp-pp"), so a TP group sits inside one node and a CP ring next to it. With 2D
 // and 2.5D the TP block is a SUMMA grid laid out by the plan's grid order (tensor_grid.hpp),
 // with 3D a cube (tensor_cube.hpp).
 
@@ -19,12 +20,16 @@ struct RankCoordinates {
   std::int64_t tp = 0;
   std::int64_t dp = 0;
   std::int64_t pp = 0;
+  std::int64_t cp = 0;  ///< context-parallel rank
 };
 
 class RankLayout {
  public:
   explicit RankLayout(const ParallelPlan& plan)
-      : tp_(plan.tensor.size), dp_(plan.data.size), pp_(plan.pipeline.size) {
+      : tp_(plan.tensor.size),
+        cp_(plan.context.size),
+        dp_(plan.data.size),
+        pp_(plan.pipeline.size) {
     if (plan.tensor.kind == TensorKind::three_d) {
       cube_.emplace(plan.tensor);
     } else if (plan.tensor.kind != TensorKind::one_d) {
@@ -32,22 +37,27 @@ class RankLayout {
     }
   }
 
-  std::int64_t world_size() const { return tp_ * dp_ * pp_; }
+  std::int64_t world_size() const { return tp_ * cp_ * dp_ * pp_; }
   std::int64_t tp_size() const { return tp_; }
+  std::int64_t cp_size() const { return cp_; }
   std::int64_t dp_size() const { return dp_; }
   std::int64_t pp_size() const { return pp_; }
 
   RankCoordinates coordinates(std::int64_t rank) const {
-    return {rank % tp_, (rank / tp_) % dp_, rank / (tp_ * dp_)};
+    return {rank % tp_, (rank / (tp_ * cp_)) % dp_, rank / (tp_ * cp_ * dp_), (rank / tp_) % cp_};
   }
-  std::int64_t rank_of(RankCoordinates c) const { return c.tp + tp_ * (c.dp + dp_ * c.pp); }
+  std::int64_t rank_of(RankCoordinates c) const {
+    return c.tp + tp_ * (c.cp + cp_ * (c.dp + dp_ * c.pp));
+  }
 
-  /// Ranks sharing `rank`'s DP and PP coordinates, in TP order.
+  /// Ranks sharing `rank`'s CP, DP and PP coordinates, in TP order.
   std::vector<std::int64_t> tp_group(std::int64_t rank) const;
-  /// Ranks sharing `rank`'s TP and PP coordinates, in DP order.
+  /// Ranks sharing `rank`'s TP, CP and PP coordinates, in DP order.
   std::vector<std::int64_t> dp_group(std::int64_t rank) const;
-  /// Ranks sharing `rank`'s TP and DP coordinates, in stage order.
+  /// Ranks sharing `rank`'s TP, CP and DP coordinates, in stage order.
   std::vector<std::int64_t> pp_group(std::int64_t rank) const;
+  /// Ranks sharing `rank`'s TP, DP and PP coordinates, in CP order: the attention ring.
+  std::vector<std::int64_t> cp_group(std::int64_t rank) const;
 
   /// The SUMMA grid of the TP block (2D, 2.5D), or nullopt (1D).
   const std::optional<TensorGrid>& grid() const { return grid_; }
@@ -58,14 +68,15 @@ class RankLayout {
   /// Ranks of `rank`'s grid column, in row order; requires a grid.
   std::vector<std::int64_t> column_group(std::int64_t rank) const;
   /// Ranks holding the same parameter shard as `rank`, whose gradients are summed each step:
-  /// the DP group (1D, 2D), or with 2.5D the depth layers of every DP replica (the depth axis
-  /// splits the batch, so it is data parallelism; parallelism-reference §4.2). Ordered by DP
-  /// index, then depth.
+  /// the DP group (1D, 2D), with context parallelism the CP ranks of every DP replica
+  /// (Megatron's data-parallel group with CP: each CP rank's gradients cover its own tokens),
+  /// or with 2.5D the depth layers of every DP replica (the depth axis splits the batch, so it
+  /// is data parallelism; parallelism-reference §4.2). Ordered by DP index, then CP or depth.
   std::vector<std::int64_t> gradient_group(std::int64_t rank) const;
   /// Megatron's model-parallel group, over which the optimizer step sums the gradient norm and
   /// takes the maximum of the fp16 overflow flag: the ranks holding one copy of the model, i.e.
-  /// the TP blocks of every pipeline stage with `rank`'s DP index (2.5D: and its depth layer,
-  /// whose grids are copies like DP replicas); with `sharded` gradients (the distributed
+  /// the TP blocks of every pipeline stage with `rank`'s DP and CP index (2.5D: and its depth
+  /// layer, whose grids are copies like DP replicas); with `sharded` gradients (the distributed
   /// optimizer, ZeRO 2 and 3: each rank of the gradient group holds a distinct shard) every
   /// rank (the distributed optimizer's model-parallel group is the world). Ascending rank order.
   std::vector<std::int64_t> model_group(std::int64_t rank, bool sharded) const;
@@ -81,11 +92,12 @@ class RankLayout {
   /// programs a representative replay records (a whole grid of depth 0, or the whole cube).
   bool in_first_block(std::int64_t rank) const;
 
-  /// Size of gradient_group: DP x depth.
-  std::int64_t gradient_group_size() const { return dp_ * (grid_ ? grid_->depth() : 1); }
+  /// Size of gradient_group: DP x CP x depth.
+  std::int64_t gradient_group_size() const { return dp_ * cp_ * (grid_ ? grid_->depth() : 1); }
   /// `rank`'s position in its gradient_group.
   std::int64_t gradient_group_position(std::int64_t rank) const {
-    return coordinates(rank).dp * (grid_ ? grid_->depth() : 1) + (grid_ ? cell(rank).depth : 0);
+    const RankCoordinates c = coordinates(rank);
+    return (c.dp * cp_ + c.cp) * (grid_ ? grid_->depth() : 1) + (grid_ ? cell(rank).depth : 0);
   }
 
  private:
@@ -97,6 +109,7 @@ class RankLayout {
   std::vector<std::int64_t> grid_line(std::int64_t rank, std::int64_t GridCell::*axis) const;
 
   std::int64_t tp_;
+  std::int64_t cp_;
   std::int64_t dp_;
   std::int64_t pp_;
   std::optional<TensorGrid> grid_;

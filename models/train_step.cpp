@@ -515,7 +515,7 @@ void run_pipeline(Backend& backend, TransformerModel& model, StepHooks& hooks,
   using Kind = PipelineStep::Kind;
   const PipelinePosition& pp = config.pipeline;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
-  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  const std::int64_t tokens = model.input_tokens();
   const std::int64_t parts = pp.scatter_parts;
   const std::int64_t chunks = pp.shape.chunks;
   Shape piece = model.boundary_shape();
@@ -773,7 +773,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   // grad_scaler), which only changes the cross entropy's backward factor.
   const double backward_scale =
       loss_scale * (optimizer.grad_scaler ? optimizer.grad_scaler->scale : 1.0);
-  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  const std::int64_t tokens = model.input_tokens();
 
   // Megatron zeroes the contiguous gradient buffer at the start of every iteration (ZeRO 2
   // and 3: the gradient shards); it is optimizer bookkeeping, not forward work.
@@ -914,7 +914,7 @@ Tensor run_inference(Backend& backend, TransformerModel& model, const IterationC
     return loss;
   }
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
-  const std::int64_t tokens = model.shape().seq_len * model.shape().micro_batch;
+  const std::int64_t tokens = model.input_tokens();
   for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
     backend.set_tag({program::Tag::kNoLayer, static_cast<std::int32_t>(mb), 0, Phase::forward});
     ForwardState state = model.forward(backend.load_micro_batch(mb, tokens, model.label_tokens()),

@@ -47,7 +47,7 @@ TransformerModel::TransformerModel(Backend& backend, const TransformerShape& sha
 
 Shape TransformerModel::boundary_shape() const {
   const TensorParallelPosition& tp = context_.tp();
-  const std::int64_t tokens = shape().seq_len * context_.local_micro_batch();
+  const std::int64_t tokens = context_.local_seq_len() * context_.local_micro_batch();
   const bool square = tp.cell || tp.cube;
   const std::int64_t hidden = square ? shape().hidden / tp.side() : shape().hidden;
   return {1, context_.sequence_parallel() ? tokens / tp.size : tokens, hidden};

@@ -45,7 +45,11 @@ class TransformerModel {
   const TransformerOptions& options() const { return context_.options(); }
   TensorParallelPosition tensor_parallel() const { return context_.tp(); }
   /// Labels this rank's loss reads per micro batch (2D: its batch block's tokens).
-  std::int64_t label_tokens() const { return shape().seq_len * context_.local_micro_batch(); }
+  std::int64_t label_tokens() const {
+    return context_.local_seq_len() * context_.local_micro_batch();
+  }
+  /// Token ids this rank's embedding reads per micro batch (2D: the whole micro batch's).
+  std::int64_t input_tokens() const { return context_.local_seq_len() * shape().micro_batch; }
   /// In registration order: word and position embedding, layers, final norm.
   std::span<Parameter> parameters() { return context_.parameters(); }
   std::span<const Parameter> parameters() const { return context_.parameters(); }

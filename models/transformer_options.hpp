@@ -88,6 +88,16 @@ struct TensorParallelPosition {
   }
 };
 
+/// This rank's place in its context-parallel ring (Megatron's CP): its share of each sequence
+/// (AttentionShape::position) and the world ranks it passes keys and values to and takes them
+/// from.
+struct ContextParallelPosition {
+  std::int64_t rank = 0;
+  std::int64_t size = 1;
+  std::int64_t next = 0;      ///< world rank of CP rank (rank + 1) mod size
+  std::int64_t previous = 0;  ///< world rank of CP rank (rank − 1) mod size
+};
+
 /// The part of the model one pipeline stage holds (parallelism-reference §7.1): layers
 /// [first_layer, first_layer + layers) under their global names and tags, the embedding on
 /// the first stage, the final LayerNorm, the output layer and the loss on the last. A stage
@@ -124,6 +134,8 @@ struct TransformerOptions {
   bool forward_only = false;
   /// Pipeline parallelism: the layers, embedding and head this rank holds (default: all).
   ModelPart part{};
+  /// Context parallelism: this rank holds 1/size of each sequence's tokens (default: all).
+  ContextParallelPosition context{};
 };
 
 }  // namespace trainsim

@@ -86,6 +86,7 @@ nlohmann::ordered_json layout_json(const sim::Layout& layout) {
   j["tensor_size"] = p.tensor.size;
   j["depth"] = p.tensor.depth;
   j["sequence_parallel"] = p.tensor.sequence_parallel;
+  j["context_size"] = p.context.size;
   j["pipeline_size"] = p.pipeline.size;
   j["schedule"] = std::string(to_string(p.pipeline.schedule));
   j["chunks"] = p.pipeline.chunks;
@@ -110,7 +111,7 @@ std::string plan_text(const PlanReport& report) {
       "tensor blocks; {} pruned by estimated peak; {} estimated from {} reduced layouts (4 "
       "replays each); {} replayed in full",
       s.layouts, s.pruned_by_floor, s.bounded_out, s.compute_layouts, s.pruned_by_estimate,
-      s.ranked.size(), s.reduced_layouts, s.best.size() + s.rejected.size()));
+      s.ranked.size(), s.reduced_layouts, s.replayed));
   line("");
   line(fmt::format("  {:<5}{:>10}  {:>10}  {:>8}  {:>6}  {:>6}  {:>8}  {:>9}  {:>8}  {}", "rank",
                    "iteration", "tokens/s", "TFLOP/s", "bubble", "comm", "recomp", "headroom",
@@ -177,17 +178,18 @@ std::string plan_csv(const PlanReport& report) {
   for (const sim::ReplayedLayout& r : s.rejected)
     replayed[r.candidate.index] = &r;
   std::string out =
-      "estimate_rank,tensor_kind,tensor_size,depth,sequence_parallel,pipeline_size,schedule,"
+      "estimate_rank,tensor_kind,tensor_size,depth,sequence_parallel,context_size,pipeline_size,"
+      "schedule,"
       "chunks,data_size,zero,recompute,micro_batch,estimated_iteration_s,estimated_bubble_s,"
       "estimated_peak_bytes,iteration_s,peak_bytes,fits\n";
   for (std::size_t i = 0; i < s.ranked.size(); ++i) {
     const sim::EstimatedLayout& e = s.ranked[i];
     const ParallelPlan& p = e.layout.plan;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{}", i + 1,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{}", i + 1,
                        to_string(p.tensor.kind), p.tensor.size, p.tensor.depth,
-                       p.tensor.sequence_parallel, p.pipeline.size, to_string(p.pipeline.schedule),
-                       p.pipeline.chunks, p.data.size, p.data.zero, to_string(p.recompute),
-                       e.layout.micro_batch, e.estimate.iteration.seconds(),
+                       p.tensor.sequence_parallel, p.context.size, p.pipeline.size,
+                       to_string(p.pipeline.schedule), p.pipeline.chunks, p.data.size, p.data.zero,
+                       to_string(p.recompute), e.layout.micro_batch, e.estimate.iteration.seconds(),
                        e.estimate.bubble.seconds(), e.estimate.peak.count());
     const auto it = replayed.find(e.index);
     if (it != replayed.end()) {

@@ -32,9 +32,10 @@ std::string plan_description(const ParallelPlan& plan) {
   } else if (t.kind == TensorKind::three_d) {
     grid = fmt::format(", {0} x {0} x {0} cube, {1}", t.grid_side(), to_string(t.grid_order));
   }
-  std::string text =
-      fmt::format("TP {} ({}{}{}) × PP {}", t.size, to_string(t.kind), grid,
-                  t.sequence_parallel ? ", sequence parallel" : "", plan.pipeline.size);
+  std::string text = fmt::format("TP {} ({}{}{})", t.size, to_string(t.kind), grid,
+                                 t.sequence_parallel ? ", sequence parallel" : "");
+  if (plan.context.size > 1) text += fmt::format(" × CP {}", plan.context.size);
+  text += fmt::format(" × PP {}", plan.pipeline.size);
   if (plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered) {
     std::string uneven;
     if (plan.pipeline.first_stage_layers) {
@@ -109,8 +110,9 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   row("recompute", b.recompute);
   row("optimizer", b.optimizer);
   constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{
-      "exposed TP communication", "exposed DP communication", "exposed PP communication",
-      "exposed embedding communication", "exposed optimizer communication"};
+      "exposed TP communication",        "exposed DP communication",
+      "exposed PP communication",        "exposed embedding communication",
+      "exposed optimizer communication", "exposed CP communication"};
   for (std::size_t k = 0; k < kExposed.size(); ++k)
     row(kExposed[k], b.exposed_comm[k]);
   row("pipeline bubble", b.bubble);

@@ -91,8 +91,15 @@ void charge(const RankView& rank, const std::vector<program::Group>& groups, OpI
     case OpKind::send: {
       // The transfer's running time (its start is when both sides were posted) is exposed
       // pipeline communication; the wait for the peer to post its side before that is bubble
-      // (the peer was busy with its own passes).
+      // (the peer was busy with its own passes). A context-parallel ring's transfer is CP
+      // communication, its wait for a peer still in its previous block too (the ring's
+      // members run the same blocks: no schedule's bubble).
       const OpTiming& t = rank.timing[static_cast<std::size_t>(cause)];
+      const program::Stream stream = rank.program.ops[static_cast<std::size_t>(cause)].stream;
+      if (stream == program::Stream::cp_send || stream == program::Stream::cp_recv) {
+        b.exposed_comm[static_cast<std::size_t>(program::GroupKind::cp)] += gap;
+        return;
+      }
       Time own = gap;
       if (t.start != kNotRun && t.end != kNotRun && t.end - t.start < gap) own = t.end - t.start;
       b.exposed_comm[static_cast<std::size_t>(program::GroupKind::pp)] += own;

@@ -859,6 +859,28 @@ Tensor CudaBackend::bias_add_residual(const Tensor& x, const Tensor& bias,
   return y;
 }
 
+Tensor CudaBackend::context_kv(const Tensor&, const AttentionShape&, std::string_view name) {
+  not_on_cuda(name);
+}
+FlashAttentionResult CudaBackend::flash_attention_block(const Tensor&, const Tensor&,
+                                                        const AttentionShape&, ContextBlock,
+                                                        std::string_view name) {
+  not_on_cuda(name);
+}
+void CudaBackend::merge_attention(FlashAttentionResult&, const FlashAttentionResult&,
+                                  const AttentionShape&, std::string_view name) {
+  not_on_cuda(name);
+}
+void CudaBackend::flash_attention_block_backward(const Tensor&, const Tensor&, const Tensor&,
+                                                 const Tensor&, const Tensor&, Tensor&, Tensor&,
+                                                 const AttentionShape&, ContextBlock,
+                                                 std::string_view name) {
+  not_on_cuda(name);
+}
+void CudaBackend::context_kv_backward(const Tensor&, Tensor&, const AttentionShape&,
+                                      std::string_view name) {
+  not_on_cuda(name);
+}
 FlashAttentionResult CudaBackend::flash_attention(const Tensor&, const AttentionShape&, double,
                                                   std::string_view name) {
   not_on_cuda(name);

@@ -119,6 +119,18 @@ class CudaBackend final : public Backend {
   Tensor bias_gelu(const Tensor& x, const Tensor& bias, std::string_view name) override;
   Tensor bias_gelu_backward(const Tensor& dy, const Tensor& x, const Tensor& bias, Tensor& dbias,
                             std::string_view name) override;
+  Tensor context_kv(const Tensor& qkv, const AttentionShape& shape, std::string_view name) override;
+  FlashAttentionResult flash_attention_block(const Tensor& qkv, const Tensor& kv,
+                                             const AttentionShape& shape, ContextBlock block,
+                                             std::string_view name) override;
+  void merge_attention(FlashAttentionResult& acc, const FlashAttentionResult& part,
+                       const AttentionShape& shape, std::string_view name) override;
+  void flash_attention_block_backward(const Tensor& dout, const Tensor& qkv, const Tensor& kv,
+                                      const Tensor& out, const Tensor& lse, Tensor& dqkv,
+                                      Tensor& dkv, const AttentionShape& shape, ContextBlock block,
+                                      std::string_view name) override;
+  void context_kv_backward(const Tensor& dkv, Tensor& dqkv, const AttentionShape& shape,
+                           std::string_view name) override;
   FlashAttentionResult flash_attention(const Tensor& qkv, const AttentionShape& shape,
                                        double dropout, std::string_view name) override;
   void flash_attention_backward(const Tensor& dout, const Tensor& qkv, const Tensor& out,

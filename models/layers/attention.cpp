@@ -1,5 +1,8 @@
 #include "models/layers/attention.hpp"
 
+#include <array>
+#include <string>
+
 namespace trainsim {
 
 using program::MemoryCategory;
@@ -15,8 +18,10 @@ AttentionBlock AttentionBlock::add(LayerContext& c, const std::string& prefix,
   const bool square = tp.cell || tp.cube;
   const std::int64_t head_split = square ? tp.side() : tp.size;
   AttentionBlock block;
-  block.shape_ = {s.seq_len, c.local_micro_batch(), s.heads / head_split, d,
+  block.shape_ = {c.local_seq_len(), c.local_micro_batch(), s.heads / head_split, d,
                   s.key_value_heads() / head_split};
+  block.shape_.context_size = c.options().context.size;
+  block.shape_.context_rank = c.options().context.rank;
   if (s.layer.position == PositionKind::rope) block.rope_theta_ = s.layer.rope_theta;
   if (s.layer.attention_window && s.layer.attention_window->covers(layer)) {
     block.shape_.window = s.layer.attention_window->size;
@@ -57,7 +62,9 @@ Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
   if (flash_) {
     // Eval mode: no dropout inside the kernel either.
     const double p = c.options().forward_only ? 0.0 : c.shape().attention_dropout;
-    FlashAttentionResult r = b.flash_attention(s.qkv, shape_, p, "attn.flash");
+    FlashAttentionResult r = shape_.context_size > 1
+                                 ? ring_attention(c, s.qkv)
+                                 : b.flash_attention(s.qkv, shape_, p, "attn.flash");
     s.lse = std::move(r.lse);
     c.mark(s.lse, keep);
     if (!keep) s.lse.reset();
@@ -83,6 +90,77 @@ Tensor AttentionBlock::core(LayerContext& c, AttentionSaved& s, bool keep) {
     s.dropout_mask.reset();
   }
   return context;
+}
+
+FlashAttentionResult AttentionBlock::ring_attention(LayerContext& c, const Tensor& qkv) {
+  Backend& b = c.backend();
+  const ContextParallelPosition& cp = c.options().context;
+  Tensor kv = b.context_kv(qkv, shape_, "attn.cp.kv");
+  FlashAttentionResult out;
+  for (std::int64_t step = 0; step < cp.size; ++step) {
+    // The next block's keys and values travel while this one computes.
+    Tensor incoming;
+    if (step + 1 < cp.size) {
+      b.send(kv, 0, 1, cp.next, program::Stream::cp_send, "attn.cp.send_kv");
+      incoming =
+          b.recv(kv.shape(), kv.dtype(), cp.previous, program::Stream::cp_recv, "attn.cp.recv_kv");
+    }
+    const ContextBlock block{(cp.rank - step + cp.size) % cp.size};
+    FlashAttentionResult part = b.flash_attention_block(qkv, kv, shape_, block, "attn.flash");
+    if (step == 0) {
+      out = std::move(part);
+    } else {
+      b.merge_attention(out, part, shape_, "attn.cp.merge");
+    }
+    kv = std::move(incoming);
+  }
+  return out;
+}
+
+Tensor AttentionBlock::ring_attention_backward(LayerContext& c, const Tensor& dout,
+                                               const Tensor& qkv, const Tensor& out,
+                                               const Tensor& lse) {
+  Backend& b = c.backend();
+  const ContextParallelPosition& cp = c.options().context;
+  Tensor dqkv = b.allocate(qkv.shape(), qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
+  Tensor kv = b.context_kv(qkv, shape_, "attn.cp.kv");
+  const Shape kv_shape = kv.shape();
+  const DType kv_dtype = kv.dtype();
+  const auto zeroed = [&](const std::string& name) {
+    Tensor t = b.allocate(kv_shape, kv_dtype, MemoryCategory::temporaries, name);
+    const std::array list{t};
+    b.zero(list, name + ".zero");
+    return t;
+  };
+  const auto receive = [&](const char* name) {
+    return b.recv(kv_shape, kv_dtype, cp.previous, program::Stream::cp_recv, name);
+  };
+  // Each block's dK/dV accumulator travels with it as TE's ring passes it: it starts at the
+  // rank after the owner (step 1), each rank adds its share of block r − step and passes it
+  // on, and after the last step it is back with the owner, who adds the step-0 share it kept:
+  // c − 1 messages of K/V and c − 1 of dK/dV per layer.
+  Tensor own = zeroed("attn.cp.dkv");
+  for (std::int64_t step = 0; step < cp.size; ++step) {
+    // Receives match the previous rank's sends in order: its dK/dV of step − 1 went after the
+    // K/V of step − 1 and before that of this step.
+    Tensor travelling;
+    if (step == 1) travelling = zeroed("attn.cp.dkv_block");
+    if (step >= 2) travelling = receive("attn.cp.recv_dkv");
+    Tensor incoming;
+    if (step + 1 < cp.size) {
+      b.send(kv, 0, 1, cp.next, program::Stream::cp_send, "attn.cp.send_kv");
+      incoming = receive("attn.cp.recv_kv");
+    }
+    const ContextBlock block{(cp.rank - step + cp.size) % cp.size};
+    b.flash_attention_block_backward(dout, qkv, kv, out, lse, dqkv, step == 0 ? own : travelling,
+                                     shape_, block, "attn.flash.backward");
+    if (step >= 1) b.send(travelling, 0, 1, cp.next, program::Stream::cp_send, "attn.cp.send_dkv");
+    kv = std::move(incoming);
+  }
+  const Tensor returned = receive("attn.cp.recv_dkv");
+  b.accumulate(own, returned, "attn.cp.dkv.accumulate");
+  b.context_kv_backward(own, dqkv, shape_, "attn.cp.kv.backward");
+  return dqkv;
 }
 
 Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s, bool keep) {
@@ -157,6 +235,14 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
 
 Tensor AttentionBlock::core_backward(LayerContext& c, Tensor dcontext, AttentionSaved& s) {
   Backend& b = c.backend();
+  if (flash_ && shape_.context_size > 1) {
+    Tensor dqkv = ring_attention_backward(c, dcontext, s.qkv, s.context, s.lse);
+    dcontext.reset();
+    s.context.reset();
+    s.lse.reset();
+    s.qkv.reset();
+    return dqkv;
+  }
   Tensor dqkv = b.allocate(s.qkv.shape(), s.qkv.dtype(), MemoryCategory::temporaries, "attn.dqkv");
   if (flash_) {
     b.flash_attention_backward(dcontext, s.qkv, s.context, s.lse, dqkv, shape_,

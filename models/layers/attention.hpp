@@ -7,7 +7,8 @@
 // The Llama family's variant (1D): grouped-query heads (each rank holds kv_heads / t whole
 // groups), a free head dimension, rotary embeddings on queries and keys after the QKV linear,
 // no biases, no attention dropout (modern-models-reference §1.1). With flash attention the core
-// is one fused kernel: no s² tensor, only the rows' log-sum-exp kept beside its output.
+// is one fused kernel: no s² tensor, only the rows' log-sum-exp kept beside its output; with
+// context parallelism a ring of such kernels over the CP group's keys and values.
 
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +57,13 @@ class AttentionBlock {
   /// The core's backward from the context's gradient into a new dQKV; frees what the core
   /// kept.
   Tensor core_backward(LayerContext& c, Tensor dcontext, AttentionSaved& saved);
+  /// Context parallelism's ring (Transformer Engine's KV P2P): c flash blocks, each against the
+  /// keys and values the previous ring member passed on, merged by log-sum-exp.
+  FlashAttentionResult ring_attention(LayerContext& c, const Tensor& qkv);
+  /// Its backward: the blocks again, dQ accumulated here, each block's dK/dV passed around the
+  /// ring with the block until it is back with its owner.
+  Tensor ring_attention_backward(LayerContext& c, const Tensor& dout, const Tensor& qkv,
+                                 const Tensor& out, const Tensor& lse);
 
   std::size_t qkv_weight_ = 0;
   std::optional<std::size_t> qkv_bias_;

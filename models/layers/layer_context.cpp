@@ -54,7 +54,8 @@ LayerContext::LayerContext(Backend& backend, const TransformerShape& shape,
                      ") must be divisible as the TP split (size " + std::to_string(t) +
                      ") needs, and hidden by heads unless head_dim is given");
   }
-  if (options.sequence_parallel && (t < 2 || shape.seq_len % t != 0 || tp.cell || tp.cube)) {
+  if (options.sequence_parallel &&
+      (t < 2 || (shape.seq_len / options.context.size) % t != 0 || tp.cell || tp.cube)) {
     throw Infeasible("gpt: sequence parallelism needs 1D TP > 1 (got " + std::to_string(t) +
                      ") and seq_len (" + std::to_string(shape.seq_len) +
                      ") divisible by the TP size");

@@ -78,9 +78,13 @@ class LayerContext {
   std::int64_t local_micro_batch() const {
     return shape_.micro_batch / (cube_ ? tp_.side() * tp_.side() : tp_.side());
   }
-  /// Position of this rank's first token in its sequence shard (SP), else 0.
+  /// Tokens of each sequence this rank holds: seq_len, or its 1/c share with context
+  /// parallelism (two chunks: AttentionShape::position).
+  std::int64_t local_seq_len() const { return shape_.seq_len / options_.context.size; }
+  /// Position of this rank's first token in its sequence shard (SP), else 0 (learned positions
+  /// only, which context parallelism does not run).
   std::int64_t first_position() const {
-    return sequence_parallel() ? tp_.rank * (shape_.seq_len / tp_.size) : 0;
+    return sequence_parallel() ? tp_.rank * (local_seq_len() / tp_.size) : 0;
   }
 
   // --- linear layers -------------------------------------------------------------------------

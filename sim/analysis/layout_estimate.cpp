@@ -103,7 +103,8 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
   const double params = static_cast<double>(model.parameters_per_layer()) *
                         static_cast<double>(model.layers / p.pipeline.size) /
                         static_cast<double>(p.tensor.size);
-  const double d = static_cast<double>(p.data.size);
+  // ZeRO shards over the gradient group: DP x CP.
+  const double d = static_cast<double>(p.data.size * p.context.size);
   const double weights = 2.0 / (p.data.zero >= 3 ? d : 1.0);  // bf16
   const double grads = 4.0 / (p.data.zero >= 2 ? d : 1.0);    // fp32
   const double adam = 12.0 / (p.data.zero >= 1 ? d : 1.0);    // fp32 master, m, v
@@ -133,10 +134,11 @@ ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
   // Stage s holds GPUs [s·t·d, (s+1)·t·d): a block of a node or more sends across nodes,
   // where every GPU of the node sends at once through the node's NICs.
   const ParallelPlan& plan = reduced.plan;
-  const double bytes = static_cast<double>(reduced.micro_batch * model.seq_len * model.hidden *
-                                           bytes_per_element(model.dtype)) /
-                       static_cast<double>(plan.tensor.size);
-  const bool across = plan.tensor.size * plan.data.size >= hardware.node.gpus;
+  const double bytes =
+      static_cast<double>(reduced.micro_batch * (model.seq_len / plan.context.size) * model.hidden *
+                          bytes_per_element(model.dtype)) /
+      static_cast<double>(plan.tensor.size);
+  const bool across = plan.tensor.size * plan.context.size * plan.data.size >= hardware.node.gpus;
   const double per_gpu = across ? hardware.network.nic_bandwidth.bytes_per_second() *
                                       static_cast<double>(hardware.network.nics_per_node) /
                                       static_cast<double>(hardware.node.gpus)
@@ -191,7 +193,8 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
   const auto m = static_cast<double>(micro_batches);
   const auto L = static_cast<double>(model.layers / plan.pipeline.size);
-  const double d = static_cast<double>(plan.data.size);
+  // ZeRO shards over the gradient group: DP x CP.
+  const double d = static_cast<double>(plan.data.size * plan.context.size);
   const double once = (time_s_.a + time_s_.b * L) / (plan.data.zero >= 1 ? d : 1.0);
   LayoutEstimate out;
   out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, micro_batches, L)));

@@ -188,9 +188,11 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     return false;
   };
   std::vector<std::pair<Time, std::size_t>> order;
+  std::vector<Time> floor_of(layouts.size(), Time::zero());
   for (std::size_t i : survivors) {
     if (const ReducedFit* f = compute.find(compute_of[i])) {
       const LayoutEstimate floor = f->compute_floor(model, layouts[i], global_batch);
+      floor_of[i] = floor.iteration;
       if (note_peak(floor.peak, i)) order.emplace_back(floor.iteration, i);
     }
   }
@@ -218,6 +220,10 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       const ReducedFit* f = reduced.find(reduced_of[i]);
       if (!f) continue;
       EstimatedLayout e{layouts[i], f->estimate(model, layouts[i], global_batch), i};
+      // The bilinear fit extrapolates from one or two layers and micro batches; where their
+      // communication overlaps differently than at full scale it can fall below what the tensor
+      // block's compute alone takes, which no layout beats.
+      e.estimate.iteration = std::max(e.estimate.iteration, floor_of[i]);
       if (!note_peak(e.estimate.peak, i)) continue;
       out.ranked.push_back(e);
       best_times.insert(
@@ -253,8 +259,25 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   }
   std::size_t replayed = 0;
   const std::size_t budget = std::min(out.ranked.size(), 3 * options.top);
-  while (out.best.size() < options.top && replayed < budget) {
-    const std::size_t round = std::min(options.top - out.best.size(), budget - replayed);
+  const auto by_time = [](const ReplayedLayout& x, const ReplayedLayout& y) {
+    return x.iteration < y.iteration;
+  };
+  // Once K fit, the layouts estimated faster than the K-th replayed time are replayed too (an
+  // estimate that was optimistic for one layout can be for its neighbours), within the budget.
+  const auto estimated_faster = [&](std::size_t from) {
+    std::stable_sort(out.best.begin(), out.best.end(), by_time);
+    const Time kth = out.best[options.top - 1].iteration;
+    std::size_t n = 0;
+    while (from + n < budget && n < options.top &&
+           out.ranked[replay_order[from + n]].estimate.iteration < kth)
+      ++n;
+    return n;
+  };
+  while (replayed < budget) {
+    const std::size_t round = out.best.size() < options.top
+                                  ? std::min(options.top - out.best.size(), budget - replayed)
+                                  : estimated_faster(replayed);
+    if (round == 0) break;
     std::vector<ReplayedLayout> replays(round);
     run_all(round, options.threads, "replay", options.progress, [&](std::size_t j) {
       const std::size_t k = replay_order[replayed + j];
@@ -276,9 +299,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                 [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.peak < y.peak; })
                 ->peak)));
   }
-  std::stable_sort(
-      out.best.begin(), out.best.end(),
-      [](const ReplayedLayout& x, const ReplayedLayout& y) { return x.iteration < y.iteration; });
+  out.replayed = replayed;
+  std::stable_sort(out.best.begin(), out.best.end(), by_time);
+  if (out.best.size() > options.top) out.best.resize(options.top);
   return out;
 }
 

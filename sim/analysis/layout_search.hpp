@@ -16,7 +16,10 @@
 // small space that no dropped layout fits in its full replay). The full replays check the
 // survivors' memory: the layouts estimated to fit are replayed first (in estimated order),
 // then those in the margin; a replayed layout over capacity is set aside (`rejected`) and the
-// next one replayed, until K fit or 3·K have been replayed.
+// next one replayed, until K fit or 3·K have been replayed; then, within the 3·K, those estimated
+// faster than the K-th replayed time (an estimate is a bilinear extrapolation from one or two
+// layers and micro batches, at least the tensor block's compute floor, and can be optimistic
+// where communication overlaps differently at full scale), keeping the K fastest replays.
 //
 // Deterministic: the reduced replays and full replays run on `threads` threads, each into
 // its own slot, merged in enumeration order; ties in time are broken by enumeration order.
@@ -77,6 +80,7 @@ struct SearchResult {
   std::size_t compute_layouts = 0;       ///< tensor blocks alone replayed for the floors (4 each)
   std::size_t bounded_out = 0;           ///< floor above the 4·K-th best estimate: not estimated
   std::size_t reduced_layouts = 0;       ///< distinct reduced layouts replayed (4 replays each)
+  std::size_t replayed = 0;              ///< layouts replayed in full
   std::vector<EstimatedLayout> ranked;   ///< survivors, by estimated iteration time
   std::vector<ReplayedLayout> best;      ///< up to K that fit, by replayed iteration time
   std::vector<ReplayedLayout> rejected;  ///< replayed and over capacity

@@ -75,6 +75,7 @@ std::string describe(const Layout& layout) {
   std::string tensor = fmt::format("{} t={}", to_string(p.tensor.kind), p.tensor.size);
   if (p.tensor.kind == TensorKind::two_and_half_d) tensor += fmt::format(" d={}", p.tensor.depth);
   if (p.tensor.sequence_parallel) tensor += " sp";
+  if (p.context.size > 1) tensor += fmt::format(" · cp {}", p.context.size);
   std::string pipe = fmt::format("pp {} {}", p.pipeline.size, to_string(p.pipeline.schedule));
   if (p.pipeline.chunks > 1) pipe += fmt::format(" v={}", p.pipeline.chunks);
   return fmt::format("{} · {} · dp {} zero {} · recompute {} · mb {}", tensor, pipe, p.data.size,
@@ -98,24 +99,32 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
   std::vector<Layout> out;
   for (std::int64_t t : divisors(gpus)) {
     for (const TensorParallel& tensor : tensor_blocks(t, options.tensor_grids)) {
-      for (std::int64_t p : divisors(gpus / t)) {
-        if (model.layers % p != 0) continue;
-        const std::int64_t d = gpus / (t * p);
-        if (global_batch % d != 0) continue;
-        for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
-          for (int zero = 0; zero <= (d == 1 ? 0 : 3); ++zero) {
-            for (Recompute recompute : {Recompute::none, Recompute::selective, Recompute::full}) {
-              for (std::int64_t mb : divisors(global_batch / d)) {
-                if (mb > options.max_micro_batch) break;
-                Layout layout;
-                layout.plan.tensor = tensor;
-                layout.plan.pipeline = pipeline;
-                layout.plan.data = {d, zero, options.overlap_grad_reduce};
-                layout.plan.recompute = recompute;
-                layout.micro_batch = mb;
-                if (options.keep && !options.keep(layout)) continue;
-                if (accepted(model, layout.plan, training_of(layout, global_batch))) {
-                  out.push_back(layout);
+      for (std::int64_t c : divisors(gpus / t)) {
+        if (c > options.max_context) break;
+        ParallelPlan with_context;
+        with_context.tensor = tensor;
+        with_context.context.size = c;
+        if (context_parallel_problem(model, with_context)) continue;
+        for (std::int64_t p : divisors(gpus / (t * c))) {
+          if (model.layers % p != 0) continue;
+          const std::int64_t d = gpus / (t * c * p);
+          if (global_batch % d != 0) continue;
+          for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
+            for (int zero = 0; zero <= (d * c == 1 ? 0 : 3); ++zero) {
+              for (Recompute recompute : {Recompute::none, Recompute::selective, Recompute::full}) {
+                for (std::int64_t mb : divisors(global_batch / d)) {
+                  if (mb > options.max_micro_batch) break;
+                  Layout layout;
+                  layout.plan.tensor = tensor;
+                  layout.plan.context.size = c;
+                  layout.plan.pipeline = pipeline;
+                  layout.plan.data = {d, zero, options.overlap_grad_reduce};
+                  layout.plan.recompute = recompute;
+                  layout.micro_batch = mb;
+                  if (options.keep && !options.keep(layout)) continue;
+                  if (accepted(model, layout.plan, training_of(layout, global_batch))) {
+                    out.push_back(layout);
+                  }
                 }
               }
             }

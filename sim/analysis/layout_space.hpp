@@ -5,10 +5,12 @@
 //
 // A layout is a ParallelPlan plus a micro batch. The axes: tensor kind and size (1D: t
 // dividing heads and ffn, with and without sequence parallelism; 2D q²; 2.5D q²·d; 3D q³,
-// each grid in its kind's default order), pipeline size p dividing the layers, schedule and
+// each grid in its kind's default order), context-parallel size c (1, or where the model runs
+// context parallelism: flash attention, RoPE, 1D, seq_len divisible by 2c; up to
+// max_context), pipeline size p dividing the layers, schedule and
 // chunks (p = 1: plain gradient accumulation, or layered with one layer per chunk; p >= 2:
 // gpipe, 1f1b, interleaved and breadth-first with every chunk count v >= 2 whose p·v divides
-// the layers, layered with v = layers / p), data parallel size d = gpus / (t·p), ZeRO stage
+// the layers, layered with v = layers / p), data parallel size d = gpus / (t·c·p), ZeRO stage
 // (0 to 3; only 0 when d = 1, where sharding changes nothing), recomputation (none,
 // selective, full), micro batch (divisors of the batch per replica up to max_micro_batch).
 // Each candidate passes the executor's own check (check_supported, which also covers the
@@ -37,6 +39,8 @@ struct LayoutSpaceOptions {
   /// model and multiply the space (a hand-chosen default, disclosed in the README).
   std::int64_t max_micro_batch = 16;
   bool tensor_grids = true;         ///< also 2D, 2.5D and 3D tensor parallelism
+  /// Largest context-parallel size tried (Llama 3 used 16 at 128k tokens).
+  std::int64_t max_context = 16;
   bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
   /// When set, only layouts it keeps are enumerated (a caller's sub-space: one schedule
   /// family, a fixed tensor block); applied before the executor's check.
