@@ -51,6 +51,7 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   ProgressBar bar;
   sim::SearchOptions options;
   apply_search_options(o.search, options);
+  options.space.fp8 = scenario.training.fp8;
   options.top = o.top;
   // Wall time per phase: each interval between two progress calls goes to the later call's
   // phase (the first call of a phase comes before its work starts).
@@ -71,7 +72,7 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
   if (gpus == scenario.gpus && batch == scenario.training.global_batch) {
     options.progress("reference", 0, 1);
-    sim::Layout own{scenario.parallel, scenario.training.micro_batch};
+    sim::Layout own{scenario.parallel, scenario.training.micro_batch, scenario.training.fp8};
     report.reference = sim::replay_layout(scenario.model, hardware, own, batch);
     options.progress("reference", 1, 1);
   }

@@ -48,6 +48,7 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
   request.min_gpus = o.min_gpus;
   request.batch_span = o.batch_span;
   apply_search_options(o.search, request.search);  // keeps the request's top = 1
+  request.search.space.fp8 = scenario.training.fp8;
   ProgressBar bar;
   request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
     bar.update(phase, done, total);

@@ -15,7 +15,8 @@
 namespace trainsim::inputs {
 namespace {
 
-constexpr std::array<std::string_view, 5> dtype_names{"fp64", "fp32", "tf32", "bf16", "fp16"};
+constexpr std::array<std::string_view, 6> dtype_names{"fp64", "fp32", "tf32",
+                                                      "bf16", "fp16", "fp8"};
 constexpr std::array<std::string_view, 2> fabric_names{"nvswitch", "pcie"};
 
 /// Records which fields a profile wrote, so that provenance can be checked against them.

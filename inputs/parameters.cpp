@@ -122,6 +122,17 @@ std::vector<Parameter> build_table() {
              "the optimizer step all-reduces the gradients' norm over the model-parallel group, "
              "the host reads it and the gradients are scaled when it exceeds this; 0 disables it. "
              "fp16 models also get Megatron's loss scaling (unscale, overflow check, host read)"),
+      choice("training.precision", "bf16", {"bf16", "fp8"},
+             "GEMM precision: bf16, or fp8 (Transformer Engine: the layers' QKV, projection and "
+             "MLP GEMMs in FP8 at the profile's gpu.peak.fp8, their inputs and gradients cast "
+             "to FP8 in both layouts, FP8 weight copies of 2 bytes per parameter, FP8 copies "
+             "saved for the backward; embedding, attention core and output layer in bf16); "
+             "needs model.dtype bf16 and tensor kind 1d"),
+      derived_choice(
+          "training.fp8_recipe", "delayed with precision fp8", {"delayed", "tensorwise"},
+          "FP8 scaling (with precision fp8): delayed (per-tensor scales from the amax "
+          "history, Megatron's default) or tensorwise (current scaling: an amax pass over each "
+          "tensor before its cast, Megatron-Bridge's FP8-CS)"),
       choice("training.mode", "training", {"training", "inference"},
              "training: forward, backward, gradient reduction and optimizer per step; inference: "
              "forward passes only over global_batch sequences in micro batches (no gradients, "

@@ -173,6 +173,14 @@ ReadScenario read(const std::filesystem::path& file) {
   sc.training.optimizer = Optimizer::adam;
   sc.training.mode = *run_mode_from_string(training.choice("mode"));
   sc.training.clip_grad = training.number("clip_grad");
+  const std::optional<std::string_view> recipe = training.optional_choice("fp8_recipe");
+  if (training.choice("precision") == "fp8") {
+    sc.training.fp8 = fp8_recipe_from_string(recipe.value_or("delayed"));
+  } else if (recipe) {
+    throw ConfigError(out.at("training.fp8_recipe"),
+                      "training.fp8_recipe: a scaling recipe for FP8 GEMMs; set "
+                      "training.precision to fp8, or drop the recipe");
+  }
 
   sc.runtime.device_max_connections =
       top.section("runtime").optional_integer("device_max_connections");
@@ -333,6 +341,17 @@ void check_consistency(const ReadScenario& r) {
          fmt::format("sequence parallelism splits seq_len {} over tensor.size {}, which does not "
                      "divide it; use false or a tensor.size that divides {}",
                      m.seq_len, p.tensor.size, m.seq_len));
+  }
+  if (sc.training.fp8 && m.dtype != DType::bf16) {
+    fail(r, "training.precision",
+         fmt::format("fp8 runs Transformer Engine's linears beside a bf16 model; model.dtype is "
+                     "{} (use bf16)",
+                     to_string(m.dtype)));
+  }
+  if (sc.training.fp8 && p.tensor.kind != TensorKind::one_d) {
+    fail(r, "training.precision",
+         fmt::format("fp8 is modelled for Transformer Engine's 1d linears, not tensor kind {}",
+                     to_string(p.tensor.kind)));
   }
   if (const std::optional<std::string> cp = context_parallel_problem(m, p)) {
     fail(r, "parallel.context.size", *cp);

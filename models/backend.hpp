@@ -9,6 +9,7 @@
 #include <span>
 #include <string_view>
 
+#include "models/parallel_plan.hpp"
 #include "models/program.hpp"
 #include "models/tensor.hpp"
 
@@ -120,6 +121,14 @@ struct ContextBlock {
   std::int64_t key_rank = 0;
 };
 
+/// An FP8 copy of a tensor in the two layouts Hopper's FP8 tensor cores read (both operands
+/// K-major): `rowwise` for the GEMM that contracts over its columns, `columnwise` (its
+/// transpose, kept in the same [rows, cols] shape here) for the one that contracts over its rows.
+struct Fp8Tensor {
+  Tensor rowwise;
+  Tensor columnwise;
+};
+
 struct LayerNormResult {
   Tensor y;
   Tensor stats;  ///< fp32 [T, 2]: mean and reciprocal standard deviation, kept for backward
@@ -200,7 +209,7 @@ class Backend {
                                       std::int64_t labels) = 0;
 
   // --- GEMMs ---------------------------------------------------------------------------------
-  /// op(a) · op(b) into a new tensor of a's dtype.
+  /// op(a) · op(b) into a new tensor of a's dtype (FP8 operands: bf16, as TE's GEMMs write).
   virtual Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
                         std::string_view name) = 0;
   /// c += op(a) · op(b); c keeps its own dtype (fp32 main gradients: Megatron's fused
@@ -368,6 +377,12 @@ class Backend {
                                            std::int64_t first_position, Tensor& dtable,
                                            std::string_view name) = 0;
   virtual Tensor cast(const Tensor& x, DType dtype, std::string_view name) = 0;
+  /// Transformer Engine's fused cast-transpose: x in FP8, both layouts, its scale from the
+  /// amax history (delayed) or from an amax pass over x itself first (tensorwise). The cpu
+  /// backend keeps the values (fp64): the executor's proof is of the parallel arithmetic.
+  /// `category`: what its buffers are for (an FP8 weight copy kept for the step: parameters).
+  virtual Fp8Tensor quantize_fp8(const Tensor& x, Fp8Recipe recipe,
+                                 program::MemoryCategory category, std::string_view name) = 0;
 
   // --- vocabulary-parallel cross entropy (Megatron's _VocabParallelCrossEntropy) -------------
   /// Row maxima [T, 1] of fp32 logits.

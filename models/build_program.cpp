@@ -352,6 +352,12 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
   if (model.qk_norm && model.norm != NormKind::rmsnorm) {
     throw Infeasible("model.qk_norm: QK-norm is an RMSNorm; it needs norm rmsnorm");
   }
+  if (training.fp8 && (model.dtype != DType::bf16 || plan.tensor.kind != TensorKind::one_d)) {
+    throw Infeasible(fmt::format(
+        "training.precision: fp8 runs Transformer Engine's 1d linears beside a bf16 model (got "
+        "dtype {}, tensor kind {})",
+        to_string(model.dtype), to_string(plan.tensor.kind)));
+  }
   if (const std::optional<std::string> cp = context_parallel_problem(model, plan)) {
     throw Infeasible(fmt::format("parallel.context.size: {}", *cp));
   }
@@ -391,6 +397,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   TransformerOptions base_options{plan.tensor.sequence_parallel, plan.recompute};
   shard_model_state(base_options, plan.data.zero);
   base_options.forward_only = training.inference();
+  base_options.fp8 = training.fp8;
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));

@@ -170,7 +170,7 @@ TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens,
 Tensor CpuBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb, std::string_view) {
   const std::int64_t m = ta ? cols(a) : rows(a);
   const std::int64_t n = tb ? rows(b) : cols(b);
-  Tensor c = make({1, m, n}, a.dtype());
+  Tensor c = make({1, m, n}, a.dtype() == DType::fp8 ? DType::bf16 : a.dtype());
   gemm(a, b, ta, tb, c, false);
   return c;
 }
@@ -828,6 +828,16 @@ void CpuBackend::position_embedding_backward(const Tensor& dy, std::int64_t micr
     for (std::int64_t c = 0; c < h; ++c)
       out[c] += ptr(dy)[row * h + c];
   }
+}
+
+Fp8Tensor CpuBackend::quantize_fp8(const Tensor& x, Fp8Recipe, program::MemoryCategory,
+                                   std::string_view) {
+  // The values stay exact: what the cpu backend proves is the partitioned arithmetic, which
+  // FP8's rounding would hide.
+  Fp8Tensor q{make(x.shape(), DType::fp8), make(x.shape(), DType::fp8)};
+  std::copy(values(x).begin(), values(x).end(), values(q.rowwise).begin());
+  std::copy(values(x).begin(), values(x).end(), values(q.columnwise).begin());
+  return q;
 }
 
 Tensor CpuBackend::cast(const Tensor& x, DType dtype, std::string_view) {

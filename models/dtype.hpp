@@ -7,7 +7,9 @@
 
 namespace trainsim {
 
-enum class DType : std::uint8_t { fp64, fp32, tf32, bf16, fp16 };
+/// fp8: the 8-bit floats of Transformer Engine's FP8 GEMMs (E4M3 forward, E5M2 gradients under
+/// its HYBRID format); the cpu backend keeps their values exact (fp64).
+enum class DType : std::uint8_t { fp64, fp32, tf32, bf16, fp16, fp8 };
 
 /// Bytes per element (tf32 is stored as fp32).
 constexpr std::int64_t bytes_per_element(DType t) {
@@ -22,6 +24,8 @@ constexpr std::int64_t bytes_per_element(DType t) {
       return 2;
     case DType::fp16:
       return 2;
+    case DType::fp8:
+      return 1;
   }
   return 0;
 }
@@ -38,6 +42,8 @@ constexpr std::string_view to_string(DType t) {
       return "bf16";
     case DType::fp16:
       return "fp16";
+    case DType::fp8:
+      return "fp8";
   }
   return "?";
 }

@@ -470,6 +470,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
   config.adam = in.base.adam;
   TransformerOptions options{plan.tensor.sequence_parallel, plan.recompute};
   options.forward_only = training.inference();
+  options.fp8 = training.fp8;
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
   const std::int64_t grid_batch = training.micro_batch / depth;  // per depth layer
   const TransformerShape shape = numeric_shape(model, in.vocab, grid_batch);

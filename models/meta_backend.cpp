@@ -251,8 +251,9 @@ Gemm gemm_shape(const Tensor& a, const Tensor& b, bool ta, bool tb) {
 
 Tensor MetaBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb,
                            std::string_view name) {
-  const Gemm g = gemm_shape(a, b, ta, tb);
-  Tensor c = make({1, g.m, g.n}, a.dtype(), name);
+  Gemm g = gemm_shape(a, b, ta, tb);
+  if (a.dtype() == DType::fp8) g.c_dtype = DType::bf16;  // TE's FP8 GEMMs write bf16
+  Tensor c = make({1, g.m, g.n}, g.c_dtype, name);
   gemm(name, g, {{&a, false}, {&b, false}, {&c, true}});
   return c;
 }
@@ -821,6 +822,18 @@ void MetaBackend::position_embedding_backward(const Tensor& dy, std::int64_t, st
                                               Tensor& dtable, std::string_view name) {
   kernel(name, program::KernelClass::embedding_backward, bytes(dy) + bytes(dtable), bytes(dtable),
          elements(dy), {{&dy, false}, {&dtable, true}});
+}
+
+Fp8Tensor MetaBackend::quantize_fp8(const Tensor& x, Fp8Recipe recipe, MemoryCategory category,
+                                    std::string_view name) {
+  // One fused kernel (modern-models-reference §8.3): reads x (tensorwise: twice, its amax
+  // pass first) and writes both FP8 layouts.
+  Fp8Tensor q{allocate_buffer(x.shape(), DType::fp8, false, category, name),
+              allocate_buffer(x.shape(), DType::fp8, false, category, name)};
+  const Bytes read = recipe == Fp8Recipe::tensorwise ? 2 * bytes(x) : bytes(x);
+  kernel(name, program::KernelClass::elementwise, read, bytes(q.rowwise) + bytes(q.columnwise),
+         2.0 * elements(x), {{&x, false}, {&q.rowwise, true}, {&q.columnwise, true}});
+  return q;
 }
 
 Tensor MetaBackend::cast(const Tensor& x, DType dtype, std::string_view name) {

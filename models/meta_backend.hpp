@@ -133,6 +133,8 @@ class MetaBackend final : public Backend {
                                    std::int64_t first_position, Tensor& dtable,
                                    std::string_view name) override;
   Tensor cast(const Tensor& x, DType dtype, std::string_view name) override;
+  Fp8Tensor quantize_fp8(const Tensor& x, Fp8Recipe recipe, program::MemoryCategory category,
+                         std::string_view name) override;
 
   Tensor row_max(const Tensor& logits, std::string_view name) override;
   CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max, const Tensor& labels,

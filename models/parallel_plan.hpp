@@ -257,6 +257,23 @@ struct ParallelPlan {
   std::int64_t gpus() const { return tensor.size * context.size * pipeline.size * data.size; }
 };
 
+/// The GEMM precision of training (training.precision): bf16, or FP8 through Transformer
+/// Engine with its scaling recipe (delayed: per-tensor scales from an amax history, Megatron's
+/// default; tensorwise: current scaling, an amax pass over each tensor before its cast).
+enum class Fp8Recipe : std::uint8_t { delayed, tensorwise };
+
+constexpr std::string_view to_string(Fp8Recipe r) {
+  return r == Fp8Recipe::delayed ? "delayed" : "tensorwise";
+}
+
+/// Inverse of to_string; nullopt for an unknown name.
+constexpr std::optional<Fp8Recipe> fp8_recipe_from_string(std::string_view text) {
+  for (Fp8Recipe r : {Fp8Recipe::delayed, Fp8Recipe::tensorwise}) {
+    if (to_string(r) == text) return r;
+  }
+  return std::nullopt;
+}
+
 struct TrainingSpec {
   std::int64_t global_batch = 1;  ///< sequences per optimizer step (inference: per step)
   std::int64_t micro_batch = 1;   ///< sequences per micro batch
@@ -264,6 +281,9 @@ struct TrainingSpec {
   RunMode mode = RunMode::training;
   /// Gradient clipping by global norm (Megatron's --clip-grad, default 1.0); 0: none.
   double clip_grad = 1.0;
+  /// FP8 GEMMs in the transformer layers' linears (Transformer Engine), with this recipe;
+  /// nullopt: the model's dtype throughout.
+  std::optional<Fp8Recipe> fp8{};
 
   bool inference() const { return mode == RunMode::inference; }
 

@@ -8,6 +8,7 @@
 
 #include "models/dtype.hpp"
 #include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
 #include "models/tensor_cube.hpp"
 #include "models/tensor_grid.hpp"
 
@@ -136,6 +137,8 @@ struct TransformerOptions {
   ModelPart part{};
   /// Context parallelism: this rank holds 1/size of each sequence's tokens (default: all).
   ContextParallelPosition context{};
+  /// FP8 GEMMs in the layers' linears (Transformer Engine, 1D), with this scaling recipe.
+  std::optional<Fp8Recipe> fp8{};
 };
 
 }  // namespace trainsim

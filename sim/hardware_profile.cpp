@@ -62,6 +62,13 @@ std::vector<std::string> HardwareProfile::guessed_fields() const {
 
 FlopRate HardwareProfile::peak(DType dtype) const {
   if (auto it = gpu.peak.find(dtype); it != gpu.peak.end()) return it->second;
+  if (dtype == DType::fp8) {
+    throw Infeasible(fmt::format(
+        "training.precision: fp8, but hardware profile '{}' has no gpu.peak.fp8 (a GPU without "
+        "FP8 tensor cores, such as the A100 or V100, or a profile that does not list them); use "
+        "training.precision bf16 or an FP8 GPU's profile (dgx-h100, dgx-h200)",
+        name));
+  }
   throw Infeasible(
       fmt::format("hardware profile '{}' has no peak FLOP rate for {}", name, to_string(dtype)));
 }

@@ -46,6 +46,8 @@ ncclDataType_t nccl_type(DType t) {
       return ncclBfloat16;
     case DType::fp16:
       return ncclFloat16;
+    case DType::fp8:
+      return ncclUint8;
   }
   return ncclFloat32;
 }
@@ -126,6 +128,8 @@ cudaDataType_t cuda_type(DType t) {
       return CUDA_R_16BF;
     case DType::fp16:
       return CUDA_R_16F;
+    case DType::fp8:
+      return CUDA_R_8F_E4M3;
   }
   return CUDA_R_32F;
 }
@@ -1002,6 +1006,11 @@ void CudaBackend::position_embedding_backward(const Tensor& dy, std::int64_t mic
   auto scope = impl_->compute(name);
   k::position_embedding_backward(carr(dy), arr(dtable), rows(dy), cols(dy), micro_batch,
                                  first_position, impl_->cs());
+}
+
+Fp8Tensor CudaBackend::quantize_fp8(const Tensor&, Fp8Recipe, program::MemoryCategory,
+                                    std::string_view name) {
+  not_on_cuda(name);
 }
 
 Tensor CudaBackend::cast(const Tensor& x, DType dtype, std::string_view name) {

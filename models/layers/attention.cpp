@@ -164,8 +164,10 @@ Tensor AttentionBlock::ring_attention_backward(LayerContext& c, const Tensor& do
 }
 
 Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s, bool keep) {
-  s.qkv = c.linear(in.y, qkv_weight_, LinearKind::column, "attn.qkv");
-  c.consumed({&in.y, &in.stats, &in.gamma});
+  s.qkv = c.linear(in.y, qkv_weight_, LinearKind::column, "attn.qkv", &s.qkv_input);
+  c.mark(s.qkv_input, keep);
+  c.consumed({&s.qkv_input, &in.y, &in.stats, &in.gamma});
+  if (c.fp8(LinearKind::column)) in.y.reset();  // QKV's backward reads its FP8 copy
   if (qkv_bias_) {
     const Tensor bias = c.vector_value(*qkv_bias_, "attn.qkv.bias.all_gather");
     c.backend().add_bias(s.qkv, bias, "attn.qkv.bias");
@@ -188,8 +190,11 @@ Tensor AttentionBlock::forward(LayerContext& c, NormSaved& in, AttentionSaved& s
   s.context = core(c, s, keep && c.options().recompute != Recompute::selective);
   c.mark(s.context, keep);
   c.consumed({&s.qkv});
-  Tensor proj = c.linear(s.context, proj_weight_, LinearKind::row, "attn.proj");
-  c.consumed({&s.context});
+  Tensor proj = c.linear(s.context, proj_weight_, LinearKind::row, "attn.proj", &s.proj_input);
+  c.mark(s.proj_input, keep);
+  c.consumed({&s.proj_input, &s.context});
+  // The projection's backward reads its FP8 copy; flash's backward still reads the output.
+  if (c.fp8(LinearKind::row) && !flash_) s.context.reset();
   return proj;
 }
 
@@ -197,9 +202,10 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
                                 std::int32_t layer) {
   Backend& b = c.backend();
   Tensor dcontext =
-      c.linear_backward(dproj, s.context, proj_weight_, LinearKind::row, "attn.proj");
+      c.linear_backward(dproj, s.proj_input, proj_weight_, LinearKind::row, "attn.proj");
   c.ready(proj_weight_);
   dproj.reset();
+  s.proj_input.reset();
   if (!flash_) s.context.reset();  // flash's backward reads the output too
   if (c.options().recompute == Recompute::selective) {
     // Re-run the attention core from the kept QKV (no communication, §2.6).
@@ -221,7 +227,7 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
     s.qkv_before_norm.reset();
     s.qk_stats.reset();
   }
-  Tensor din = c.linear_backward(dqkv, in.y, qkv_weight_, LinearKind::column, "attn.qkv");
+  Tensor din = c.linear_backward(dqkv, s.qkv_input, qkv_weight_, LinearKind::column, "attn.qkv");
   c.ready(qkv_weight_);
   if (qkv_bias_) {
     Tensor dbias = c.vector_grad(*qkv_bias_, "attn.qkv.bias.grad");
@@ -230,6 +236,7 @@ Tensor AttentionBlock::backward(LayerContext& c, Tensor dproj, NormSaved& in, At
   }
   dqkv.reset();
   in.y.reset();
+  s.qkv_input.reset();
   return din;
 }
 

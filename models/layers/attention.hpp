@@ -26,6 +26,9 @@ struct AttentionSaved {
   Tensor qkv, probs, dropout_mask, probs_dropped, context;
   Tensor lse;  ///< flash attention: the rows' log-sum-exp (fp32), instead of the probabilities
   Tensor qkv_before_norm, qk_stats;  ///< QK-norm: its input and the heads' reciprocal RMS
+  /// What the QKV and projection linears' backward read of their inputs (LayerContext::linear):
+  /// the norm's output and the core's output, or with FP8 their FP8 copies.
+  Tensor qkv_input, proj_input;
 };
 
 class AttentionBlock {

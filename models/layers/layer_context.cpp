@@ -121,7 +121,9 @@ Tensor LayerContext::reduce_output(Tensor partial, const std::string& name) {
 }
 
 Tensor LayerContext::linear(const Tensor& x, std::size_t weight, LinearKind kind,
-                            const std::string& name) {
+                            const std::string& name, Tensor* saved_input) {
+  if (fp8(kind)) return fp8_linear(x, weight, kind, name, saved_input);
+  if (saved_input != nullptr) *saved_input = x;
   if (grid_) {
     return kind == LinearKind::output ? grid_->matmul_bt(x, value(weight), name)
                                       : grid_->matmul(x, value(weight), name);
@@ -142,6 +144,7 @@ Tensor LayerContext::linear(const Tensor& x, std::size_t weight, LinearKind kind
 
 Tensor LayerContext::linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                                      LinearKind kind, const std::string& name) {
+  if (fp8(kind)) return fp8_linear_backward(dy, x_saved, weight, kind, name);
   if (grid_) {
     // Y = X·W: dX = dY·Wᵀ, dW = Xᵀ·dY. Logits Y = X·Eᵀ: dX = dY·E, dE = dYᵀ·X (§3.2).
     if (kind == LinearKind::output) {
@@ -167,29 +170,98 @@ Tensor LayerContext::linear_backward(const Tensor& dy, const Tensor& x_saved, st
   return dx;
 }
 
+Tensor LayerContext::gather_saved_input(const Tensor& x_saved, const std::string& name) {
+  // Megatron's LinearWithGradAccumulationAndAsyncCommunication: the input was saved
+  // sequence-sharded; its all-gather runs on the TP stream while the dgrad GEMM computes.
+  if (!sequence_parallel()) return x_saved;
+  return backend_.all_gather(x_saved, CommGroup::tensor, stream_of(CommGroup::tensor),
+                             name + ".input.all_gather");
+}
+
+Tensor LayerContext::reduce_input_grad(Tensor dx, const std::string& name) {
+  // f's backward (all-reduce) or g's (reduce-scatter), overlapped with the wgrad GEMM.
+  if (sequence_parallel()) {
+    return backend_.reduce_scatter(dx, CommGroup::tensor, stream_of(CommGroup::tensor),
+                                   name + ".dgrad.reduce_scatter");
+  }
+  if (tp_.size > 1) {
+    backend_.all_reduce({&dx, 1}, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
+                        name + ".dgrad.all_reduce");
+  }
+  return dx;
+}
+
 Tensor LayerContext::column_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                                      bool transpose_w, const std::string& name) {
   Backend& b = backend_;
-  // Megatron's LinearWithGradAccumulationAndAsyncCommunication: the input was saved
-  // sequence-sharded; its all-gather runs on the TP stream while the dgrad GEMM computes.
-  Tensor x = sequence_parallel()
-                 ? b.all_gather(x_saved, CommGroup::tensor, stream_of(CommGroup::tensor),
-                                name + ".input.all_gather")
-                 : x_saved;
-  Tensor dx = b.matmul(dy, value(weight), false, !transpose_w, name + ".dgrad");
-  // f's backward (all-reduce) or g's (reduce-scatter), overlapped with the wgrad GEMM.
-  if (sequence_parallel()) {
-    dx = b.reduce_scatter(dx, CommGroup::tensor, stream_of(CommGroup::tensor),
-                          name + ".dgrad.reduce_scatter");
-  } else if (tp_.size > 1) {
-    b.all_reduce({&dx, 1}, CommGroup::tensor, ReduceOp::sum, stream_of(CommGroup::tensor),
-                 name + ".dgrad.all_reduce");
-  }
+  const Tensor x = gather_saved_input(x_saved, name);
+  Tensor dx =
+      reduce_input_grad(b.matmul(dy, value(weight), false, !transpose_w, name + ".dgrad"), name);
   if (transpose_w) {
     b.matmul_accumulate(dy, x, true, false, grad(weight), name + ".wgrad");
   } else {
     b.matmul_accumulate(x, dy, true, false, grad(weight), name + ".wgrad");
   }
+  return dx;
+}
+
+Fp8Tensor LayerContext::fp8_weight(std::size_t weight, const std::string& name) {
+  const Fp8Recipe recipe = *options_.fp8;
+  if (options_.shard_parameters) {
+    return backend_.quantize_fp8(value(weight), recipe, MemoryCategory::temporaries,
+                                 name + ".weight.fp8_cast");
+  }
+  const auto it = fp8_weights_.find(weight);
+  if (it != fp8_weights_.end()) return it->second;
+  // 2 bytes per parameter beside the bf16 weight (modern-models-reference §8.3), for the step.
+  Fp8Tensor copy = backend_.quantize_fp8(value(weight), recipe, MemoryCategory::parameters,
+                                         name + ".weight.fp8_cast");
+  fp8_weights_.emplace(weight, copy);
+  return copy;
+}
+
+Tensor LayerContext::fp8_linear(const Tensor& x, std::size_t weight, LinearKind kind,
+                                const std::string& name, Tensor* saved_input) {
+  Backend& b = backend_;
+  const Fp8Recipe recipe = *options_.fp8;
+  // TE casts the input where it is (with SP the sequence shard, whose FP8 rows are then
+  // all-gathered: half the bytes of bf16) and keeps the columnwise copy for the wgrad GEMM.
+  Fp8Tensor in = b.quantize_fp8(x, recipe, MemoryCategory::temporaries, name + ".fp8_cast");
+  if (saved_input != nullptr) *saved_input = in.columnwise;
+  in.columnwise.reset();
+  const Fp8Tensor w = fp8_weight(weight, name);
+  if (kind == LinearKind::row) {
+    Tensor partial = b.matmul(in.rowwise, w.rowwise, false, false, name);
+    in.rowwise.reset();
+    return reduce_output(std::move(partial),
+                         name + (sequence_parallel() ? ".reduce_scatter" : ".all_reduce"));
+  }
+  const Tensor gathered = gather_sequence(in.rowwise, name + ".all_gather");
+  in.rowwise.reset();
+  return b.matmul(gathered, w.rowwise, false, false, name);
+}
+
+Tensor LayerContext::fp8_linear_backward(const Tensor& dy, const Tensor& x_saved,
+                                         std::size_t weight, LinearKind kind,
+                                         const std::string& name) {
+  Backend& b = backend_;
+  const Fp8Recipe recipe = *options_.fp8;
+  const Fp8Tensor w = fp8_weight(weight, name);
+  if (kind == LinearKind::row) {
+    // dY (E5M2) cast once for the dgrad and wgrad GEMMs; ḡ's backward gathers it first (SP).
+    const Tensor d = gather_sequence(dy, name + ".dgrad.all_gather");
+    Fp8Tensor dq = b.quantize_fp8(d, recipe, MemoryCategory::temporaries, name + ".dgrad.fp8_cast");
+    Tensor dx = b.matmul(dq.rowwise, w.columnwise, false, true, name + ".dgrad");
+    dq.rowwise.reset();
+    b.matmul_accumulate(x_saved, dq.columnwise, true, false, grad(weight), name + ".wgrad");
+    return dx;
+  }
+  const Tensor x = gather_saved_input(x_saved, name);
+  Fp8Tensor dq = b.quantize_fp8(dy, recipe, MemoryCategory::temporaries, name + ".dgrad.fp8_cast");
+  Tensor dx =
+      reduce_input_grad(b.matmul(dq.rowwise, w.columnwise, false, true, name + ".dgrad"), name);
+  dq.rowwise.reset();
+  b.matmul_accumulate(x, dq.columnwise, true, false, grad(weight), name + ".wgrad");
   return dx;
 }
 

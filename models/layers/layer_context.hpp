@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,11 +90,20 @@ class LayerContext {
 
   // --- linear layers -------------------------------------------------------------------------
   /// y = x·W of a column- or row-parallel linear (1D, with f/g or SP's g/ḡ), SUMMA (2D) or
-  /// Linear3D (3D).
-  Tensor linear(const Tensor& x, std::size_t weight, LinearKind kind, const std::string& name);
-  /// Its backward: returns dx, accumulates the weight gradient (the caller reports it ready).
+  /// Linear3D (3D). `saved_input`, when given, receives what the backward reads of x: x itself,
+  /// or with FP8 its FP8 copy (columnwise; with SP the sequence shard), which the caller keeps
+  /// in place of x.
+  Tensor linear(const Tensor& x, std::size_t weight, LinearKind kind, const std::string& name,
+                Tensor* saved_input = nullptr);
+  /// Its backward from what `linear` gave as saved_input: returns dx, accumulates the weight
+  /// gradient (the caller reports it ready).
   Tensor linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                          LinearKind kind, const std::string& name);
+  /// Whether this linear runs its GEMMs in FP8 (Transformer Engine's layers: 1D, not the
+  /// output layer, which Megatron keeps in bf16).
+  bool fp8(LinearKind kind) const {
+    return options_.fp8.has_value() && !grid_ && !cube_ && kind != LinearKind::output;
+  }
   /// Input of a column-parallel linear: the sequence shard gathered (SP) or `x` itself.
   Tensor gather_sequence(const Tensor& x, const std::string& name);
   /// Output of a row-parallel linear: reduce-scattered (SP) or all-reduced over TP.
@@ -144,6 +154,19 @@ class LayerContext {
   /// all-reduces dX overlapped with the wgrad GEMM. `transpose_w`: y = x·Wᵀ (tied output).
   Tensor column_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                          bool transpose_w, const std::string& name);
+  /// A column-parallel linear's saved input as its wgrad reads it: all-gathered (SP) or itself.
+  Tensor gather_saved_input(const Tensor& x_saved, const std::string& name);
+  /// A column-parallel linear's input gradient reduced over TP: reduce-scattered (SP) or
+  /// all-reduced.
+  Tensor reduce_input_grad(Tensor dx, const std::string& name);
+  /// The FP8 forms of linear and linear_backward (1D column and row linears).
+  Tensor fp8_linear(const Tensor& x, std::size_t weight, LinearKind kind, const std::string& name,
+                    Tensor* saved_input);
+  Tensor fp8_linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
+                             LinearKind kind, const std::string& name);
+  /// Parameter `weight` in FP8: cast once per step and kept (TE's weight cache across the
+  /// micro batches), or with ZeRO-3 cast from each gathered copy.
+  Fp8Tensor fp8_weight(std::size_t weight, const std::string& name);
   /// 3D: orientation of the input of a linear (cube_ops.hpp): QKV, FC1 and the output layer
   /// read layer-oriented activations, out-proj and FC2 the swapped outputs of QKV and FC1.
   static CubeSide cube_input_side(LinearKind kind) {
@@ -157,6 +180,7 @@ class LayerContext {
   std::optional<GridOps> grid_;  // 2D
   std::optional<CubeOps> cube_;  // 3D
   std::vector<Parameter> parameters_;
+  std::map<std::size_t, Fp8Tensor> fp8_weights_;  // FP8: each weight's copies for the step
   std::int16_t chunk_ = 0;           // chunk of the pass in progress (tags)
   std::int32_t micro_batch_ = 0;     // tag of the pass in progress
   ParameterHooks* hooks_ = nullptr;  // set by begin_pass() for each pass

@@ -35,8 +35,11 @@ MlpBlock MlpBlock::add(LayerContext& c, const std::string& prefix, std::int32_t 
 
 Tensor MlpBlock::forward(LayerContext& c, NormSaved& in, MlpSaved& s, bool keep) {
   Backend& b = c.backend();
-  s.fc1 = c.linear(in.y, fc1_weight_, LinearKind::column, "mlp.fc1");
+  s.fc1 = c.linear(in.y, fc1_weight_, LinearKind::column, "mlp.fc1", &s.fc1_input);
   c.mark(s.fc1, keep);
+  c.mark(s.fc1_input, keep);
+  if (c.fp8(LinearKind::column)) in.y.reset();  // FC1's backward reads its FP8 copy
+  c.consumed({&s.fc1_input});
   c.consumed({&in.y, &in.stats, &in.gamma});
   if (activation_ == Activation::gelu) {
     const Tensor bias = c.vector_value(*fc1_bias_, "mlp.fc1.bias.all_gather");
@@ -51,18 +54,20 @@ Tensor MlpBlock::forward(LayerContext& c, NormSaved& in, MlpSaved& s, bool keep)
   }
   c.mark(s.activated, keep);
   c.consumed({&s.fc1, &s.fc1_bias});
-  Tensor fc2 = c.linear(s.activated, fc2_weight_, LinearKind::row, "mlp.fc2");
-  c.consumed({&s.activated});
+  Tensor fc2 = c.linear(s.activated, fc2_weight_, LinearKind::row, "mlp.fc2", &s.fc2_input);
+  c.mark(s.fc2_input, keep);
+  c.consumed({&s.activated, &s.fc2_input});
+  if (c.fp8(LinearKind::row)) s.activated.reset();  // the activation's backward reads FC1's output
   return fc2;
 }
 
 Tensor MlpBlock::backward(LayerContext& c, Tensor dfc2, NormSaved& in, MlpSaved& s) {
   Backend& b = c.backend();
-  Tensor dactivated =
-      c.linear_backward(dfc2, s.activated, fc2_weight_, LinearKind::row, "mlp.fc2");
+  Tensor dactivated = c.linear_backward(dfc2, s.fc2_input, fc2_weight_, LinearKind::row, "mlp.fc2");
   c.ready(fc2_weight_);
   dfc2.reset();
   s.activated.reset();
+  s.fc2_input.reset();
   Tensor dfc1;
   if (activation_ == Activation::gelu) {
     Tensor dbias = c.vector_grad(*fc1_bias_, "mlp.fc1.bias.grad");
@@ -80,10 +85,11 @@ Tensor MlpBlock::backward(LayerContext& c, Tensor dfc2, NormSaved& in, MlpSaved&
   dactivated.reset();
   s.fc1.reset();
   s.fc1_bias.reset();
-  Tensor din = c.linear_backward(dfc1, in.y, fc1_weight_, LinearKind::column, "mlp.fc1");
+  Tensor din = c.linear_backward(dfc1, s.fc1_input, fc1_weight_, LinearKind::column, "mlp.fc1");
   c.ready(fc1_weight_);
   dfc1.reset();
   in.y.reset();
+  s.fc1_input.reset();
   return din;
 }
 

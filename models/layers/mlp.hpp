@@ -19,6 +19,9 @@ namespace trainsim {
 struct MlpSaved {
   Tensor fc1;        ///< FC1's output (with its bias)
   Tensor activated;  ///< GeLU or SwiGLU of it: FC2's input
+  /// What FC1's and FC2's backward read of their inputs (LayerContext::linear): the norm's
+  /// output and `activated`, or with FP8 their FP8 copies.
+  Tensor fc1_input, fc2_input;
   Tensor fc1_bias;   ///< the gathered bias block (2D); undefined with 1D and 3D
 };
 

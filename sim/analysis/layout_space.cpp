@@ -86,6 +86,7 @@ TrainingSpec training_of(const Layout& layout, std::int64_t global_batch) {
   TrainingSpec training;
   training.global_batch = global_batch;
   training.micro_batch = layout.micro_batch;
+  training.fp8 = layout.fp8;
   return training;
 }
 
@@ -121,6 +122,7 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
                   layout.plan.data = {d, zero, options.overlap_grad_reduce};
                   layout.plan.recompute = recompute;
                   layout.micro_batch = mb;
+                  layout.fp8 = options.fp8;
                   if (options.keep && !options.keep(layout)) continue;
                   if (accepted(model, layout.plan, training_of(layout, global_batch))) {
                     out.push_back(layout);

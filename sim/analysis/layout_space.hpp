@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ namespace trainsim::sim {
 struct Layout {
   ParallelPlan plan;
   std::int64_t micro_batch = 1;
+  std::optional<Fp8Recipe> fp8{};  ///< the scenario's precision, the same for every layout
 };
 
 /// "1d t=8 sp · pp 64 interleaved v=2 · dp 6 zero 1 · recompute full · mb 1"
@@ -42,6 +44,7 @@ struct LayoutSpaceOptions {
   /// Largest context-parallel size tried (Llama 3 used 16 at 128k tokens).
   std::int64_t max_context = 16;
   bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
+  std::optional<Fp8Recipe> fp8{};   ///< FP8 GEMMs (the scenario's training.precision), not searched
   /// When set, only layouts it keeps are enumerated (a caller's sub-space: one schedule
   /// family, a fixed tensor block); applied before the executor's check.
   std::function<bool(const Layout&)> keep;

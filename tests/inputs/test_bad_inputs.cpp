@@ -239,6 +239,11 @@ const std::vector<BadInput>& bad_scenarios() {
       {"s_cp_gpus.yaml",
        "3:7",
        {"gpus", "8 GPUs, but tensor.size 2 x context.size 2 x pipeline.size 1 x data.size 4 = 16"}},
+      {"s_fp8_fp32.yaml", "14:14", {"training.precision", "model.dtype is fp32 (use bf16)"}},
+      {"s_fp8_recipe_bf16.yaml",
+       "13:15",
+       {"training.fp8_recipe", "set training.precision to fp8, or drop the recipe"}},
+      {"s_fp8_2d.yaml", "13:14", {"training.precision", "not tensor kind 2d"}},
       {"s_cp_zero.yaml", "16:19", {"parallel.context.size", "expected an integer in 1.."}},
   };
   return cases;

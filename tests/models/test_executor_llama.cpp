@@ -323,3 +323,73 @@ TEST_CASE(
     }
   }
 }
+
+TEST_CASE(
+    "cpu: FP8 linears (exact casts on cpu) keep Llama x TP 2 x SP x PP 2 x DP 2 equal to one "
+    "device") {
+  // The cpu backend keeps FP8 values exact, so this proves the FP8 path's data flow: the casts'
+  // two layouts, the FP8 copies saved in place of the bf16 inputs, the cached weight copies, the
+  // FP8 all-gathers of SP, each GEMM's operands.
+  std::mt19937_64 rng(20261128);
+  for (int zero : {0, 1, 3}) {
+    for (Recompute recompute : {Recompute::none, Recompute::selective, Recompute::full}) {
+      ModelSpec m = llama(2, 8, 12);
+      m.attention = zero == 1 ? AttentionKind::flash : AttentionKind::standard;
+      ParallelPlan plan;
+      plan.tensor.size = 2;
+      plan.tensor.sequence_parallel = recompute != Recompute::selective;
+      plan.pipeline.size = 2;
+      plan.data.size = 2;
+      plan.data.zero = zero;
+      plan.recompute = recompute;
+      TrainingSpec training = test::training_spec(2 * 2 * 2, 2);
+      training.fp8 = zero == 3 ? Fp8Recipe::tensorwise : Fp8Recipe::delayed;
+      CAPTURE(zero);
+      CAPTURE(to_string(recompute));
+      const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
+      CHECK(r.uncompared == 0);
+      CHECK(r.max_error < 1e-9);
+      CHECK(r.passed);
+    }
+  }
+}
+
+TEST_CASE(
+    "meta: FP8 runs the layers' linears in fp8 and the output layer in bf16, casting each weight "
+    "once per step") {
+  ModelSpec m = llama(2, 16, 32);
+  m.attention = AttentionKind::flash;
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  TrainingSpec training = test::training_spec(3, 1);  // 3 micro batches
+  training.fp8 = Fp8Recipe::delayed;
+  const program::Program p = build_program(m, plan, training, ProgramScope::representative);
+  int fp8 = 0;
+  int bf16 = 0;
+  int weight_casts = 0;
+  int casts = 0;
+  for (const program::Op& op : p.ranks[0].ops) {
+    if (const auto* g = std::get_if<program::Gemm>(&op.payload)) {
+      const std::string_view name = p.names.name(op.name);
+      const bool layer_linear = name.find(".qkv") != std::string_view::npos ||
+                                name.find(".proj") != std::string_view::npos ||
+                                name.find(".fc1") != std::string_view::npos ||
+                                name.find(".fc2") != std::string_view::npos;
+      CAPTURE(name);
+      CHECK((g->dtype == DType::fp8) == layer_linear);
+      (g->dtype == DType::fp8 ? fp8 : bf16)++;
+      if (g->dtype == DType::fp8 && !g->accumulate) CHECK(g->c_dtype == DType::bf16);
+    }
+    if (std::holds_alternative<program::Kernel>(op.payload)) {
+      const std::string_view name = p.names.name(op.name);
+      if (name.find("weight.fp8_cast") != std::string_view::npos) ++weight_casts;
+      if (name.find("fp8_cast") != std::string_view::npos) ++casts;
+    }
+  }
+  // 2 layers x 4 linears x 3 micro batches x (forward, dgrad, wgrad).
+  CHECK(fp8 == 2 * 4 * 3 * 3);
+  CHECK(bf16 > 0);               // the output layer's three GEMMs per micro batch
+  CHECK(weight_casts == 2 * 4);  // once per step: TE's weight cache across micro batches
+  // Per linear and micro batch: its input in the forward, its output gradient in the backward.
+  CHECK(casts == weight_casts + 2 * 4 * 3 * 2);
+}
