@@ -764,6 +764,7 @@ void read_loss(Backend& backend, const Tensor& loss) {
 
 Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                      const IterationConfig& config) {
+  model.begin_step();
   const std::span<const Parameter> params = model.parameters();
   const std::vector<GradientBucket>& buckets = optimizer.buckets;
   const int zero = optimizer.layout.zero;
@@ -905,6 +906,7 @@ Tensor run_inference(Backend& backend, TransformerModel& model, const IterationC
   if (!model.options().forward_only) {
     throw std::invalid_argument("run_inference: the model keeps training state (not forward_only)");
   }
+  model.begin_step();
   Tensor loss;
   if (config.pipeline.pipelined()) {
     // The schedule's forward passes alone (inference_steps); nothing to gather or reduce.

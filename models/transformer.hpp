@@ -54,6 +54,10 @@ class TransformerModel {
   std::span<Parameter> parameters() { return context_.parameters(); }
   std::span<const Parameter> parameters() const { return context_.parameters(); }
 
+  /// A new step begins (run_iteration, run_inference): FP8 weight copies, kept across the
+  /// previous step's micro batches, are cast again from the updated weights.
+  void begin_step() { context_.begin_step(); }
+
   /// Forward of one micro batch. `loss_scale` multiplies the summed token losses (1 / tokens
   /// in the global batch gives the global mean once summed over micro batches and replicas).
   /// `hooks` may be null unless parameters are sharded. With model chunks it runs chunk

@@ -32,6 +32,16 @@ void check_timed_plan(const Scenario& scenario) {
         "--backend cuda --time runs 1D tensor parallelism for now; parallel.tensor.kind is {}",
         to_string(plan.tensor.kind)));
   }
+  if (plan.context.size > 1) {
+    throw Infeasible(fmt::format(
+        "--backend cuda --time has no context-parallel ring kernels yet; parallel.context.size "
+        "is {} (valid: 1)",
+        plan.context.size));
+  }
+  if (scenario.training.fp8) {
+    throw Infeasible(
+        "--backend cuda --time has no FP8 GEMMs yet; training.precision is fp8 (valid: bf16)");
+  }
   if (scheduled_passes(plan)) {
     throw Infeasible(fmt::format(
         "--backend cuda --time runs no pipeline schedule yet; parallel.pipeline is size {} "

@@ -60,6 +60,8 @@ class LayerContext {
   /// to `hooks` (null: hooks that do nothing; sharded state needs hooks).
   void begin_pass(ParameterHooks* hooks, std::int64_t micro_batch, std::int64_t chunk);
   void end_pass() { hooks_ = nullptr; }
+  /// A new step: the FP8 weight copies of the last one are dropped (cast again on first use).
+  void begin_step() { fp8_weights_.clear(); }
   ParameterHooks& hooks() { return *hooks_; }
   /// Tags the ops issued from now on with `layer` (a global index, or Tag::kNoLayer) and `phase`.
   void set_tag(std::int32_t layer, program::Phase phase);

@@ -25,6 +25,7 @@ Scenario at_size(const Scenario& base, IsoAxis axis, std::int64_t size) {
   }
   s.parallel.data = DataParallel{};
   s.parallel.pipeline = PipelineParallel{};
+  s.parallel.context = ContextParallel{};
   s.training.global_batch = s.training.micro_batch;
   s.gpus = s.parallel.tensor.size;
   return s;
@@ -34,6 +35,7 @@ Scenario at_size(const Scenario& base, IsoAxis axis, std::int64_t size) {
 Scenario on_one_gpu(const Scenario& s) {
   Scenario one = s;
   one.parallel.tensor = TensorParallel{};
+  one.parallel.context = ContextParallel{};
   one.gpus = 1;
   return one;
 }

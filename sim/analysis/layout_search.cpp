@@ -143,6 +143,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                             std::int64_t gpus, std::int64_t global_batch,
                             const SearchOptions& options) {
   if (options.top < 1) throw Infeasible("top: 0 layouts to replay; use 1 or more");
+  // FP8 on a GPU without an FP8 peak: say so here, not by every layout's reduced replay
+  // failing (which the search reads as "this layout cannot run").
+  if (options.space.fp8) hardware.peak(DType::fp8);
   const std::vector<Layout> layouts = enumerate_layouts(model, gpus, global_batch, options.space);
   if (layouts.empty()) explain_empty_space(model, gpus, global_batch);
 

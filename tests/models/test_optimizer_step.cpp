@@ -498,3 +498,48 @@ TEST_CASE("cpu: the gradient norm and its clipping equal one device's for every 
     CHECK(norm.has_value());
   }
 }
+
+TEST_CASE("cpu: FP8 weight copies are cast again each step (two steps equal bf16's)") {
+  // The cpu backend's FP8 casts are exact, so FP8 and bf16 runs agree step for step, but only
+  // if the second step's FP8 weight copies come from the weights the first step's Adam wrote.
+  ModelSpec m = test::model_spec(2, 16, 4, 64, 8, 20);
+  const std::int64_t b = 2;
+  std::mt19937_64 rng(12);
+  MicroBatchTokens batch;
+  for (std::int64_t i = 0; i < m.seq_len * b; ++i) {
+    batch.tokens.push_back(static_cast<std::int64_t>(rng() % 20));
+    batch.labels.push_back(static_cast<std::int64_t>(rng() % 20));
+  }
+  const auto losses = [&](std::optional<Fp8Recipe> fp8) {
+    CpuCommunicator comm;
+    CpuBackend cpu(comm, 0, {0}, {0}, {batch, batch}, 0);
+    TransformerOptions options;
+    options.fp8 = fp8;
+    TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1}, options);
+    std::normal_distribution<double> normal(0.0, 0.1);
+    std::mt19937_64 init(9);
+    OptimizerState optimizer = make_optimizer_state(cpu, model);
+    for (std::size_t i = 0; i < model.parameters().size(); ++i) {
+      const Parameter& p = model.parameters()[i];
+      for (double& x : CpuBackend::values(p.value))
+        x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
+      const std::span<double> v = CpuBackend::values(p.value);
+      std::copy(v.begin(), v.end(), CpuBackend::values(optimizer.tensors[i].master).begin());
+    }
+    IterationConfig config;
+    config.global_tokens = m.seq_len * b;
+    config.adam.lr = 1e-2;
+    std::vector<double> out;
+    for (int step = 0; step < 2; ++step) {
+      const Tensor loss = run_iteration(cpu, model, optimizer, config);
+      out.push_back(CpuBackend::values(loss)[0]);
+    }
+    return out;
+  };
+  const std::vector<double> bf16 = losses(std::nullopt);
+  const std::vector<double> fp8 = losses(Fp8Recipe::delayed);
+  REQUIRE(bf16.size() == 2);
+  CHECK(bf16[1] != doctest::Approx(bf16[0]).epsilon(1e-6));  // the step changed the weights
+  CHECK(fp8[0] == doctest::Approx(bf16[0]).epsilon(1e-13));
+  CHECK(fp8[1] == doctest::Approx(bf16[1]).epsilon(1e-13));
+}
