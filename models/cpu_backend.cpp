@@ -234,57 +234,26 @@ void CpuBackend::attention_scores_backward(const Tensor& dscores, const Tensor& 
   }
 }
 
+// One device's fused attention is a context-parallel block with a single member: its keys and
+// values are its own (context_kv), its mask the plain causal one; the same arithmetic.
 FlashAttentionResult CpuBackend::flash_attention(const Tensor& qkv, const AttentionShape& s,
-                                                 double dropout, std::string_view) {
+                                                 double dropout, std::string_view name) {
   if (dropout > 0.0) {
     throw std::invalid_argument("cpu backend: flash attention with dropout is not modelled");
   }
-  FlashAttentionResult r{make({1, s.seq_len * s.micro_batch, s.heads * s.head_dim}, qkv.dtype()),
-                         make({1, s.micro_batch * s.heads, s.seq_len}, DType::fp32)};
-  const HeadViews v{s};
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
-  Matrix p(s.seq_len, s.seq_len);
-  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
-    for (std::int64_t j = 0; j < s.heads; ++j) {
-      p.noalias() = scale * (v.q(qkv, i, j, 0) * v.q(qkv, i, j, 1).transpose());
-      masked_softmax(p, ptr(r.lse) + (i * s.heads + j) * s.seq_len,
-                     [&](std::int64_t row, std::int64_t k) { return s.sees(row, k); });
-      v.ctx(r.out, i, j).noalias() = p * v.q(qkv, i, j, 2);
-    }
-  }
-  return r;
+  return flash_attention_block(qkv, context_kv(qkv, s, name), s, {s.context_rank}, name);
 }
 
-void CpuBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv,
-                                          const Tensor& out, const Tensor& lse, Tensor& dqkv,
-                                          const AttentionShape& s, double dropout,
-                                          std::string_view) {
+void CpuBackend::flash_attention_backward(const Tensor& dout, const Tensor& qkv, const Tensor& out,
+                                          const Tensor& lse, Tensor& dqkv, const AttentionShape& s,
+                                          double dropout, std::string_view name) {
   if (dropout > 0.0) {
     throw std::invalid_argument("cpu backend: flash attention with dropout is not modelled");
   }
-  const HeadViews v{s};
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
-  Matrix p(s.seq_len, s.seq_len);
-  Matrix ds(s.seq_len, s.seq_len);
-  for (std::int64_t i = 0; i < s.micro_batch; ++i) {
-    for (std::int64_t j = 0; j < s.heads; ++j) {
-      // The probabilities again, from the scores and the kept log-sum-exp.
-      p.noalias() = scale * (v.q(qkv, i, j, 0) * v.q(qkv, i, j, 1).transpose());
-      const double* row_lse = ptr(lse) + (i * s.heads + j) * s.seq_len;
-      for (std::int64_t row = 0; row < s.seq_len; ++row) {
-        for (std::int64_t k = 0; k < s.seq_len; ++k)
-          p(row, k) = s.sees(row, k) ? std::exp(p(row, k) - row_lse[row]) : 0.0;
-      }
-      const Strided d_out = v.ctx(dout, i, j);
-      v.mq(dqkv, i, j, 2).noalias() += p.transpose() * d_out;
-      ds.noalias() = d_out * v.q(qkv, i, j, 2).transpose();  // dP
-      // dS = P ∘ (dP − rowsum(dO ∘ O)).
-      const Eigen::VectorXd d = (d_out.array() * v.ctx(out, i, j).array()).rowwise().sum();
-      ds = (p.array() * (ds.colwise() - d).array()).matrix();
-      v.mq(dqkv, i, j, 0).noalias() = scale * (ds * v.q(qkv, i, j, 1));
-      v.mq(dqkv, i, j, 1).noalias() += scale * (ds.transpose() * v.q(qkv, i, j, 0));
-    }
-  }
+  const Tensor kv = context_kv(qkv, s, name);
+  Tensor dkv = make(kv.shape(), kv.dtype());  // zero-filled
+  flash_attention_block_backward(dout, qkv, kv, out, lse, dqkv, dkv, s, {s.context_rank}, name);
+  context_kv_backward(dkv, dqkv, s, name);
 }
 
 namespace {

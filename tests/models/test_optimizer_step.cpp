@@ -26,6 +26,20 @@ using namespace trainsim::program;
 
 namespace {
 
+// Weights N(0, 0.1) (norm gains around 1), fixed seed, copied into the fp32 masters (Adam then
+// keeps weights and masters equal).
+void randomize_weights(TransformerModel& model, OptimizerState& optimizer) {
+  std::normal_distribution<double> normal(0.0, 0.1);
+  std::mt19937_64 init(9);
+  for (std::size_t i = 0; i < model.parameters().size(); ++i) {
+    const Parameter& p = model.parameters()[i];
+    for (double& x : CpuBackend::values(p.value))
+      x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
+    const std::span<double> v = CpuBackend::values(p.value);
+    std::copy(v.begin(), v.end(), CpuBackend::values(optimizer.tensors[i].master).begin());
+  }
+}
+
 ModelSpec small_model(DType dtype = DType::bf16) {
   ModelSpec m = test::model_spec(2, 64, 4, 256, 16, 128);
   m.dtype = dtype;
@@ -375,16 +389,8 @@ TEST_CASE(
     CpuCommunicator comm;
     CpuBackend cpu(comm, 0, {0}, {0}, {batch}, 0);
     TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1});
-    std::normal_distribution<double> normal(0.0, 0.1);
-    std::mt19937_64 init(9);
     OptimizerState optimizer = make_optimizer_state(cpu, model);
-    for (std::size_t i = 0; i < model.parameters().size(); ++i) {
-      const Parameter& p = model.parameters()[i];
-      for (double& x : CpuBackend::values(p.value))
-        x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
-      const std::span<double> v = CpuBackend::values(p.value);
-      std::copy(v.begin(), v.end(), CpuBackend::values(optimizer.tensors[i].master).begin());
-    }
+    randomize_weights(model, optimizer);
     CHECK(optimizer.grad_scaler.has_value() == (dtype == DType::fp16));
     IterationConfig config;
     config.global_tokens = m.seq_len * b;
@@ -516,16 +522,8 @@ TEST_CASE("cpu: FP8 weight copies are cast again each step (two steps equal bf16
     TransformerOptions options;
     options.fp8 = fp8;
     TransformerModel model(cpu, TransformerShape::of(m, m.vocab, b, 0.0, 0.0), {0, 1}, options);
-    std::normal_distribution<double> normal(0.0, 0.1);
-    std::mt19937_64 init(9);
     OptimizerState optimizer = make_optimizer_state(cpu, model);
-    for (std::size_t i = 0; i < model.parameters().size(); ++i) {
-      const Parameter& p = model.parameters()[i];
-      for (double& x : CpuBackend::values(p.value))
-        x = normal(init) + (p.name.ends_with("gamma") ? 1.0 : 0.0);
-      const std::span<double> v = CpuBackend::values(p.value);
-      std::copy(v.begin(), v.end(), CpuBackend::values(optimizer.tensors[i].master).begin());
-    }
+    randomize_weights(model, optimizer);
     IterationConfig config;
     config.global_tokens = m.seq_len * b;
     config.adam.lr = 1e-2;

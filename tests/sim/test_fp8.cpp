@@ -63,10 +63,11 @@ TEST_CASE("H100: FP8 layers run faster than bf16, hold less activation memory an
   const sim::SimulationResult delayed = run(h100, Fp8Recipe::delayed);
   const sim::SimulationResult tensorwise = run(h100, Fp8Recipe::tensorwise);
   // The linears are most of the work and run at 0.709 x 1979 instead of 0.803 x 989 TFLOP/s
-  // (1.77x), but the casts, attention, norms and communication do not speed up (measured 1.19).
+  // (1.77x), but the casts, attention, norms and communication do not speed up: faster, and by
+  // less than 1.77x (measured 1.19; the bounds are the physics, not the measurement).
   const double speedup = bf16.iteration_time / delayed.iteration_time;
   CAPTURE(speedup);
-  CHECK(speedup > 1.1);
+  CHECK(speedup > 1.0);
   CHECK(speedup < 1.77);
   // Current scaling reads every cast input twice (its amax pass first).
   CHECK(tensorwise.iteration_time > delayed.iteration_time);
