@@ -31,7 +31,7 @@ struct CollectivesOptions {
 
 program::CollectiveKind parse_kind(const std::string& op) {
   std::vector<std::string> names;
-  for (int k = 0; k <= static_cast<int>(program::CollectiveKind::all_to_all); ++k) {
+  for (int k = 0; k <= static_cast<int>(program::CollectiveKind::sendrecv); ++k) {
     const auto kind = static_cast<program::CollectiveKind>(k);
     if (program::to_string(kind) == op) return kind;
     names.emplace_back(program::to_string(kind));

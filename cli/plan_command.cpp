@@ -52,6 +52,8 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   sim::SearchOptions options;
   apply_search_options(o.search, options);
   options.space.fp8 = scenario.training.fp8;
+  options.space.overlap_param_gather = scenario.parallel.data.overlap_param_gather;
+  options.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
   options.top = o.top;
   // Wall time per phase: each interval between two progress calls goes to the later call's
   // phase (the first call of a phase comes before its work starts).

@@ -49,6 +49,8 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
   request.batch_span = o.batch_span;
   apply_search_options(o.search, request.search);  // keeps the request's top = 1
   request.search.space.fp8 = scenario.training.fp8;
+  request.search.space.overlap_param_gather = scenario.parallel.data.overlap_param_gather;
+  request.search.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
   ProgressBar bar;
   request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
     bar.update(phase, done, total);

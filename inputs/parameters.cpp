@@ -157,6 +157,10 @@ std::vector<Parameter> build_table() {
                      "ColossalAI's order), input-major or output-major"),
       boolean("parallel.tensor.sequence_parallel", "false",
               "shard LayerNorm/dropout activations along the sequence (needs tensor.size > 1)"),
+      boolean("parallel.tensor.comm_overlap", "false",
+              "Transformer Engine's TP communication overlap (Megatron's --tp-comm-overlap; 1d "
+              "with sequence_parallel): the layers' sequence all-gathers and reduce-scatters "
+              "run as ring exchanges, shard by shard, under the linears' GEMMs"),
       integer("parallel.pipeline.size", value, "1", 1, kMaxCount,
               "pipeline stages PP; layers must divide by size x chunks"),
       choice("parallel.pipeline.schedule", "1f1b",
@@ -183,6 +187,9 @@ std::vector<Parameter> build_table() {
               "also the gradients, 3 also the parameters"),
       boolean("parallel.data.overlap_grad_reduce", "true",
               "overlap the gradient reduction with the backward pass"),
+      boolean("parallel.data.overlap_param_gather", "false",
+              "Megatron's --overlap-param-gather (ZeRO 1 and 2): gather the updated parameters "
+              "as the next step's forward pass first needs them, not after the optimizer"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},
              "activation recomputation: selective (attention core) or full (whole layers)"),
       integer("runtime.device_max_connections", derived,

@@ -192,6 +192,7 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.tensor.kind = tensor_kind_from_string(out.tensor_kind).value_or(TensorKind::one_d);
   plan.tensor.size = tensor.integer("size");
   plan.tensor.sequence_parallel = tensor.boolean("sequence_parallel");
+  plan.tensor.comm_overlap = tensor.boolean("comm_overlap");
   plan.tensor.depth = tensor.integer("depth");
   // Derived default (parameters.cpp): ColossalAI's cube order for 3d, row-major otherwise.
   plan.tensor.grid_order =
@@ -208,6 +209,7 @@ ReadScenario read(const std::filesystem::path& file) {
   const std::optional<std::int64_t> dp = data.optional_integer("size");
   plan.data.zero = static_cast<int>(data.integer("zero"));
   plan.data.overlap_grad_reduce = data.boolean("overlap_grad_reduce");
+  plan.data.overlap_param_gather = data.boolean("overlap_param_gather");
   plan.recompute = recompute_of(parallel.choice("recompute"));
 
   if (dp) {
@@ -342,6 +344,9 @@ void check_consistency(const ReadScenario& r) {
                      "divide it; use false or a tensor.size that divides {}",
                      m.seq_len, p.tensor.size, m.seq_len));
   }
+  if (const std::optional<std::string> overlap = tp_comm_overlap_problem(p)) {
+    fail(r, "parallel.tensor.comm_overlap", *overlap);
+  }
   if (sc.training.fp8 && m.dtype != DType::bf16) {
     fail(r, "training.precision",
          fmt::format("fp8 runs Transformer Engine's linears beside a bf16 model; model.dtype is "
@@ -366,6 +371,13 @@ void check_consistency(const ReadScenario& r) {
     fail(r, "parallel.data.zero",
          fmt::format("ZeRO stage {} shards gradients and optimizer state, which inference does "
                      "not have; use 0 with training.mode inference",
+                     p.data.zero));
+  }
+  if (p.data.overlap_param_gather && p.data.zero != 1 && p.data.zero != 2) {
+    fail(r, "parallel.data.overlap_param_gather",
+         fmt::format("true needs the distributed optimizer's gather of the updated parameters: "
+                     "parallel.data.zero 1 or 2 (got {}; ZeRO 3 gathers before every use "
+                     "anyway)",
                      p.data.zero));
   }
   if (const auto uneven = p.pipeline.uneven_problem(m.layers)) {

@@ -216,6 +216,13 @@ class Backend {
   /// gradient accumulation).
   virtual void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a,
                                  bool transpose_b, Tensor& c, std::string_view name) = 0;
+  /// Row block `c_part` of `c_parts` of c = row block `a_part` of `a_parts` of a, times op(b)
+  /// (parts 1: the whole tensor). The GEMMs of a ring exchange (Transformer Engine's TP
+  /// communication overlap): one sequence shard at a time, into its rows of the output, or
+  /// one destination rank's rows of a partial output.
+  virtual void matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t a_parts,
+                           const Tensor& b, bool transpose_b, Tensor& c, std::int64_t c_part,
+                           std::int64_t c_parts, std::string_view name) = 0;
   /// Per (sequence, query head): Q·Kᵀ / sqrt(d_h) from the fused QKV output (layout in
   /// AttentionShape; grouped-query heads share their group's key); result [b·heads, s, s].
   virtual Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
@@ -404,6 +411,10 @@ class Backend {
   virtual void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                           program::Stream stream, std::string_view name) = 0;
 
+  /// The previous member's x, in group order and cyclically (every member sends x to the next:
+  /// nccl-tests' sendrecv; one step of Transformer Engine's TP ring exchange).
+  virtual Tensor ring_shift(const Tensor& x, CommGroup group, program::Stream stream,
+                            std::string_view name) = 0;
   /// Concatenates the members' [rows, cols] inputs along the rows in group order:
   /// [n·rows, cols] (sequence parallelism's g; nccl-tests size: the gathered output).
   virtual Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,

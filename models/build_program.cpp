@@ -191,6 +191,7 @@ IterationConfig iteration_config(const ModelSpec& model, const ParallelPlan& pla
   config.data_parallel = layout.gradient_group_size();
   config.global_tokens = training.global_batch * model.seq_len;
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
+  config.overlap_param_gather = plan.data.overlap_param_gather;
   config.clip_grad = training.inference() ? 0.0 : training.clip_grad;
   if (uses_model_group(model, training)) {
     config.model_parallel =
@@ -308,6 +309,9 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         "parallel.tensor.sequence_parallel: seq_len {} is not divisible by tensor.size {}",
         model.seq_len, t));
   }
+  if (const std::optional<std::string> overlap = tp_comm_overlap_problem(plan)) {
+    throw Infeasible(fmt::format("parallel.tensor.comm_overlap: {}", *overlap));
+  }
   if (training.inference() && plan.recompute != Recompute::none) {
     throw Infeasible(fmt::format(
         "parallel.recompute: recompute {} needs a backward pass; inference has none (use none)",
@@ -398,6 +402,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   shard_model_state(base_options, plan.data.zero);
   base_options.forward_only = training.inference();
   base_options.fp8 = training.fp8;
+  base_options.tp_comm_overlap = plan.tensor.comm_overlap;
 
   const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
   check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));

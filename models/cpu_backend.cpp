@@ -180,6 +180,23 @@ void CpuBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, bo
   gemm(a, b, ta, tb, c, true);
 }
 
+void CpuBackend::matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t a_parts,
+                             const Tensor& b, bool tb, Tensor& c, std::int64_t c_part,
+                             std::int64_t c_parts, std::string_view) {
+  const std::int64_t m = rows(a) / a_parts;
+  if (rows(c) / c_parts != m || rows(a) % a_parts != 0 || rows(c) % c_parts != 0) {
+    throw std::invalid_argument("cpu backend: matmul_rows: the row blocks do not match");
+  }
+  const ConstMatrixMap A(ptr(a) + a_part * m * cols(a), m, cols(a));
+  const ConstMatrixMap B(ptr(b), rows(b), cols(b));
+  MatrixMap C(ptr(c) + c_part * m * cols(c), m, cols(c));
+  if (tb) {
+    C.noalias() = A * B.transpose();
+  } else {
+    C.noalias() = A * B;
+  }
+}
+
 Tensor CpuBackend::attention_scores(const Tensor& qkv, const AttentionShape& s, std::string_view) {
   Tensor scores = make({s.micro_batch * s.heads, s.seq_len, s.seq_len}, qkv.dtype());
   const HeadViews v{s};
@@ -900,6 +917,12 @@ Tensor CpuBackend::recv(Shape shape, DType dtype, std::int64_t peer, program::St
 
 std::size_t CpuBackend::position_in(const std::vector<std::int64_t>& ranks) const {
   return static_cast<std::size_t>(std::find(ranks.begin(), ranks.end(), rank_) - ranks.begin());
+}
+
+Tensor CpuBackend::ring_shift(const Tensor& x, CommGroup group, program::Stream, std::string_view) {
+  Tensor y = make(x.shape(), x.dtype());
+  communicator_.ring_shift(ranks_of(group), rank_, values(x), values(y));
+  return y;
 }
 
 Tensor CpuBackend::all_gather(const Tensor& x, CommGroup group, program::Stream, std::string_view) {

@@ -50,6 +50,9 @@ class CpuBackend final : public Backend {
                 std::string_view name) override;
   void matmul_accumulate(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose_b,
                          Tensor& c, std::string_view name) override;
+  void matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t a_parts, const Tensor& b,
+                   bool transpose_b, Tensor& c, std::int64_t c_part, std::int64_t c_parts,
+                   std::string_view name) override;
   Tensor attention_scores(const Tensor& qkv, const AttentionShape& shape,
                           std::string_view name) override;
   Tensor attention_context(const Tensor& probs, const Tensor& qkv, const AttentionShape& shape,
@@ -147,6 +150,8 @@ class CpuBackend final : public Backend {
 
   void all_reduce(std::span<const Tensor> tensors, CommGroup group, ReduceOp op,
                   program::Stream stream, std::string_view name) override;
+  Tensor ring_shift(const Tensor& x, CommGroup group, program::Stream stream,
+                    std::string_view name) override;
   Tensor all_gather(const Tensor& x, CommGroup group, program::Stream stream,
                     std::string_view name) override;
   Tensor reduce_scatter(const Tensor& x, CommGroup group, program::Stream stream,

@@ -86,6 +86,16 @@ void CpuCommunicator::all_gather(std::span<const std::int64_t> group, std::int64
   release(r);
 }
 
+void CpuCommunicator::ring_shift(std::span<const std::int64_t> group, std::int64_t rank,
+                                 std::span<const double> input, std::span<double> output) {
+  std::size_t position = 0;
+  Rendezvous& r = arrive(group, rank, input, position);
+  const std::span<const double> from = r.inputs[(position + r.inputs.size() - 1) % r.inputs.size()];
+  if (from.size() != output.size()) throw std::logic_error("cpu ring shift: sizes differ");
+  std::copy(from.begin(), from.end(), output.begin());
+  release(r);
+}
+
 void CpuCommunicator::reduce_scatter(std::span<const std::int64_t> group, std::int64_t rank,
                                      std::span<const double> input, std::span<double> output) {
   std::size_t position = 0;

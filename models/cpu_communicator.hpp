@@ -32,6 +32,9 @@ class CpuCommunicator {
                   std::span<const double> input, std::span<double> output);
   /// `output` gets the sum over members of chunk `position in group` of their inputs
   /// (input size = n x output size).
+  /// output = the previous member's input (group order, cyclic).
+  void ring_shift(std::span<const std::int64_t> group, std::int64_t rank,
+                  std::span<const double> input, std::span<double> output);
   void reduce_scatter(std::span<const std::int64_t> group, std::int64_t rank,
                       std::span<const double> input, std::span<double> output);
   /// `root`'s `data` becomes the sum over the members (in group order); the others keep theirs.

@@ -335,13 +335,23 @@ RankResult run_training(RankBackend& rank, TransformerModel& model, const Iterat
     if (zero == 0) load(optimizer.tensors[i].master, initial[i]);
   }
   // ZeRO: the master (and ZeRO-3 parameter) shard is this rank's chunk of the bucket.
+  // --overlap-param-gather: a rank starts the step as the previous step left it, with only its
+  // own chunk current (the rest NaN here), so the step's gather must bring the others in
+  // before the forward pass reads them.
+  const bool stale =
+      config.overlap_param_gather && config.data_parallel > 1 && (zero == 1 || zero == 2);
+  std::vector<Values> own = unknown_like(params);
   for (std::size_t b = 0; b < optimizer.shards.size(); ++b) {
     const AdamShard& shard = optimizer.shards[b];
     const Values chunk = chunk_of(initial, optimizer.buckets[b], shard);
     load(shard.master, chunk);
     if (zero >= 3) load(shard.param, chunk);
+    if (stale) place_chunk(chunk, optimizer.buckets[b], shard, own);
   }
+  for (std::size_t i = 0; i < params.size() && stale; ++i)
+    load(params[i].value, own[i]);
   const Tensor loss = run_iteration(cpu, model, optimizer, config);
+  gather_updated_parameters(cpu, model, optimizer, config);
   if (optimizer.skipped) {
     throw std::runtime_error("equivalence check: the step found inf or NaN gradients");
   }
@@ -471,6 +481,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
   TransformerOptions options{plan.tensor.sequence_parallel, plan.recompute};
   options.forward_only = training.inference();
   options.fp8 = training.fp8;
+  options.tp_comm_overlap = plan.tensor.comm_overlap;
   const std::int64_t depth = layout.grid() ? layout.grid()->depth() : 1;
   const std::int64_t grid_batch = training.micro_batch / depth;  // per depth layer
   const TransformerShape shape = numeric_shape(model, in.vocab, grid_batch);

@@ -264,6 +264,15 @@ void MetaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, b
        {{&a, false}, {&b, false}, {&c, true}});
 }
 
+void MetaBackend::matmul_rows(const Tensor& a, std::int64_t, std::int64_t a_parts, const Tensor& b,
+                              bool tb, Tensor& c, std::int64_t, std::int64_t,
+                              std::string_view name) {
+  Gemm g = Gemm::of(a.shape().rows / a_parts, tb ? b.shape().rows : b.shape().cols, a.shape().cols,
+                    1, a.dtype(), false, tb);
+  g.c_dtype = c.dtype();
+  gemm(name, g, {{&a, false}, {&b, false}, {&c, true}});
+}
+
 namespace {
 Gemm attention_gemm(const AttentionShape& s, std::int64_t m, std::int64_t n, std::int64_t k,
                     DType dtype, bool ta, bool tb) {
@@ -913,6 +922,18 @@ Tensor MetaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
   c.group = this->group(group).id;
   c.dtype = x.dtype();
   c.size = bytes(y);
+  record(c, stream, name, {{&x, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::ring_shift(const Tensor& x, CommGroup group, Stream stream,
+                               std::string_view name) {
+  Tensor y = allocate_buffer(x.shape(), x.dtype(), false, MemoryCategory::comm_buffers, name);
+  Collective c;
+  c.kind = program::CollectiveKind::sendrecv;
+  c.group = this->group(group).id;
+  c.dtype = x.dtype();
+  c.size = bytes(x);
   record(c, stream, name, {{&x, false}, {&y, true}});
   return y;
 }

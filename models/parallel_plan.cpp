@@ -32,4 +32,23 @@ std::optional<std::string> PipelineParallel::uneven_problem(std::int64_t layers)
   return std::nullopt;
 }
 
+std::optional<std::string> tp_comm_overlap_problem(const ParallelPlan& plan) {
+  const TensorParallel& tp = plan.tensor;
+  if (!tp.comm_overlap) return std::nullopt;
+  if (tp.kind != TensorKind::one_d) {
+    return fmt::format(
+        "Transformer Engine overlaps 1d tensor parallelism's sequence gathers "
+        "and scatters, not {}'s; set comm_overlap to false",
+        to_string(tp.kind));
+  }
+  if (tp.size < 2 || !tp.sequence_parallel) {
+    return fmt::format(
+        "the overlap runs the sequence-parallel all-gathers and reduce-scatters "
+        "as ring exchanges: it needs tensor.size > 1 (got {}) and "
+        "sequence_parallel true (got {}), as Megatron's --tp-comm-overlap does",
+        tp.size, tp.sequence_parallel);
+  }
+  return std::nullopt;
+}
+
 }  // namespace trainsim

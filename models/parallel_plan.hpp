@@ -176,6 +176,9 @@ struct TensorParallel {
   bool sequence_parallel = false;
   std::int64_t depth = 1;  ///< 2.5D: stacked q x q grids d (1 otherwise)
   GridOrder grid_order = GridOrder::row_major;
+  /// Transformer Engine's TP communication overlap (--tp-comm-overlap; 1D with SP): the
+  /// layers' sequence all-gathers and reduce-scatters run as ring exchanges under the GEMMs.
+  bool comm_overlap = false;
 
   /// Grid side q: SUMMA grid (size / depth = q²) or cube edge (size = q³); 1 for 1D. The
   /// largest q that fits when size is not exact.
@@ -245,7 +248,16 @@ struct DataParallel {
   std::int64_t size = 1;
   int zero = 0;  ///< ZeRO stage 0..3
   bool overlap_grad_reduce = true;
+  /// Megatron's --overlap-param-gather (ZeRO 1 and 2): the parameters the previous step
+  /// updated are all-gathered as the forward pass first needs them, not after the optimizer.
+  bool overlap_param_gather = false;
 };
+
+struct ParallelPlan;
+/// Why `plan` cannot run Transformer Engine's TP communication overlap (it needs 1D tensor
+/// parallelism over 2 or more GPUs with sequence parallelism, as Megatron's
+/// --tp-comm-overlap), or nothing when it can or does not ask for it.
+std::optional<std::string> tp_comm_overlap_problem(const ParallelPlan& plan);
 
 struct ParallelPlan {
   TensorParallel tensor;

@@ -149,6 +149,8 @@ std::string_view to_string(CollectiveKind k) {
       return "reduce";
     case CollectiveKind::all_to_all:
       return "all_to_all";
+    case CollectiveKind::sendrecv:
+      return "sendrecv";
   }
   return "?";
 }

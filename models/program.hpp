@@ -80,7 +80,10 @@ enum class CollectiveKind : std::uint8_t {
   reduce_scatter,
   broadcast,
   reduce,
-  all_to_all
+  all_to_all,
+  /// nccl-tests' sendrecv: every member sends its buffer to the next in group order and
+  /// receives the previous one's (one step of a ring exchange; size: the buffer).
+  sendrecv
 };
 
 /// What a memory-bound kernel does. Kernels of one class move their bytes at one achieved

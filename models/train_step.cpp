@@ -4,9 +4,12 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace trainsim {
 
@@ -173,6 +176,46 @@ std::vector<Tensor> bucket_grads(const GradientBucket& bucket, std::span<const P
 
 std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const Parameter> params) {
   return bucket_tensors(bucket, params, &Parameter::value);
+}
+
+// ZeRO 1 and 2 gather the updated parameters at the start of the next step
+// (IterationConfig::overlap_param_gather); with DP 1 nothing is gathered, without an optimizer
+// step nothing was updated.
+bool deferred_parameter_gather(const IterationConfig& config, int zero) {
+  return config.overlap_param_gather && config.optimizer_step && config.data_parallel > 1 &&
+         (zero == 1 || zero == 2);
+}
+
+// Bucket indices in the order the forward pass first reads them: by model chunk, then by the
+// lowest layer of the bucket (the parameters outside the layers first: the embedding is read
+// before layer 0).
+std::vector<std::size_t> forward_order(std::span<const GradientBucket> buckets,
+                                       std::span<const Parameter> params) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> key(buckets.size());
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    std::int64_t chunk = std::numeric_limits<std::int64_t>::max();
+    std::int64_t layer = std::numeric_limits<std::int64_t>::max();
+    for (const std::size_t i : buckets[b].parameters) {
+      chunk = std::min<std::int64_t>(chunk, params[i].chunk);
+      layer = std::min<std::int64_t>(layer, params[i].layer == program::Tag::kNoLayer
+                                                ? std::int64_t{-1}
+                                                : std::int64_t{params[i].layer});
+    }
+    key[b] = {chunk, layer};
+  }
+  std::vector<std::size_t> order(buckets.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return key[a] < key[b]; });
+  return order;
+}
+
+// Every bucket's updated chunks to every DP rank, in the order of first use, on the dp stream.
+void issue_parameter_gather(Backend& backend, std::span<const Parameter> params,
+                            const OptimizerState& optimizer) {
+  for (const std::size_t b : forward_order(optimizer.buckets, params))
+    backend.all_gather_flat(bucket_values(optimizer.buckets[b], params), CommGroup::data,
+                            stream_of(CommGroup::data), "dp.param.all_gather");
 }
 
 // What the step does around the model's passes: launches each bucket's reduction as soon as
@@ -790,6 +833,16 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
     }
   }
 
+  // --overlap-param-gather: the previous step's updated chunks come back to every DP rank on
+  // the dp stream, each bucket before the forward pass first reads it (Megatron dispatches them
+  // from its forward pre-hooks, one ahead; here all at once, in the order of first use, and
+  // each first read waits for its own), instead of after the optimizer.
+  const bool gather_ahead = deferred_parameter_gather(config, zero);
+  if (gather_ahead) {
+    backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
+    issue_parameter_gather(backend, params, optimizer);
+  }
+
   // ZeRO 2 and 3 reduce in every micro batch, also with DP 1 (then a local add into the shard).
   const bool hooked = zero >= 2 || reduce;
   StepHooks hooks(backend, model, optimizer, config);
@@ -891,8 +944,9 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
         backend.adam_step_flat(values, {&shard.grad, 1}, 0, shard.master, shard.m, shard.v,
                                shard.offset, config.adam, "optimizer.adam");
       }
-      // The updated bf16 chunks go back to every DP rank.
-      if (reduce) {
+      // The updated bf16 chunks go back to every DP rank (with --overlap-param-gather, in the
+      // next step's forward pass).
+      if (reduce && !gather_ahead) {
         backend.all_gather_flat(values, CommGroup::data, stream_of(CommGroup::data),
                                 "dp.param.all_gather");
       }
@@ -900,6 +954,13 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   }
   read_loss(backend, loss);
   return loss;
+}
+
+void gather_updated_parameters(Backend& backend, TransformerModel& model,
+                               const OptimizerState& optimizer, const IterationConfig& config) {
+  if (!deferred_parameter_gather(config, optimizer.layout.zero)) return;
+  issue_parameter_gather(backend, model.parameters(), optimizer);
+  backend.stream_wait(program::Stream::compute, stream_of(CommGroup::data));
 }
 
 Tensor run_inference(Backend& backend, TransformerModel& model, const IterationConfig& config) {

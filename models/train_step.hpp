@@ -179,6 +179,11 @@ struct IterationConfig {
   std::int64_t data_parallel = 1;
   std::int64_t global_tokens = 1;  ///< sequences x seq_len of the global batch (loss mean)
   bool overlap_grad_reduce = true;
+  /// ZeRO 1 and 2 with DP > 1: the updated parameters are gathered at the start of the next
+  /// step (each bucket before its first use), not at the end of this one (ParallelPlan's
+  /// DataParallel::overlap_param_gather). The last step's update then stays sharded until the
+  /// next step gathers it: gather_updated_parameters finishes it (Megatron's final sync).
+  bool overlap_param_gather = false;
   bool optimizer_step = true;  ///< false: stop after the gradients (gradient checks)
   /// Gradient clipping by global norm (Megatron's --clip-grad): the gradients are scaled by
   /// clip_grad / (norm + 1e-6) when that is below 1; 0: no clipping.
@@ -210,6 +215,12 @@ struct IterationConfig {
 /// optimizer step (Megatron's finalize_model_grads).
 Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
+
+/// With IterationConfig::overlap_param_gather, the gather the next step would have started
+/// with, run after the last step (Megatron's final parameter sync before a checkpoint or
+/// evaluation), so that every DP rank holds the updated parameters; otherwise nothing.
+void gather_updated_parameters(Backend& backend, TransformerModel& model,
+                               const OptimizerState& optimizer, const IterationConfig& config);
 
 /// Runs one inference step: `config.micro_batches` forward passes one after another on a
 /// forward-only model (TransformerOptions::forward_only), nothing else (no gradients, no reductions

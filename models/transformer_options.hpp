@@ -139,6 +139,11 @@ struct TransformerOptions {
   ContextParallelPosition context{};
   /// FP8 GEMMs in the layers' linears (Transformer Engine, 1D), with this scaling recipe.
   std::optional<Fp8Recipe> fp8{};
+  /// Transformer Engine's TP communication overlap (Megatron's --tp-comm-overlap; 1D with
+  /// sequence parallelism): the layers' column-parallel linears gather their input and the
+  /// row-parallel ones reduce-scatter their output by a ring exchange, shard by shard, while
+  /// the GEMM of another shard computes.
+  bool tp_comm_overlap = false;
 };
 
 }  // namespace trainsim

@@ -12,6 +12,7 @@ using program::CollectiveKind;
 
 std::int64_t ring_steps(CollectiveKind kind, std::int64_t n) {
   if (n <= 1) return 0;
+  if (kind == CollectiveKind::sendrecv) return 1;
   return kind == CollectiveKind::all_reduce ? 2 * (n - 1) : n - 1;
 }
 
@@ -91,6 +92,15 @@ double p2p_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw
   return efficiency_at(inter_node ? c.inter_node_efficiency : c.intra_node_efficiency, size);
 }
 
+TierEfficiency collective_efficiency(CollectiveKind kind, Bytes size, std::int64_t members,
+                                     std::int64_t nodes, const hw::HardwareProfile& hw) {
+  // sendrecv is point-to-point traffic (each member to its neighbour): p2p's bandwidth share.
+  if (kind == CollectiveKind::sendrecv) {
+    return {p2p_efficiency(size, false, hw), p2p_efficiency(size, true, hw)};
+  }
+  return collective_efficiency(size, members, nodes, hw);
+}
+
 void append_collective_flows(CollectiveKind kind, double size, std::span<const std::int32_t> gpus,
                              std::vector<FlowSpec>& out) {
   const auto n = static_cast<std::int64_t>(gpus.size());
@@ -110,6 +120,10 @@ void append_collective_flows(CollectiveKind kind, double size, std::span<const s
     case CollectiveKind::broadcast:
       for (std::int64_t i = 0; i + 1 < n; ++i)
         out.push_back({at(i), at(i + 1), s});
+      break;
+    case CollectiveKind::sendrecv:
+      for (std::int64_t i = 0; i < n; ++i)
+        out.push_back({at(i), at((i + 1) % n), s});
       break;
     case CollectiveKind::reduce:
       for (std::int64_t i = 0; i + 1 < n; ++i)
@@ -241,7 +255,10 @@ void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Top
 
 void append_collective_flows(CollectiveKind kind, Bytes size, const CollectiveRings& rings,
                              std::vector<FlowSpec>& out) {
-  if (kind == CollectiveKind::all_to_all) {
+  if (kind == CollectiveKind::all_to_all || kind == CollectiveKind::sendrecv) {
+    // Every pair at once (all-to-all) or each member to the next (sendrecv): over the node rings'
+    // channels. not split over the node rings' channels (a multi-node group's ring 0 keeps each
+    // node's members together).
     append_collective_flows(kind, size.as_double(), rings.ring(0), out);
     return;
   }
@@ -261,6 +278,7 @@ double bus_factor(CollectiveKind kind, std::int64_t n) {
       return (nd - 1.0) / nd;
     case CollectiveKind::broadcast:
     case CollectiveKind::reduce:
+    case CollectiveKind::sendrecv:
       return 1.0;
   }
   return 1.0;
@@ -339,7 +357,7 @@ CollectiveEstimate estimate_collective_parts(CollectiveKind kind, Bytes size,
   if (specs.empty()) return estimate;
   FlowNetwork network(topology.link_capacities());
   const TierEfficiency efficiency =
-      collective_efficiency(size, static_cast<std::int64_t>(gpus.size()), nodes, hw);
+      collective_efficiency(kind, size, static_cast<std::int64_t>(gpus.size()), nodes, hw);
   for (const FlowSpec& f : specs) {
     const auto route = topology.route(f.src, f.dst);
     if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic

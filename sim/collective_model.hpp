@@ -79,6 +79,11 @@ TierEfficiency collective_efficiency(Bytes size, std::int64_t members, std::int6
 /// collective curve for every group size (what transfers used before p2p curves existed).
 double p2p_efficiency(Bytes size, bool inter_node, const hw::HardwareProfile& hw);
 
+/// A collective of `kind`: sendrecv (every member to its neighbour) at p2p_efficiency in each
+/// tier, the other kinds at collective_efficiency.
+TierEfficiency collective_efficiency(program::CollectiveKind kind, Bytes size, std::int64_t members,
+                                     std::int64_t nodes, const hw::HardwareProfile& hw);
+
 /// Appends the flows of one collective over `gpus` (ring order) to `out`, with `size` in
 /// bytes: all-reduce sends 2(n-1)/n·S to the next member, all-gather and reduce-scatter
 /// (n-1)/n·S, broadcast a pipelined chain of S from the first member (reduce: the chain

@@ -11,7 +11,7 @@ using program::GroupId;
 using program::OpIndex;
 using program::Rank;
 
-static_assert(static_cast<std::size_t>(program::CollectiveKind::all_to_all) + 1 ==
+static_assert(static_cast<std::size_t>(program::CollectiveKind::sendrecv) + 1 ==
                   CommLauncher::kCollectiveKinds,
               "one cached route list per collective kind");
 
@@ -109,10 +109,10 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
       flow_specs_.clear();
       append_algorithm_flows(plan.algorithm, c.kind, c.size, hs.gpus, hs.rings, topology_,
                              hw_.network.nics_per_node, flow_specs_);
-      queue_flows(
-          collective_efficiency(c.size, static_cast<std::int64_t>(hs.gpus.size()), hs.nodes, hw_),
-          group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
-                        static_cast<std::size_t>(c.kind)]);
+      queue_flows(collective_efficiency(c.kind, c.size, static_cast<std::int64_t>(hs.gpus.size()),
+                                        hs.nodes, hw_),
+                  group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
+                                static_cast<std::size_t>(c.kind)]);
     }
     keep_plan(plan, c.size, a.latency);
     queued_.clear();

@@ -34,7 +34,7 @@ struct Activity {
 
 class CommLauncher {
  public:
-  static constexpr std::size_t kCollectiveKinds = 6;  ///< program::CollectiveKind's values
+  static constexpr std::size_t kCollectiveKinds = 7;  ///< program::CollectiveKind's values
 
   /// All references must outlive the launcher; flows are owned by their activity's id.
   /// `engine_base` >= 0: link `engine_base + g` of `flows` is GPU g's communication engine,

@@ -692,6 +692,23 @@ void CudaBackend::matmul_accumulate(const Tensor& a, const Tensor& b, bool ta, b
   impl_->matmul(a, b, ta, tb, c, 1.0);
 }
 
+void CudaBackend::matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t a_parts,
+                              const Tensor& b, bool tb, Tensor& c, std::int64_t c_part,
+                              std::int64_t c_parts, std::string_view name) {
+  Impl& im = *impl_;
+  const std::int64_t m = rows(a) / a_parts;
+  const std::int64_t n = tb ? rows(b) : cols(b);
+  const std::int64_t k = cols(a);
+  if (rows(c) / c_parts != m || cols(c) != n || (tb ? cols(b) : rows(b)) != k) {
+    throw std::invalid_argument("cuda backend: matmul_rows: the row blocks do not match");
+  }
+  auto scope = im.compute(name, OpClass::gemm);
+  im.gemm({bytes_of(a) + a_part * m * k * a.element_bytes(), a.dtype(), k},
+          {bytes_of(b), b.dtype(), cols(b)},
+          {bytes_of(c) + c_part * m * n * c.element_bytes(), c.dtype(), n}, false, tb, m, n, k, 1,
+          1.0, 0.0);
+}
+
 Tensor CudaBackend::attention_scores(const Tensor& qkv, const AttentionShape& s,
                                      std::string_view name) {
   Impl& im = *impl_;
@@ -1080,6 +1097,10 @@ void CudaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
           "ncclAllReduce");
   }
   check(ncclGroupEnd(), "ncclGroupEnd");
+}
+
+Tensor CudaBackend::ring_shift(const Tensor&, CommGroup, Stream, std::string_view) {
+  not_on_cuda("TP communication overlap's ring exchange (parallel.tensor.comm_overlap)");
 }
 
 Tensor CudaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,

@@ -42,6 +42,11 @@ void check_timed_plan(const Scenario& scenario) {
     throw Infeasible(
         "--backend cuda --time has no FP8 GEMMs yet; training.precision is fp8 (valid: bf16)");
   }
+  if (plan.tensor.comm_overlap) {
+    throw Infeasible(
+        "--backend cuda --time has no userbuffers ring exchange yet; parallel.tensor.comm_overlap "
+        "is true (valid: false)");
+  }
   if (scheduled_passes(plan)) {
     throw Infeasible(fmt::format(
         "--backend cuda --time runs no pipeline schedule yet; parallel.pipeline is size {} "

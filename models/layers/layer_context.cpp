@@ -133,10 +133,12 @@ Tensor LayerContext::linear(const Tensor& x, std::size_t weight, LinearKind kind
                          name);
   }
   if (kind == LinearKind::row) {
+    if (ring_overlap(kind)) return ring_matmul_scatter(x, value(weight), name);
     Tensor partial = backend_.matmul(x, value(weight), false, false, name);
     return reduce_output(std::move(partial),
                          name + (sequence_parallel() ? ".reduce_scatter" : ".all_reduce"));
   }
+  if (ring_overlap(kind)) return ring_gather_matmul(x, value(weight), name);
   // With SP the gathered [T, h] input is not kept: backward gathers it again.
   const Tensor in = gather_sequence(x, name + ".all_gather");
   return backend_.matmul(in, value(weight), false, kind == LinearKind::output, name);
@@ -205,6 +207,46 @@ Tensor LayerContext::column_backward(const Tensor& dy, const Tensor& x_saved, st
   return dx;
 }
 
+Tensor LayerContext::ring_gather_matmul(const Tensor& shard, const Tensor& w,
+                                        const std::string& name) {
+  Backend& b = backend_;
+  const std::int64_t t = tp_.size;
+  const DType out_dtype = shard.dtype() == DType::fp8 ? DType::bf16 : shard.dtype();
+  Tensor y = b.allocate({1, shard.shape().rows * t, w.shape().cols}, out_dtype,
+                        MemoryCategory::temporaries, name);
+  Tensor current = shard;
+  for (std::int64_t step = 0; step < t; ++step) {
+    // The shard this GEMM reads travels on while it computes (none after the last).
+    Tensor incoming;
+    if (step + 1 < t) {
+      incoming = b.ring_shift(current, CommGroup::tensor, stream_of(CommGroup::tensor),
+                              name + ".ring_exchange");
+    }
+    b.matmul_rows(current, 0, 1, w, false, y, (tp_.rank - step + t) % t, t, name);
+    current = std::move(incoming);
+  }
+  return y;
+}
+
+Tensor LayerContext::ring_matmul_scatter(const Tensor& x, const Tensor& w,
+                                         const std::string& name) {
+  Backend& b = backend_;
+  const std::int64_t t = tp_.size;
+  const DType out_dtype = x.dtype() == DType::fp8 ? DType::bf16 : x.dtype();
+  Tensor passed;  // the partial sum the previous rank passed on
+  for (std::int64_t step = 0; step < t; ++step) {
+    const std::int64_t rows_of = (tp_.rank - step - 1 + 2 * t) % t;
+    Tensor partial = b.allocate({1, x.shape().rows / t, w.shape().cols}, out_dtype,
+                                MemoryCategory::temporaries, name);
+    b.matmul_rows(x, rows_of, t, w, false, partial, 0, 1, name);
+    if (step > 0) b.accumulate(partial, passed, name + ".ring_add");
+    if (step + 1 == t) return partial;
+    passed = b.ring_shift(partial, CommGroup::tensor, stream_of(CommGroup::tensor),
+                          name + ".ring_exchange");
+  }
+  throw std::logic_error("ring_matmul_scatter: a ring of one rank");
+}
+
 Fp8Tensor LayerContext::fp8_weight(std::size_t weight, const std::string& name) {
   const Fp8Recipe recipe = *options_.fp8;
   if (options_.shard_parameters) {
@@ -230,6 +272,13 @@ Tensor LayerContext::fp8_linear(const Tensor& x, std::size_t weight, LinearKind 
   if (saved_input != nullptr) *saved_input = in.columnwise;
   in.columnwise.reset();
   const Fp8Tensor w = fp8_weight(weight, name);
+  if (ring_overlap(kind)) {
+    // The ring passes the FP8 rows (half the bytes of bf16), as TE's FP8 userbuffers do.
+    Tensor y = kind == LinearKind::row ? ring_matmul_scatter(in.rowwise, w.rowwise, name)
+                                       : ring_gather_matmul(in.rowwise, w.rowwise, name);
+    in.rowwise.reset();
+    return y;
+  }
   if (kind == LinearKind::row) {
     Tensor partial = b.matmul(in.rowwise, w.rowwise, false, false, name);
     in.rowwise.reset();

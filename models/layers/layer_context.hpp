@@ -161,6 +161,20 @@ class LayerContext {
   /// A column-parallel linear's input gradient reduced over TP: reduce-scattered (SP) or
   /// all-reduced.
   Tensor reduce_input_grad(Tensor dx, const std::string& name);
+  /// Whether this linear's sequence gather or scatter runs as a ring exchange under its GEMMs
+  /// (TransformerOptions::tp_comm_overlap: the layers' 1D column and row linears with SP).
+  bool ring_overlap(LinearKind kind) const {
+    return options_.tp_comm_overlap && !grid_ && !cube_ && sequence_parallel() && tp_.size > 1 &&
+           kind != LinearKind::output;
+  }
+  /// Column-parallel y = gather(shard)·W as Transformer Engine's ring-exchange all-gather +
+  /// GEMM: the rank's own shard first, then each shard from the previous rank, passed on to
+  /// the next while its GEMM computes; each GEMM writes its shard's rows of y.
+  Tensor ring_gather_matmul(const Tensor& shard, const Tensor& w, const std::string& name);
+  /// Row-parallel y = reduce_scatter(x·W) as the GEMM + reduce-scatter ring: at step s the rank
+  /// computes the rows of rank (r − s − 1) mod t, adds the partial sum the previous rank passed
+  /// on, and passes it to the next while the next rows compute; the last rows are its own.
+  Tensor ring_matmul_scatter(const Tensor& x, const Tensor& w, const std::string& name);
   /// The FP8 forms of linear and linear_backward (1D column and row linears).
   Tensor fp8_linear(const Tensor& x, std::size_t weight, LinearKind kind, const std::string& name,
                     Tensor* saved_input);

@@ -1,6 +1,7 @@
 #include "reports/reproductions/reproduction.hpp"
 
 #include "reports/reproductions/bian2021_3d.hpp"
+#include "reports/reproductions/h100_published.hpp"
 #include "reports/reproductions/korthikanti2022.hpp"
 #include "reports/reproductions/lamy_poirier2021.hpp"
 #include "reports/reproductions/megatron2021.hpp"
@@ -47,6 +48,12 @@ const std::vector<Reproduction>& reproductions() {
        "Bian et al. 2021, Maximizing Parallelism in Distributed Training for Huge Neural "
        "Networks (arXiv 2105.14450)",
        run_bian2021_3d},
+      {"h100-published",
+       "NVIDIA's published H100 throughput: Megatron-Core r0.8.0 GPT weak scaling (BF16) and "
+       "Megatron-Bridge 25.11 Llama 3 (FP8), predicted on dgx-h100",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_h100_published(root);
+       }},
       {"vtrain2024",
        "Bang et al. 2024, vTrain (MICRO 2024, arXiv 2312.12391): 1440 measured single-node A100 "
        "iteration times, fitting and held-out rows",

@@ -18,10 +18,12 @@ std::vector<std::int64_t> divisors(std::int64_t n) {
 
 /// The tensor blocks of `size` GPUs: 1D with and without SP, and the grid kinds whose shape
 /// makes exactly `size` (every 2.5D split q²·d with q, d >= 2).
-std::vector<TensorParallel> tensor_blocks(std::int64_t size, bool grids) {
+std::vector<TensorParallel> tensor_blocks(std::int64_t size, bool grids, bool comm_overlap) {
   std::vector<TensorParallel> out;
   out.push_back({TensorKind::one_d, size, false, 1, GridOrder::row_major});
-  if (size >= 2) out.push_back({TensorKind::one_d, size, true, 1, GridOrder::row_major});
+  if (size >= 2) {
+    out.push_back({TensorKind::one_d, size, true, 1, GridOrder::row_major, comm_overlap});
+  }
   if (!grids) return out;
   for (std::int64_t q = 2; q * q <= size; ++q) {
     if (q * q == size) out.push_back({TensorKind::two_d, size, false, 1, GridOrder::row_major});
@@ -99,7 +101,8 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
   }
   std::vector<Layout> out;
   for (std::int64_t t : divisors(gpus)) {
-    for (const TensorParallel& tensor : tensor_blocks(t, options.tensor_grids)) {
+    for (const TensorParallel& tensor :
+         tensor_blocks(t, options.tensor_grids, options.tp_comm_overlap)) {
       for (std::int64_t c : divisors(gpus / t)) {
         if (c > options.max_context) break;
         ParallelPlan with_context;
@@ -119,7 +122,8 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
                   layout.plan.tensor = tensor;
                   layout.plan.context.size = c;
                   layout.plan.pipeline = pipeline;
-                  layout.plan.data = {d, zero, options.overlap_grad_reduce};
+                  layout.plan.data = {d, zero, options.overlap_grad_reduce,
+                                      options.overlap_param_gather && (zero == 1 || zero == 2)};
                   layout.plan.recompute = recompute;
                   layout.micro_batch = mb;
                   layout.fp8 = options.fp8;

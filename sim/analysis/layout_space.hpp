@@ -44,6 +44,10 @@ struct LayoutSpaceOptions {
   /// Largest context-parallel size tried (Llama 3 used 16 at 128k tokens).
   std::int64_t max_context = 16;
   bool overlap_grad_reduce = true;  ///< the data-parallel reduction's overlap, not searched
+  /// The parameter gather's overlap for ZeRO 1 and 2 layouts (the scenario's), not searched.
+  bool overlap_param_gather = false;
+  /// TP communication overlap for 1D layouts with SP (the scenario's), not searched.
+  bool tp_comm_overlap = false;
   std::optional<Fp8Recipe> fp8{};   ///< FP8 GEMMs (the scenario's training.precision), not searched
   /// When set, only layouts it keeps are enumerated (a caller's sub-space: one schedule
   /// family, a fixed tensor block); applied before the executor's check.

@@ -245,6 +245,12 @@ const std::vector<BadInput>& bad_scenarios() {
        {"training.fp8_recipe", "set training.precision to fp8, or drop the recipe"}},
       {"s_fp8_2d.yaml", "13:14", {"training.precision", "not tensor kind 2d"}},
       {"s_cp_zero.yaml", "16:19", {"parallel.context.size", "expected an integer in 1.."}},
+      {"s_tp_overlap_no_sp.yaml",
+       "14:35",
+       {"parallel.tensor.comm_overlap", "sequence_parallel true (got false)"}},
+      {"s_param_gather_zero3.yaml",
+       "14:50",
+       {"parallel.data.overlap_param_gather", "parallel.data.zero 1 or 2 (got 3"}},
   };
   return cases;
 }

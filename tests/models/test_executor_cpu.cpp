@@ -107,6 +107,8 @@ struct GridCase {
   std::int64_t dp = 1;
   std::int64_t micro_batches = 1;  ///< per replica
   std::int64_t max_layers = 2;
+  bool overlap_param_gather = false;
+  bool tp_comm_overlap = false;
 };
 
 // One partitioned run of a random small model against one device, checked.
@@ -124,13 +126,17 @@ void check_grid_case(std::mt19937_64& rng, const GridCase& c) {
   plan.data.size = c.dp;
   plan.data.zero = c.zero;
   plan.data.overlap_grad_reduce = (rng() % 2) == 0;
+  plan.data.overlap_param_gather = c.overlap_param_gather;
+  plan.tensor.comm_overlap = c.tp_comm_overlap;
   CAPTURE(c.tp);
+  CAPTURE(c.tp_comm_overlap);
   CAPTURE(c.sp);
   CAPTURE(static_cast<int>(c.recompute));
   CAPTURE(c.zero);
   CAPTURE(c.dp);
   CAPTURE(c.micro_batches);
   CAPTURE(plan.data.overlap_grad_reduce);
+  CAPTURE(plan.data.overlap_param_gather);
   CAPTURE(m.layers);
   CAPTURE(m.hidden);
   CAPTURE(m.seq_len);
@@ -177,7 +183,10 @@ TEST_CASE("cpu: ZeRO 0-3 x TP {1,2} x DP {2,4} x SP x recompute equals one devic
           for (std::int64_t dp : {2, 4}) {
             const std::int64_t micro_batches =
                 runs % 2 == 0 ? 1 : 2 + static_cast<std::int64_t>(rng() % 2);
-            check_grid_case(rng, {tp, sp, rc, zero, dp, micro_batches, 3});
+            // --overlap-param-gather on every other ZeRO 1 and 2 run (the rank then starts
+            // with only its own chunks current: equivalence_check.cpp).
+            const bool gather_ahead = (zero == 1 || zero == 2) && (runs / 2) % 2 == 0;
+            check_grid_case(rng, {tp, sp, rc, zero, dp, micro_batches, 3, gather_ahead});
             ++runs;
             if (micro_batches > 1 && zero >= 2) ++accumulated;
           }
@@ -187,6 +196,22 @@ TEST_CASE("cpu: ZeRO 0-3 x TP {1,2} x DP {2,4} x SP x recompute equals one devic
   }
   CHECK(runs == 4 * 3 * 3 * 2);
   CHECK(accumulated == 18);
+}
+
+TEST_CASE("cpu: TP communication overlap's ring exchanges (TP 2, 4, 8 x SP) equal one device") {
+  // Column linears gather their input shard by shard, row linears reduce-scatter by a ring
+  // of partial sums: the same products, summed in ring order.
+  std::mt19937_64 rng(20261126);
+  int runs = 0;
+  for (std::int64_t tp : {2, 4, 8}) {
+    for (Recompute rc : {Recompute::none, Recompute::selective, Recompute::full}) {
+      const int zero = runs % 3;
+      const std::int64_t dp = runs % 2 == 0 ? 1 : 2;
+      check_grid_case(rng, {tp, true, rc, zero, dp, 1 + runs % 2, 3, zero == 1, true});
+      ++runs;
+    }
+  }
+  CHECK(runs == 9);
 }
 
 TEST_CASE("cpu: recomputation gives the same gradients as none (< 1e-12 relative)") {

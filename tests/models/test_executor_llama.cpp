@@ -325,8 +325,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "cpu: FP8 linears (exact casts on cpu) keep Llama x TP 2 x SP x PP 2 x DP 2 equal to one "
-    "device") {
+    "cpu: FP8 linears (exact casts on cpu) keep Llama x TP 2 x SP (x TP overlap) x PP 2 x DP 2 "
+    "equal to one device") {
   // The cpu backend keeps FP8 values exact, so this proves the FP8 path's data flow: the casts'
   // two layouts, the FP8 copies saved in place of the bf16 inputs, the cached weight copies, the
   // FP8 all-gathers of SP, each GEMM's operands.
@@ -342,9 +342,12 @@ TEST_CASE(
       plan.data.size = 2;
       plan.data.zero = zero;
       plan.recompute = recompute;
+      // TP communication overlap's ring exchanges pass the FP8 shards (with SP, ZeRO 0 and 1).
+      plan.tensor.comm_overlap = plan.tensor.sequence_parallel && zero < 3;
       TrainingSpec training = test::training_spec(2 * 2 * 2, 2);
       training.fp8 = zero == 3 ? Fp8Recipe::tensorwise : Fp8Recipe::delayed;
       CAPTURE(zero);
+      CAPTURE(plan.tensor.comm_overlap);
       CAPTURE(to_string(recompute));
       const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
       CHECK(r.uncompared == 0);

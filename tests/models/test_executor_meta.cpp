@@ -618,6 +618,77 @@ TEST_CASE("meta: SP runs 2 AG + 2 RS per layer forward, 4 AG + 2 RS backward (Me
   }
 }
 
+TEST_CASE("meta: TP overlap: t - 1 ring steps per layer linear forward, each GEMM on T/t rows") {
+  // TE's ring exchange: QKV and FC1 gather shard by shard, proj and FC2 pass partial sums;
+  // the backward keeps its 4 AG + 2 RS. Every ring step moves one shard (T/t · h elements).
+  const ModelSpec m = small_model();
+  const TrainingSpec tr = training(8, 2);
+  const std::int64_t t = 4;
+  ParallelPlan pl = plan(t, 2);
+  pl.tensor.sequence_parallel = true;
+  pl.tensor.comm_overlap = true;
+  const Program p = build_program(m, pl, tr, ProgramScope::representative);
+  const Bytes shard = Bytes::of(2 * m.hidden * m.seq_len * tr.micro_batch / t);
+  std::map<std::tuple<int, Phase, CollectiveKind>, int> count;
+  int forward_gemms = 0;
+  const std::int64_t rows = m.seq_len * tr.micro_batch / t;
+  for (const Op& op : p.ranks[0].ops) {
+    if (op.tag.layer != 0 || op.tag.micro_batch != 0) continue;
+    if (const auto* c = std::get_if<Collective>(&op.payload)) {
+      CHECK(op.stream == Stream::tp);
+      if (c->kind == CollectiveKind::sendrecv) CHECK(c->size == shard);
+      ++count[{op.tag.layer, op.tag.phase, c->kind}];
+    }
+    if (const auto* g = std::get_if<Gemm>(&op.payload); g && op.tag.phase == Phase::forward) {
+      const std::string_view name = name_of(p, op);
+      if (name.find("qkv") != std::string_view::npos || name.find("fc") != std::string_view::npos ||
+          name.find("proj") != std::string_view::npos) {
+        CHECK(g->m == rows);  // one shard's rows per ring step
+        ++forward_gemms;
+      }
+    }
+  }
+  CHECK(count[{0, Phase::forward, CollectiveKind::sendrecv}] == 4 * (t - 1));
+  CHECK(count[{0, Phase::forward, CollectiveKind::all_gather}] == 0);
+  CHECK(count[{0, Phase::forward, CollectiveKind::reduce_scatter}] == 0);
+  CHECK(count[{0, Phase::backward, CollectiveKind::all_gather}] == 4);
+  CHECK(count[{0, Phase::backward, CollectiveKind::reduce_scatter}] == 2);
+  CHECK(forward_gemms == 4 * t);
+}
+
+TEST_CASE(
+    "meta: --overlap-param-gather gathers each bucket before the first forward, none after Adam") {
+  const ModelSpec m = small_model();
+  ParallelPlan pl = plan(2, 4);
+  pl.data.zero = 1;
+  pl.data.overlap_param_gather = true;
+  const Program p = build_program(m, pl, training(8, 1), ProgramScope::representative);
+  OpIndex first_gemm = -1;
+  OpIndex first_adam = -1;
+  std::vector<OpIndex> gathers;
+  const auto& ops = p.ranks[0].ops;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const std::string_view name = name_of(p, ops[i]);
+    if (first_gemm < 0 && std::holds_alternative<Gemm>(ops[i].payload)) {
+      first_gemm = static_cast<OpIndex>(i);
+    }
+    if (first_adam < 0 && name.starts_with("optimizer.adam")) first_adam = static_cast<OpIndex>(i);
+    if (name == "dp.param.all_gather") gathers.push_back(static_cast<OpIndex>(i));
+  }
+  REQUIRE(first_adam >= 0);
+  REQUIRE_FALSE(gathers.empty());
+  for (const OpIndex g : gathers) {
+    CHECK(g < first_gemm);  // issued at the start of the step, on the dp stream
+    CHECK(ops[static_cast<std::size_t>(g)].stream == Stream::dp);
+  }
+  // The first forward GEMM waits for a gather (its own bucket's), the step not for all of them.
+  bool waits_for_a_gather = false;
+  for (const OpIndex dep : p.ranks[0].deps(ops[static_cast<std::size_t>(first_gemm)]))
+    waits_for_a_gather = waits_for_a_gather || std::ranges::find(gathers, dep) != gathers.end();
+  CHECK(waits_for_a_gather);
+  CHECK(first_adam > first_gemm);
+}
+
 TEST_CASE("meta: full recomputation repeats the 2 forward all-reduces without SP") {
   const ModelSpec m = small_model();
   ParallelPlan pl = plan(2, 1);

@@ -30,6 +30,7 @@ struct PipelineCase {
   Recompute recompute = Recompute::none;
   std::int64_t micro_batches = 2;  ///< per replica
   std::int64_t chunks = 1;
+  bool overlap_param_gather = false;
 };
 
 void check_pipeline_case(std::mt19937_64& rng, const PipelineCase& c,
@@ -59,6 +60,7 @@ void check_pipeline_case(std::mt19937_64& rng, const PipelineCase& c,
   plan.data.size = c.dp;
   plan.data.zero = c.zero;
   plan.data.overlap_grad_reduce = pick(0, 1) == 0;
+  plan.data.overlap_param_gather = c.overlap_param_gather;
   plan.recompute = c.recompute;
   CAPTURE(to_string(c.schedule));
   CAPTURE(c.pp);
@@ -69,6 +71,7 @@ void check_pipeline_case(std::mt19937_64& rng, const PipelineCase& c,
   CAPTURE(c.micro_batches);
   CAPTURE(c.chunks);
   CAPTURE(plan.data.overlap_grad_reduce);
+  CAPTURE(plan.data.overlap_param_gather);
   if (mode == RunMode::inference) {
     // The loss is all there is to compare (only the last stage computes it).
     const EquivalenceReport r = check_against_single_device(m, plan, training, rng());
@@ -197,6 +200,23 @@ TEST_CASE("cpu: interleaved 1F1B (v 2, 3) x p {2,4} x TP 2 x SP x DP 2 equals on
       {S::interleaved, 2, 2, false, 1, 0, Recompute::full, 4, 2},  // scatter/gather
       {S::interleaved, 2, 2, true, 2, 1, Recompute::none, 2, 2},   // TP x SP x DP x ZeRO 1
       {S::interleaved, 2, 1, false, 2, 0, Recompute::none, 4, 2},  // DP all-reduce per chunk
+  };
+  for (const PipelineCase& c : cases)
+    check_pipeline_case(rng, c);
+}
+
+TEST_CASE(
+    "cpu: --overlap-param-gather (ZeRO 1, 2) x 1F1B, interleaved x TP 2 x SP x DP 2 equals one "
+    "device") {
+  // Each rank starts with only its own chunk of every bucket current (the others NaN, as the
+  // previous step left them): the step's gather must bring them in before the forward reads.
+  std::mt19937_64 rng(20261126);
+  using S = PipelineSchedule;
+  using R = Recompute;
+  const PipelineCase cases[] = {
+      {S::one_f_one_b, 2, 2, true, 2, 1, R::none, 3, 1, true},
+      {S::interleaved, 2, 2, true, 2, 1, R::selective, 4, 2, true},
+      {S::interleaved, 2, 1, false, 2, 2, R::none, 2, 2, true},
   };
   for (const PipelineCase& c : cases)
     check_pipeline_case(rng, c);

@@ -81,6 +81,22 @@ TEST_CASE("golden: all-gather, broadcast, all-to-all inside one node") {
               Bytes::of(48'000'000) / Bandwidth::gb_per_s(80) + Time::from_us(2 + 3));
 }
 
+TEST_CASE("golden: sendrecv (one ring step) moves S per member at the p2p bandwidth share") {
+  auto hw = test::small_profile();
+  Topology topo(hw, 4);
+  const std::vector<std::int32_t> gpus{0, 1, 2, 3};
+  const Bytes s = Bytes::of(64'000'000);
+  // Without a p2p curve: the collective curve (0.8); one step: base + one intra hop.
+  check_close(estimate_collective(CollectiveKind::sendrecv, s, gpus, topo, hw),
+              s / Bandwidth::gb_per_s(80) + Time::from_us(2 + 1));
+  // With one: its share, not the collective's.
+  hw.collectives.p2p.intra_node_efficiency = hw::EfficiencyCurve::constant(0.5);
+  check_close(estimate_collective(CollectiveKind::sendrecv, s, gpus, topo, hw),
+              s / Bandwidth::gb_per_s(50) + Time::from_us(2 + 1));
+  check_close(estimate_collective(CollectiveKind::all_gather, s, gpus, topo, hw),
+              Bytes::of(48'000'000) / Bandwidth::gb_per_s(80) + Time::from_us(2 + 3));
+}
+
 TEST_CASE("golden: an all-reduce across two nodes is limited by the NIC") {
   auto hw = test::small_profile();
   hw.node.gpus = 1;
