@@ -10,10 +10,10 @@
 
 namespace trainsim::reports {
 
-/// Every row as a set row of "h100-published H100 rows" (published model TFLOP/s per GPU
-/// against ours) and the `rows` table: layout, both figures, the signed error and where our
-/// iteration goes (compute, exposed TP / DP / PP communication, bubble). A row that cannot be
-/// simulated predicts NaN, which fails the set.
+/// Every row as a set row of "h100-published H100 rows" (the B200 row: "h100-published B200
+/// rows"; published model TFLOP/s per GPU against ours) and the `rows` table: layout, both figures,
+/// the signed error and where our iteration goes (compute, exposed TP / DP / PP communication,
+/// bubble). A row that cannot be simulated predicts NaN, which fails the set.
 ReproductionReport run_h100_published(const std::filesystem::path& project_root);
 
 }  // namespace trainsim::reports
