@@ -412,7 +412,8 @@ class Backend {
                           program::Stream stream, std::string_view name) = 0;
 
   /// The previous member's x, in group order and cyclically (every member sends x to the next:
-  /// nccl-tests' sendrecv; one step of Transformer Engine's TP ring exchange).
+  /// nccl-tests' sendrecv; one step of Transformer Engine's TP ring exchange, which copies with
+  /// the GPUs' copy engines rather than SM kernels).
   virtual Tensor ring_shift(const Tensor& x, CommGroup group, program::Stream stream,
                             std::string_view name) = 0;
   /// Concatenates the members' [rows, cols] inputs along the rows in group order:

@@ -934,6 +934,9 @@ Tensor MetaBackend::ring_shift(const Tensor& x, CommGroup group, Stream stream,
   c.group = this->group(group).id;
   c.dtype = x.dtype();
   c.size = bytes(x);
+  // Transformer Engine's ring exchange copies with the copy engines (its userbuffers default,
+  // use_ce, one SM for the ring's flags), not with NCCL's SM kernels.
+  c.copy_engine = true;
   record(c, stream, name, {{&x, false}, {&y, true}});
   return y;
 }

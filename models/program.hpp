@@ -193,6 +193,10 @@ struct Collective {
   GroupId group = 0;
   Bytes size;
   DType dtype = DType::bf16;
+  /// Moved by the GPUs' copy engines (Transformer Engine's userbuffers ring exchange), not by
+  /// SM kernels as NCCL's: it takes no SMs from concurrent compute and is not slowed by it
+  /// (the profile's interference applies to SM-driven communication only).
+  bool copy_engine = false;
 };
 
 /// One side of a point-to-point transfer; sends and receives between two ranks match in order.

@@ -92,9 +92,11 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
   parts_.insert(parts_.end(), gp.participants.begin() + static_cast<std::ptrdiff_t>(k * needed),
                 gp.participants.begin() + static_cast<std::ptrdiff_t>((k + 1) * needed));
   a.part_end = static_cast<std::int32_t>(parts_.size());
+  a.copy_engine = c.copy_engine;
   LaunchPlan& plan = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
                                   static_cast<std::size_t>(c.kind)];
-  if (plan.size != c.size) {
+  if (plan.size != c.size || plan.copy_engine != c.copy_engine) {
+    plan.copy_engine = c.copy_engine;
     // The groups launched together are images of one another: NCCL's choice for the first
     // is every one's.
     const IndexedGroup& first =
@@ -112,7 +114,8 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
       queue_flows(collective_efficiency(c.kind, c.size, static_cast<std::int64_t>(hs.gpus.size()),
                                         hs.nodes, hw_),
                   group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
-                                static_cast<std::size_t>(c.kind)]);
+                                static_cast<std::size_t>(c.kind)],
+                  c.copy_engine);
     }
     keep_plan(plan, c.size, a.latency);
     queued_.clear();
@@ -179,7 +182,8 @@ void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst
   }
 }
 
-void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache) {
+void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache,
+                               bool copy_engine) {
   // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
   // every time: their routes are looked up once.
   const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
@@ -207,7 +211,7 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
     q.bytes = f.bytes / efficiency.of(!inside);
     q.first = static_cast<std::int32_t>(queued_links_.size());
     queued_links_.insert(queued_links_.end(), route.begin(), route.end());
-    if (engine_base_ >= 0 && route.size() < kMaxRouteLinks && inside) {
+    if (engine_base_ >= 0 && !copy_engine && route.size() < kMaxRouteLinks && inside) {
       queued_links_.push_back(engine_base_ + f.src);
     }
     q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;

@@ -30,6 +30,7 @@ struct Activity {
   Time latency;                 ///< paid after the last flow finishes
   std::int32_t part_begin = 0;  ///< range of the launcher's participant list
   std::int32_t part_end = 0;
+  bool copy_engine = false;  ///< moved by copy engines: no interference either way
 };
 
 class CommLauncher {
@@ -103,11 +104,14 @@ class CommLauncher {
     std::vector<LinkId> links;
     bool one_shape = false;  ///< every flow of equal bytes and route length: images of one
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
+    bool copy_engine = false;  ///< its flows bypass the GPUs' communication-engine links
   };
 
   /// Queues the flows of flow_specs_ at `efficiency` by tier (their routes, wire bytes), with
   /// their routes from `cache` when its pairs are theirs (else looked up and kept there).
-  void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache);
+  /// `copy_engine`: the transfers bypass the communication-engine links (no throttling while
+  /// the GPU computes).
+  void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache, bool copy_engine = false);
   /// Keeps the queued flows and `latency` as `plan` for `size`.
   void keep_plan(LaunchPlan& plan, Bytes size, Time latency) const;
   /// Starts `plan`'s flows for activity `owner` (as start_queued would) and returns how many.

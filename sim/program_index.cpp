@@ -384,7 +384,8 @@ struct Indexer {
       info.ref = payload.group;
       info.value = issued[static_cast<std::size_t>(payload.group)]++;
       if (g.needed.front() == r)
-        shared.calls.emplace_back(payload.group, IndexedCall{payload.size, payload.kind});
+        shared.calls.emplace_back(payload.group,
+                                  IndexedCall{payload.size, payload.kind, payload.copy_engine});
     } else if constexpr (std::is_same_v<Payload, program::HostSync>) {
       info.kind = OpKind::host_sync;
       info.value = static_cast<std::int64_t>(payload.point) | (payload.device ? 0x100 : 0);

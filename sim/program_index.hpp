@@ -92,6 +92,7 @@ struct IndexedRank {
 struct IndexedCall {
   Bytes size;
   program::CollectiveKind kind = program::CollectiveKind::all_reduce;
+  bool copy_engine = false;  ///< program::Collective::copy_engine
 };
 
 struct IndexedGroup {

@@ -217,8 +217,9 @@ struct Simulation::State {
       }
       finish_op(e.a, slot);
     } else {
+      const bool sm_driven = !comm.activity(e.a).copy_engine;
       for (const auto& [r, i] : comm.participants(e.a)) {
-        change_comm_active(r, -1);
+        if (sm_driven) change_comm_active(r, -1);
         finish_op(r, index.ranks[static_cast<std::size_t>(r)].slot_of[static_cast<std::size_t>(i)]);
       }
     }
@@ -445,8 +446,10 @@ struct Simulation::State {
   /// an activity's participants are all of one sort, so no op is looked up to tell).
   void launch(std::int32_t id, bool p2p) {
     if (id < 0) return;
+    // Copy-engine transfers take no SMs: compute runs at full rate beside them.
+    const bool sm_driven = !comm.activity(id).copy_engine;
     for (const Participant& p : comm.participants(id)) {
-      change_comm_active(p.first, +1);
+      if (sm_driven) change_comm_active(p.first, +1);
       // A send's or receive's start is when the transfer began, both sides being posted: the
       // breakdown tells the transfer's running time from the wait for the peer by it, and the
       // trace shows the transfer (the pp_send and pp_recv streams post ahead of it).

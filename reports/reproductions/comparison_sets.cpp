@@ -118,11 +118,11 @@ std::vector<ComparisonSet> all_sets() {
       {set_names::kH100Published,
        "NVIDIA's published H100 model TFLOP/s per GPU: Megatron-Core r0.8.0's 4 BF16 GPT "
        "weak-scaling rows and Megatron-Bridge 25.11's 2 dense Llama 3 FP8 rows, on dgx-h100 "
-       "(aims: issue 19's mean and max, every set's bias; first measured: mean 11.5 %, max 25.6 % "
-       "(GPT 1.7B, too "
-       "fast), bias -1.9 %)",
+       "(aims: issue 19's mean and max, every set's bias; first measured: mean 11.5 %, max "
+       "25.6 % (GPT 1.7B, too fast), bias -1.9 %; with TE's ring exchange on copy engines: "
+       "10.7 %, 25.6 %, -0.0 %)",
        {"h100-published"},
-       {{mean_abs, 0.125}, {max_abs, 0.27}, {abs_bias, 0.03}},
+       {{mean_abs, 0.115}, {max_abs, 0.27}, {abs_bias, 0.02}},
        // Issue 19's mean and max; every set's bias aim (issue 19 asks 3 %).
        {{mean_abs, 0.05}, {max_abs, 0.10}, {abs_bias, kBiasAim}}},
       {set_names::kB200Published,

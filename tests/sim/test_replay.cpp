@@ -68,12 +68,15 @@ std::uint64_t fingerprint(const SimulationResult& r) {
 
 // Two ranks in one node: GEMM, then a TP all-reduce of its output on the TP stream while an
 // independent GEMM runs, then a GEMM that needs the all-reduce.
-program::Program overlap_program(Bytes size, const program::Gemm& independent) {
+program::Program overlap_program(Bytes size, const program::Gemm& independent,
+                                 bool copy_engine = false) {
   ProgramBuilder b(2);
   const auto tp = b.group(GroupKind::tp, {0, 1}, 0);
   for (std::size_t r = 0; r < 2; ++r) {
     const auto g1 = b.add(r, gemm(512, 512, 4096));
-    const auto ar = b.add(r, all_reduce(tp, size), Stream::tp, {g1});
+    program::Collective c = all_reduce(tp, size);
+    c.copy_engine = copy_engine;
+    const auto ar = b.add(r, c, Stream::tp, {g1});
     b.add(r, independent);
     b.add(r, gemm(512, 512, 4096), Stream::compute, {ar});
   }
@@ -156,6 +159,25 @@ TEST_CASE("compute slows down exactly while a collective shares the GPU") {
   REQUIRE(g2.ps() * 2 > ar.ps());
   // Half speed during the all-reduce, full speed after: ar + (g2 - ar/2).
   check_close(r.timelines[0].ops[2].end, g + ar + (g2 - ar.scaled(0.5)));
+  check_breakdowns_add_up(r);
+}
+
+TEST_CASE("copy-engine transfers neither slow compute nor slow down under it") {
+  // Transformer Engine's ring exchange (program::Collective::copy_engine): no SMs taken.
+  auto hw = test::small_profile();
+  hw.compute_slowdown_during_comm = 1.0;
+  hw.comm_slowdown_during_compute = 1.0;
+  const Bytes size = Bytes::of(8'000'000);
+  const auto big = gemm(2048, 2048, 8192);
+  const Time g = gemm_time(gemm(512, 512, 4096), hw);
+  const Time g2 = gemm_time(big, hw);
+  const Time ar = size / Bandwidth::gb_per_s(80) + Time::from_us(4);
+  REQUIRE(g2 > ar);
+  const SimulationResult r = replay(overlap_program(size, big, true), hw);
+  check_close(r.timelines[0].ops[1].end, g + ar);  // full speed under the GEMM
+  check_close(r.timelines[0].ops[2].end, g + g2);  // the GEMM at full speed beside it
+  const SimulationResult sm = replay(overlap_program(size, big, false), hw);
+  CHECK(sm.timelines[0].ops[2].end > r.timelines[0].ops[2].end);  // SM-driven: both slow
   check_breakdowns_add_up(r);
 }
 
