@@ -121,8 +121,8 @@ void add_collectives_command(CLI::App& app) {
   cmd->add_option("-g,--gpus", options->gpus, "GPUs in the group (the first N: whole nodes)")
       ->check(CLI::Range(2, 1 << 20));
   cmd->add_option("--op", options->op, "The collective")
-      ->check(CLI::IsMember(
-          {"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all"}))
+      ->check(CLI::IsMember({"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce",
+                             "all_to_all", "sendrecv"}))
       ->capture_default_str();
   cmd->add_option("-b,--min", options->min_size, "Smallest size (nccl-tests -b)")
       ->capture_default_str();

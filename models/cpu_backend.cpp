@@ -184,7 +184,8 @@ void CpuBackend::matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t 
                              const Tensor& b, bool tb, Tensor& c, std::int64_t c_part,
                              std::int64_t c_parts, std::string_view) {
   const std::int64_t m = rows(a) / a_parts;
-  if (rows(c) / c_parts != m || rows(a) % a_parts != 0 || rows(c) % c_parts != 0) {
+  if (rows(c) / c_parts != m || rows(a) % a_parts != 0 || rows(c) % c_parts != 0 || a_part < 0 ||
+      a_part >= a_parts || c_part < 0 || c_part >= c_parts) {
     throw std::invalid_argument("cpu backend: matmul_rows: the row blocks do not match");
   }
   const ConstMatrixMap A(ptr(a) + a_part * m * cols(a), m, cols(a));

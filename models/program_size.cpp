@@ -37,6 +37,11 @@ constexpr double kCubeOpsPerLayerAndMicroBatch = 500.0;
 // and its merge in the forward, and in the backward the block's three kernels and two sends and
 // receives, each with its buffers' allocations and frees (with margin for recomputation).
 constexpr double kOpsPerContextRank = 40.0;
+// TP communication overlap's rings record, per TP rank and layer forward (and again with full
+// recomputation), for the two column linears a ring step, a GEMM and a buffer each, for the
+// two row linears also the partial sum's buffer, addition and free (about 22 ops per TP rank,
+// with margin).
+constexpr double kOpsPerRingRank = 30.0;
 
 double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
   switch (tensor.kind) {
@@ -57,8 +62,12 @@ double ops_per_layer_and_micro_batch(const TensorParallel& tensor) {
 double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
                              const TrainingSpec& training) {
   const double context = static_cast<double>(plan.context.size);
+  const double ring = plan.tensor.comm_overlap
+                          ? kOpsPerRingRank * static_cast<double>(plan.tensor.size) *
+                                (plan.recompute == Recompute::full ? 2.0 : 1.0)
+                          : 0.0;
   const double per_layer = ops_per_layer_and_micro_batch(plan.tensor) +
-                           (plan.context.size > 1 ? kOpsPerContextRank * context : 0.0);
+                           (plan.context.size > 1 ? kOpsPerContextRank * context : 0.0) + ring;
   const double micro_batches =
       static_cast<double>(training.global_batch) /
       (static_cast<double>(training.micro_batch) * static_cast<double>(plan.data.size));

@@ -187,21 +187,24 @@ bool deferred_parameter_gather(const IterationConfig& config, int zero) {
 }
 
 // Bucket indices in the order the forward pass first reads them: by model chunk, then by the
-// lowest layer of the bucket (the parameters outside the layers first: the embedding is read
-// before layer 0).
+// earliest use in the bucket: the embeddings of a stage that holds them before layer 0, the
+// head's parameters (final norm, output layer, the last stage's copy of the tied word
+// embedding) after every layer.
 std::vector<std::size_t> forward_order(std::span<const GradientBucket> buckets,
-                                       std::span<const Parameter> params) {
+                                       std::span<const Parameter> params, bool holds_embedding) {
+  constexpr std::int64_t kAfterLayers = std::numeric_limits<std::int64_t>::max();
+  const auto use = [&](const Parameter& p) -> std::int64_t {
+    if (p.layer != program::Tag::kNoLayer) return p.layer;
+    const bool embedding = p.name.starts_with("embedding.") && holds_embedding && p.chunk == 0;
+    return embedding ? -1 : kAfterLayers;
+  };
   std::vector<std::pair<std::int64_t, std::int64_t>> key(buckets.size());
   for (std::size_t b = 0; b < buckets.size(); ++b) {
-    std::int64_t chunk = std::numeric_limits<std::int64_t>::max();
-    std::int64_t layer = std::numeric_limits<std::int64_t>::max();
-    for (const std::size_t i : buckets[b].parameters) {
-      chunk = std::min<std::int64_t>(chunk, params[i].chunk);
-      layer = std::min<std::int64_t>(layer, params[i].layer == program::Tag::kNoLayer
-                                                ? std::int64_t{-1}
-                                                : std::int64_t{params[i].layer});
-    }
-    key[b] = {chunk, layer};
+    std::pair<std::int64_t, std::int64_t> first{kAfterLayers, kAfterLayers};
+    for (const std::size_t i : buckets[b].parameters)
+      first =
+          std::min(first, std::pair<std::int64_t, std::int64_t>{params[i].chunk, use(params[i])});
+    key[b] = first;
   }
   std::vector<std::size_t> order(buckets.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -211,9 +214,11 @@ std::vector<std::size_t> forward_order(std::span<const GradientBucket> buckets,
 }
 
 // Every bucket's updated chunks to every DP rank, in the order of first use, on the dp stream.
-void issue_parameter_gather(Backend& backend, std::span<const Parameter> params,
+void issue_parameter_gather(Backend& backend, const TransformerModel& model,
                             const OptimizerState& optimizer) {
-  for (const std::size_t b : forward_order(optimizer.buckets, params))
+  const std::span<const Parameter> params = model.parameters();
+  for (const std::size_t b :
+       forward_order(optimizer.buckets, params, model.options().part.embedding))
     backend.all_gather_flat(bucket_values(optimizer.buckets[b], params), CommGroup::data,
                             stream_of(CommGroup::data), "dp.param.all_gather");
 }
@@ -840,7 +845,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   const bool gather_ahead = deferred_parameter_gather(config, zero);
   if (gather_ahead) {
     backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
-    issue_parameter_gather(backend, params, optimizer);
+    issue_parameter_gather(backend, model, optimizer);
   }
 
   // ZeRO 2 and 3 reduce in every micro batch, also with DP 1 (then a local add into the shard).
@@ -959,7 +964,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
 void gather_updated_parameters(Backend& backend, TransformerModel& model,
                                const OptimizerState& optimizer, const IterationConfig& config) {
   if (!deferred_parameter_gather(config, optimizer.layout.zero)) return;
-  issue_parameter_gather(backend, model.parameters(), optimizer);
+  issue_parameter_gather(backend, model, optimizer);
   backend.stream_wait(program::Stream::compute, stream_of(CommGroup::data));
 }
 

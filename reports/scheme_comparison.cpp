@@ -79,6 +79,10 @@ std::optional<std::string> make_plan(const ParallelPlan& base, const TensorVaria
     plan.tensor.sequence_parallel = false;
     row.notes.emplace_back("sequence parallelism off (1d only)");
   }
+  if (v.kind != TensorKind::one_d && base.tensor.comm_overlap) {
+    plan.tensor.comm_overlap = false;
+    row.notes.emplace_back("TP communication overlap off (1d only)");
+  }
   // 1D has no grid; a grid kind keeps the scenario's order if it has one of that name, else
   // takes its own default (row-major for 2D/2.5D, weight-major for the 3D cube).
   if (v.kind == TensorKind::one_d) plan.tensor.grid_order = default_grid_order(v.kind);

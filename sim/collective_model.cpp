@@ -256,9 +256,8 @@ void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Top
 void append_collective_flows(CollectiveKind kind, Bytes size, const CollectiveRings& rings,
                              std::vector<FlowSpec>& out) {
   if (kind == CollectiveKind::all_to_all || kind == CollectiveKind::sendrecv) {
-    // Every pair at once (all-to-all) or each member to the next (sendrecv): over the node rings'
-    // channels. not split over the node rings' channels (a multi-node group's ring 0 keeps each
-    // node's members together).
+    // Every pair at once (all-to-all) or each member to the next (sendrecv), not split over the
+    // node rings' channels (a multi-node group's ring 0 keeps each node's members together).
     append_collective_flows(kind, size.as_double(), rings.ring(0), out);
     return;
   }

@@ -699,7 +699,9 @@ void CudaBackend::matmul_rows(const Tensor& a, std::int64_t a_part, std::int64_t
   const std::int64_t m = rows(a) / a_parts;
   const std::int64_t n = tb ? rows(b) : cols(b);
   const std::int64_t k = cols(a);
-  if (rows(c) / c_parts != m || cols(c) != n || (tb ? cols(b) : rows(b)) != k) {
+  if (rows(a) % a_parts != 0 || rows(c) % c_parts != 0 || a_part < 0 || a_part >= a_parts ||
+      c_part < 0 || c_part >= c_parts || rows(c) / c_parts != m || cols(c) != n ||
+      (tb ? cols(b) : rows(b)) != k) {
     throw std::invalid_argument("cuda backend: matmul_rows: the row blocks do not match");
   }
   auto scope = im.compute(name, OpClass::gemm);

@@ -54,6 +54,16 @@ class CudaRankBackend final : public RankBackend {
   CudaBackend backend_;
 };
 
+// Refused up front, not deep inside the rank threads (where a pipeline peer would wait for a
+// transfer that never comes).
+void refuse_unported(const Scenario& scenario) {
+  if (scenario.parallel.tensor.comm_overlap) {
+    throw Infeasible(
+        "the cuda backend has no userbuffers ring exchange yet; parallel.tensor.comm_overlap is "
+        "true (valid: false)");
+  }
+}
+
 }  // namespace
 
 double cuda_tolerance(DType dtype) {
@@ -61,6 +71,7 @@ double cuda_tolerance(DType dtype) {
 }
 
 BackendComparison check_cuda_against_cpu(const Scenario& scenario, std::uint64_t seed) {
+  refuse_unported(scenario);
   const std::int64_t world = RankLayout(scenario.parallel).world_size();
   std::string why;
   const int gpus = gpu_count(why);
@@ -81,6 +92,7 @@ BackendComparison check_cuda_against_cpu(const Scenario& scenario, std::uint64_t
 
 BackendComparison check_cuda_rank_against_cpu(const Scenario& scenario, std::uint64_t seed,
                                               const ProcessRank& process, NcclIdSource& ids) {
+  refuse_unported(scenario);
   const std::int64_t world = RankLayout(scenario.parallel).world_size();
   if (process.world_size != world) {
     throw Infeasible(

@@ -239,7 +239,10 @@ Tensor LayerContext::ring_matmul_scatter(const Tensor& x, const Tensor& w,
     Tensor partial = b.allocate({1, x.shape().rows / t, w.shape().cols}, out_dtype,
                                 MemoryCategory::temporaries, name);
     b.matmul_rows(x, rows_of, t, w, false, partial, 0, 1, name);
-    if (step > 0) b.accumulate(partial, passed, name + ".ring_add");
+    if (step > 0) {
+      b.accumulate(partial, passed, name + ".ring_add");
+      passed.reset();  // freed before the next step's buffer: two in flight, as TE's ring
+    }
     if (step + 1 == t) return partial;
     passed = b.ring_shift(partial, CommGroup::tensor, stream_of(CommGroup::tensor),
                           name + ".ring_exchange");

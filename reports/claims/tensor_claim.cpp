@@ -26,11 +26,12 @@ std::string run_key(const Scenario& s, const hw::HardwareProfile& h, bool max_ba
                                 m.vocab_divisor);
   key += fmt::format("training {} {} {} {} {} | ", t.global_batch, t.micro_batch,
                      static_cast<int>(t.optimizer), static_cast<int>(t.mode), t.clip_grad);
-  key += fmt::format("plan {} {} {} {} {} {} {} {} {} {} {} {} | ", static_cast<int>(p.tensor.kind),
-                     p.tensor.size, p.tensor.depth, static_cast<int>(p.tensor.grid_order),
-                     p.tensor.sequence_parallel, p.pipeline.size,
-                     static_cast<int>(p.pipeline.schedule), p.pipeline.chunks, p.data.size,
-                     p.data.zero, p.data.overlap_grad_reduce, static_cast<int>(p.recompute));
+  key += fmt::format("plan {} {} {} {} {} {} {} {} {} {} {} {} {} {} | ",
+                     static_cast<int>(p.tensor.kind), p.tensor.size, p.tensor.depth,
+                     static_cast<int>(p.tensor.grid_order), p.tensor.sequence_parallel,
+                     p.tensor.comm_overlap, p.pipeline.size, static_cast<int>(p.pipeline.schedule),
+                     p.pipeline.chunks, p.data.size, p.data.zero, p.data.overlap_grad_reduce,
+                     p.data.overlap_param_gather, static_cast<int>(p.recompute));
   key += fmt::format("runtime {} | ", s.runtime.device_max_connections.value_or(0));
   key += fmt::format(
       "machine {} {} {} {} {} {} {} {} {} | max batch {}", h.name, h.gpu.memory.count(),

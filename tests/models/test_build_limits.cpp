@@ -44,13 +44,15 @@ TEST_CASE("a buffer beyond the byte counter's range is Infeasible") {
       doctest::Contains("attention scores"), Infeasible);
 }
 
-TEST_CASE("the op estimate bounds what a GPU records, for 1D and for 2D/2.5D grids") {
+TEST_CASE("the op estimate bounds what a GPU records, for 1D (with TP overlap's rings) and grids") {
   struct Case {
     TensorKind kind;
     std::int64_t size, depth;
+    bool ring = false;
   };
-  for (const Case c : {Case{TensorKind::one_d, 2, 1}, Case{TensorKind::two_d, 4, 1},
-                       Case{TensorKind::two_d, 16, 1}, Case{TensorKind::two_and_half_d, 8, 2}}) {
+  for (const Case c : {Case{TensorKind::one_d, 2, 1}, Case{TensorKind::one_d, 8, 1, true},
+                       Case{TensorKind::two_d, 4, 1}, Case{TensorKind::two_d, 16, 1},
+                       Case{TensorKind::two_and_half_d, 8, 2}}) {
     for (const Recompute rc : {Recompute::none, Recompute::full}) {
       CAPTURE(to_string(c.kind));
       CAPTURE(c.size);
@@ -59,6 +61,9 @@ TEST_CASE("the op estimate bounds what a GPU records, for 1D and for 2D/2.5D gri
       plan.tensor.kind = c.kind;
       plan.tensor.size = c.size;
       plan.tensor.depth = c.depth;
+      plan.tensor.sequence_parallel = c.ring;
+      plan.tensor.comm_overlap = c.ring;
+      CAPTURE(c.ring);
       plan.recompute = rc;
       TrainingSpec training;
       training.micro_batch = 8;

@@ -651,6 +651,7 @@ TEST_CASE("meta: TP overlap: t - 1 ring steps per layer linear forward, each GEM
   CHECK(count[{0, Phase::forward, CollectiveKind::sendrecv}] == 4 * (t - 1));
   CHECK(count[{0, Phase::forward, CollectiveKind::all_gather}] == 0);
   CHECK(count[{0, Phase::forward, CollectiveKind::reduce_scatter}] == 0);
+  CHECK(count[{0, Phase::backward, CollectiveKind::sendrecv}] == 0);
   CHECK(count[{0, Phase::backward, CollectiveKind::all_gather}] == 4);
   CHECK(count[{0, Phase::backward, CollectiveKind::reduce_scatter}] == 2);
   CHECK(forward_gemms == 4 * t);
