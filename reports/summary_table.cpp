@@ -32,8 +32,9 @@ std::string plan_description(const ParallelPlan& plan) {
   } else if (t.kind == TensorKind::three_d) {
     grid = fmt::format(", {0} x {0} x {0} cube, {1}", t.grid_side(), to_string(t.grid_order));
   }
-  std::string text = fmt::format("TP {} ({}{}{})", t.size, to_string(t.kind), grid,
-                                 t.sequence_parallel ? ", sequence parallel" : "");
+  std::string text = fmt::format("TP {} ({}{}{}{})", t.size, to_string(t.kind), grid,
+                                 t.sequence_parallel ? ", sequence parallel" : "",
+                                 t.comm_overlap ? ", communication overlapped" : "");
   if (plan.context.size > 1) text += fmt::format(" × CP {}", plan.context.size);
   text += fmt::format(" × PP {}", plan.pipeline.size);
   if (plan.pipeline.size > 1 || plan.pipeline.schedule == PipelineSchedule::layered) {
@@ -48,7 +49,10 @@ std::string plan_description(const ParallelPlan& plan) {
                         plan.pipeline.chunks, plan.pipeline.chunks == 1 ? "" : "s", uneven);
   }
   text += fmt::format(" × DP {}", plan.data.size);
-  if (plan.data.zero > 0) text += fmt::format(" (ZeRO-{})", plan.data.zero);
+  if (plan.data.zero > 0) {
+    text += fmt::format(" (ZeRO-{}{})", plan.data.zero,
+                        plan.data.overlap_param_gather ? ", parameter gather overlapped" : "");
+  }
   text += fmt::format(", recompute {}", to_string(plan.recompute));
   return text;
 }

@@ -76,12 +76,13 @@ std::string describe(const Layout& layout) {
   const ParallelPlan& p = layout.plan;
   std::string tensor = fmt::format("{} t={}", to_string(p.tensor.kind), p.tensor.size);
   if (p.tensor.kind == TensorKind::two_and_half_d) tensor += fmt::format(" d={}", p.tensor.depth);
-  if (p.tensor.sequence_parallel) tensor += " sp";
+  if (p.tensor.sequence_parallel) tensor += p.tensor.comm_overlap ? " sp overlap" : " sp";
   if (p.context.size > 1) tensor += fmt::format(" · cp {}", p.context.size);
   std::string pipe = fmt::format("pp {} {}", p.pipeline.size, to_string(p.pipeline.schedule));
   if (p.pipeline.chunks > 1) pipe += fmt::format(" v={}", p.pipeline.chunks);
-  return fmt::format("{} · {} · dp {} zero {} · recompute {} · mb {}", tensor, pipe, p.data.size,
-                     p.data.zero, to_string(p.recompute), layout.micro_batch);
+  return fmt::format("{} · {} · dp {} zero {}{} · recompute {} · mb {}", tensor, pipe, p.data.size,
+                     p.data.zero, p.data.overlap_param_gather ? " gather overlapped" : "",
+                     to_string(p.recompute), layout.micro_batch);
 }
 
 TrainingSpec training_of(const Layout& layout, std::int64_t global_batch) {
