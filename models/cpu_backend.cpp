@@ -170,7 +170,7 @@ TokenBatch CpuBackend::load_micro_batch(std::int64_t index, std::int64_t tokens,
 Tensor CpuBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb, std::string_view) {
   const std::int64_t m = ta ? cols(a) : rows(a);
   const std::int64_t n = tb ? rows(b) : cols(b);
-  Tensor c = make({1, m, n}, a.dtype() == DType::fp8 ? DType::bf16 : a.dtype());
+  Tensor c = make({1, m, n}, gemm_output_dtype(a.dtype()));
   gemm(a, b, ta, tb, c, false);
   return c;
 }

@@ -30,6 +30,12 @@ constexpr std::int64_t bytes_per_element(DType t) {
   return 0;
 }
 
+/// The dtype a GEMM on `input` operands writes: its own, except Transformer Engine's FP8
+/// GEMMs, which write bf16.
+constexpr DType gemm_output_dtype(DType input) {
+  return input == DType::fp8 ? DType::bf16 : input;
+}
+
 constexpr std::string_view to_string(DType t) {
   switch (t) {
     case DType::fp64:

@@ -338,8 +338,7 @@ RankResult run_training(RankBackend& rank, TransformerModel& model, const Iterat
   // --overlap-param-gather: a rank starts the step as the previous step left it, with only its
   // own chunk current (the rest NaN here), so the step's gather must bring the others in
   // before the forward pass reads them.
-  const bool stale =
-      config.overlap_param_gather && config.data_parallel > 1 && (zero == 1 || zero == 2);
+  const bool stale = gathers_parameters_ahead(config, zero);
   std::vector<Values> own = unknown_like(params);
   for (std::size_t b = 0; b < optimizer.shards.size(); ++b) {
     const AdamShard& shard = optimizer.shards[b];

@@ -252,7 +252,7 @@ Gemm gemm_shape(const Tensor& a, const Tensor& b, bool ta, bool tb) {
 Tensor MetaBackend::matmul(const Tensor& a, const Tensor& b, bool ta, bool tb,
                            std::string_view name) {
   Gemm g = gemm_shape(a, b, ta, tb);
-  if (a.dtype() == DType::fp8) g.c_dtype = DType::bf16;  // TE's FP8 GEMMs write bf16
+  g.c_dtype = gemm_output_dtype(a.dtype());
   Tensor c = make({1, g.m, g.n}, g.c_dtype, name);
   gemm(name, g, {{&a, false}, {&b, false}, {&c, true}});
   return c;

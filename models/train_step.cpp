@@ -178,14 +178,6 @@ std::vector<Tensor> bucket_values(const GradientBucket& bucket, std::span<const 
   return bucket_tensors(bucket, params, &Parameter::value);
 }
 
-// ZeRO 1 and 2 gather the updated parameters at the start of the next step
-// (IterationConfig::overlap_param_gather); with DP 1 nothing is gathered, without an optimizer
-// step nothing was updated.
-bool deferred_parameter_gather(const IterationConfig& config, int zero) {
-  return config.overlap_param_gather && config.optimizer_step && config.data_parallel > 1 &&
-         (zero == 1 || zero == 2);
-}
-
 // Bucket indices in the order the forward pass first reads them: by model chunk, then by the
 // earliest use in the bucket: the embeddings of a stage that holds them before layer 0, the
 // head's parameters (final norm, output layer, the last stage's copy of the tied word
@@ -842,7 +834,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   // the dp stream, each bucket before the forward pass first reads it (Megatron dispatches them
   // from its forward pre-hooks, one ahead; here all at once, in the order of first use, and
   // each first read waits for its own), instead of after the optimizer.
-  const bool gather_ahead = deferred_parameter_gather(config, zero);
+  const bool gather_ahead = gathers_parameters_ahead(config, zero);
   if (gather_ahead) {
     backend.set_tag({program::Tag::kNoLayer, 0, 0, Phase::forward});
     issue_parameter_gather(backend, model, optimizer);
@@ -961,9 +953,15 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   return loss;
 }
 
+bool gathers_parameters_ahead(const IterationConfig& config, int zero) {
+  // With DP 1 nothing is gathered, without an optimizer step nothing was updated.
+  return config.overlap_param_gather && config.optimizer_step && config.data_parallel > 1 &&
+         (zero == 1 || zero == 2);
+}
+
 void gather_updated_parameters(Backend& backend, TransformerModel& model,
                                const OptimizerState& optimizer, const IterationConfig& config) {
-  if (!deferred_parameter_gather(config, optimizer.layout.zero)) return;
+  if (!gathers_parameters_ahead(config, optimizer.layout.zero)) return;
   issue_parameter_gather(backend, model, optimizer);
   backend.stream_wait(program::Stream::compute, stream_of(CommGroup::data));
 }

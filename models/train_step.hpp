@@ -216,6 +216,11 @@ struct IterationConfig {
 Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& optimizer,
                      const IterationConfig& config);
 
+/// Whether a step with `config` and ZeRO stage `zero` gathers the parameters the previous step
+/// updated at its start (IterationConfig::overlap_param_gather with ZeRO 1 or 2, DP > 1 and
+/// an optimizer step), not after its own optimizer.
+bool gathers_parameters_ahead(const IterationConfig& config, int zero);
+
 /// With IterationConfig::overlap_param_gather, the gather the next step would have started
 /// with, run after the last step (Megatron's final parameter sync before a checkpoint or
 /// evaluation), so that every DP rank holds the updated parameters; otherwise nothing.

@@ -211,9 +211,8 @@ Tensor LayerContext::ring_gather_matmul(const Tensor& shard, const Tensor& w,
                                         const std::string& name) {
   Backend& b = backend_;
   const std::int64_t t = tp_.size;
-  const DType out_dtype = shard.dtype() == DType::fp8 ? DType::bf16 : shard.dtype();
-  Tensor y = b.allocate({1, shard.shape().rows * t, w.shape().cols}, out_dtype,
-                        MemoryCategory::temporaries, name);
+  Tensor y = b.allocate({1, shard.shape().rows * t, w.shape().cols},
+                        gemm_output_dtype(shard.dtype()), MemoryCategory::temporaries, name);
   Tensor current = shard;
   for (std::int64_t step = 0; step < t; ++step) {
     // The shard this GEMM reads travels on while it computes (none after the last).
@@ -232,12 +231,11 @@ Tensor LayerContext::ring_matmul_scatter(const Tensor& x, const Tensor& w,
                                          const std::string& name) {
   Backend& b = backend_;
   const std::int64_t t = tp_.size;
-  const DType out_dtype = x.dtype() == DType::fp8 ? DType::bf16 : x.dtype();
   Tensor passed;  // the partial sum the previous rank passed on
   for (std::int64_t step = 0; step < t; ++step) {
     const std::int64_t rows_of = (tp_.rank - step - 1 + 2 * t) % t;
-    Tensor partial = b.allocate({1, x.shape().rows / t, w.shape().cols}, out_dtype,
-                                MemoryCategory::temporaries, name);
+    Tensor partial = b.allocate({1, x.shape().rows / t, w.shape().cols},
+                                gemm_output_dtype(x.dtype()), MemoryCategory::temporaries, name);
     b.matmul_rows(x, rows_of, t, w, false, partial, 0, 1, name);
     if (step > 0) {
       b.accumulate(partial, passed, name + ".ring_add");
