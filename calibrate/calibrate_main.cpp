@@ -248,8 +248,10 @@ int run(const Options& options) {
                               row.verified ? "ok" : "WRONG", row.algorithm);
       if (!t.note.empty()) *ctx.log << "    check not run: " << t.note << "\n";
       rows.push_back(row);
+      // After every row: a failure or a time limit later keeps what was measured (a device
+      // session stops the calibrator at its budget; the file is small, the write atomic).
+      write();
     }
-    write();  // after every benchmark: a later failure keeps what was measured
   }
   write();
   if (writer) std::cout << fmt::format("{} rows → {}\n", rows.size(), options.out.string());
