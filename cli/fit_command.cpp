@@ -4,11 +4,15 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "calibrate/fit_profile.hpp"
+#include "calibrate/nccl_tests_log.hpp"
 #include "calibrate/profile_writer.hpp"
 #include "calibrate/raw_measurements.hpp"
 #include "inputs/hwprofile_loader.hpp"
+#include "models/errors.hpp"
 #include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
@@ -16,13 +20,38 @@ namespace {
 
 struct FitOptions {
   std::filesystem::path raw;
+  std::vector<std::filesystem::path> nccl_tests;
   std::string base;
   std::filesystem::path out;
 };
 
+// The raw CSV's rows and every nccl-tests log's, one source for the fit and the provenance:
+// the files' names, and each environment key prefixed by its file when several files give it.
+calibrate::RawMeasurements measurements(const FitOptions& options) {
+  std::vector<calibrate::RawMeasurements> parts;
+  if (!options.raw.empty()) parts.push_back(calibrate::read_raw_measurements(options.raw));
+  for (const std::filesystem::path& log : options.nccl_tests)
+    parts.push_back(calibrate::read_nccl_tests_log(log));
+  if (parts.empty()) {
+    throw ConfigError({"fit"},
+                      "nothing to fit: give a raw measurement CSV and/or --nccl-tests LOG...");
+  }
+  if (parts.size() == 1) return parts.front();
+  calibrate::RawMeasurements all;
+  std::string names;
+  for (const calibrate::RawMeasurements& part : parts) {
+    names += (names.empty() ? "" : " + ") + part.file.filename().string();
+    for (const auto& [key, value] : part.environment)
+      all.environment[part.file.filename().string() + " " + key] = value;
+    all.rows.insert(all.rows.end(), part.rows.begin(), part.rows.end());
+  }
+  all.file = names;
+  return all;
+}
+
 void run_fit(const FitOptions& options) {
   reports::check_destination(options.out);
-  const calibrate::RawMeasurements raw = calibrate::read_raw_measurements(options.raw);
+  const calibrate::RawMeasurements raw = measurements(options);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
@@ -30,7 +59,7 @@ void run_fit(const FitOptions& options) {
   const hw::HardwareProfile written =
       calibrate::write_fitted_profile(options.out, base_file, fit, {raw.file, raw.environment});
 
-  fmt::print("{}: {} rows fitted against {} → {} ({})\n", options.raw.string(), fit.rows, base.name,
+  fmt::print("{}: {} rows fitted against {} → {} ({})\n", raw.file.string(), fit.rows, base.name,
              options.out.string(), written.name);
   fmt::print("  {:<24} {:>6} {:>9} {:>10} {:>10}  {}\n", "fit", "rows", "held out", "median", "p90",
              "fitted");
@@ -57,8 +86,13 @@ void add_fit_command(CLI::App& app) {
       "Fit a calibrated hardware profile from raw microbenchmark rows (GEMM per dtype, memory, "
       "launch, collectives per group size, send/recv, interference); every 5th row per fit is held "
       "out and its error reported");
-  cmd->add_option("raw", options->raw, "Raw measurement CSV (schema: calibrate/README.md)")
-      ->required();
+  cmd->add_option("raw", options->raw,
+                  "Raw measurement CSV (schema: calibrate/README.md); optional with --nccl-tests");
+  cmd->add_option("--nccl-tests", options->nccl_tests,
+                  "nccl-tests text logs (all_reduce_perf, all_gather_perf, reduce_scatter_perf, "
+                  "alltoall_perf, sendrecv_perf, broadcast_perf, reduce_perf): their rows join "
+                  "the fit (collectives per group size and tier, send/recv)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--base", options->base,
                   "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")
       ->required();
