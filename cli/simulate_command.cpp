@@ -5,12 +5,16 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "cli/keep_until_exit.hpp"
 #include "inputs/parameters.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
+#include "reports/gzip.hpp"
 #include "reports/json_report.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/summary_table.hpp"
@@ -22,6 +26,7 @@ struct SimulateOptions {
   std::filesystem::path scenario;
   std::filesystem::path json;
   std::filesystem::path trace;
+  std::vector<program::Rank> trace_ranks;
   bool every_rank = false;
 };
 
@@ -34,6 +39,8 @@ void check_outputs(const SimulateOptions& options) {
         fmt::format("--json and --trace name the same file {}: one would overwrite the other",
                     options.json.string()));
   }
+  if (!options.trace_ranks.empty() && options.trace.empty())
+    throw std::runtime_error("--trace-ranks chooses the GPUs of a trace: give --trace FILE too");
   if (!options.json.empty()) reports::check_destination(options.json);
   if (!options.trace.empty()) reports::check_destination(options.trace);
 }
@@ -53,9 +60,16 @@ void run_simulate(const SimulateOptions& options) {
                               reports::to_json(run.scenario, run.summary).dump(2) + "\n");
   }
   if (!options.trace.empty()) {
-    reports::write_atomically(options.trace, [&](std::ostream& out) {
-      reports::write_chrome_trace(out, run.program, run.result);
-    });
+    const reports::ChromeTraceOptions trace_options{options.trace_ranks};
+    if (reports::is_gzip_path(options.trace.string())) {
+      std::ostringstream text;
+      reports::write_chrome_trace(text, run.program, run.result, trace_options);
+      reports::write_atomically(options.trace, reports::gzip(text.view()));
+    } else {
+      reports::write_atomically(options.trace, [&](std::ostream& out) {
+        reports::write_chrome_trace(out, run.program, run.result, trace_options);
+      });
+    }
   }
   std::cout.flush();
   keep_until_exit(std::move(run));  // the exit frees it faster than its destructors would
@@ -70,7 +84,13 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario, "Scenario YAML file")->required();
   cmd->add_option("--json", options->json, "Write the summary as JSON to this file");
   cmd->add_option("--trace", options->trace,
-                  "Write a Chrome/Perfetto trace (one process per GPU, one thread per stream)");
+                  "Write a Chrome/Perfetto trace (one process per GPU, one thread per stream, "
+                  "flows from sends to receives and to each collective's last arrival); gzip "
+                  "when the name ends in .gz");
+  cmd->add_option("--trace-ranks", options->trace_ranks,
+                  "The GPUs the trace shows (comma-separated, among those recorded; default: "
+                  "every recorded GPU, one per class of identical GPUs)")
+      ->delimiter(',');
   cmd->add_flag("--full", options->every_rank,
                 "Record and replay every GPU instead of one representative per class of "
                 "identical GPUs");

@@ -1,11 +1,15 @@
 #include "reports/chrome_trace.hpp"
 
+#include <algorithm>
 #include <array>
+#include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <variant>
 
 namespace trainsim::reports {
@@ -119,10 +123,89 @@ std::vector<PassBlock> pass_blocks(const program::RankProgram& rank,
   return blocks;
 }
 
+// One end of a flow arrow: the op it starts or ends on.
+struct FlowEnd {
+  program::Rank rank = 0;
+  program::Stream stream = program::Stream::compute;
+  Time start;
+  Time end;
+};
+
+// A send's k-th occurrence towards a peer meets that peer's k-th receive from it (programs
+// match point-to-point transfers in order); a group's k-th collective is the same call on
+// every member.
+struct FlowIndex {
+  std::map<std::tuple<program::Rank, program::Rank, std::int64_t>, FlowEnd> sends;  // from, to, k
+  std::map<std::tuple<program::Rank, program::Rank, std::int64_t>, FlowEnd> recvs;  // from, to, k
+  std::map<std::pair<program::GroupId, std::int64_t>, std::vector<FlowEnd>> collectives;
+};
+
+FlowIndex flow_index(const program::Program& program, const sim::SimulationResult& result,
+                     const std::vector<std::size_t>& written) {
+  using namespace program;
+  FlowIndex index;
+  for (const std::size_t r : written) {
+    if (r >= result.timelines.size()) continue;
+    const RankProgram& rank = program.ranks[r];
+    const sim::RankTimeline& timeline = result.timelines[r];
+    std::map<Rank, std::int64_t> sent;
+    std::map<Rank, std::int64_t> received;
+    std::map<GroupId, std::int64_t> called;
+    for (std::size_t i = 0; i < rank.ops.size() && i < timeline.ops.size(); ++i) {
+      const Op& op = rank.ops[i];
+      const sim::OpTiming& t = timeline.ops[i];
+      if (t.end == Time::max()) continue;
+      const FlowEnd end{rank.rank, op.stream, t.start, t.end};
+      if (const auto* s = std::get_if<Send>(&op.payload)) {
+        index.sends[{rank.rank, s->peer, sent[s->peer]++}] = end;
+      } else if (const auto* v = std::get_if<Recv>(&op.payload)) {
+        index.recvs[{v->peer, rank.rank, received[v->peer]++}] = end;
+      } else if (const auto* c = std::get_if<Collective>(&op.payload)) {
+        index.collectives[{c->group, called[c->group]++}].push_back(end);
+      }
+    }
+  }
+  return index;
+}
+
+std::string flow_event(char phase, std::int64_t id, std::string_view name, const FlowEnd& at,
+                       Time ts) {
+  return fmt::format(
+      R"({{"name":"{}","cat":"flow","ph":"{}","id":{},"pid":{},"tid":{},"ts":{}{}}})", name, phase,
+      id, at.rank, static_cast<int>(at.stream), micros(ts), phase == 'f' ? R"(,"bp":"e")" : "");
+}
+
 }  // namespace
 
+std::vector<std::size_t> selected_ranks(const program::Program& program,
+                                        const ChromeTraceOptions& options) {
+  std::vector<std::size_t> out;
+  if (options.ranks.empty()) {
+    for (std::size_t r = 0; r < program.ranks.size(); ++r)
+      out.push_back(r);
+    return out;
+  }
+  for (const program::Rank wanted : options.ranks) {
+    const auto it =
+        std::find_if(program.ranks.begin(), program.ranks.end(),
+                     [wanted](const program::RankProgram& p) { return p.rank == wanted; });
+    if (it == program.ranks.end()) {
+      std::string recorded;
+      for (const program::RankProgram& p : program.ranks)
+        recorded += (recorded.empty() ? "" : ", ") + std::to_string(p.rank);
+      throw std::invalid_argument(fmt::format(
+          "GPU {} was not recorded; the recorded GPUs are {} (simulate --full records every GPU)",
+          wanted, recorded));
+    }
+    const auto index = static_cast<std::size_t>(it - program.ranks.begin());
+    if (std::find(out.begin(), out.end(), index) == out.end()) out.push_back(index);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void write_chrome_trace(std::ostream& out, const program::Program& program,
-                        const sim::SimulationResult& result) {
+                        const sim::SimulationResult& result, const ChromeTraceOptions& options) {
   using namespace program;
   out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   bool first = true;
@@ -133,7 +216,8 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
   };
 
   const bool pipelined = has_transfers(program);
-  for (std::size_t r = 0; r < program.ranks.size(); ++r) {
+  const std::vector<std::size_t> written = selected_ranks(program, options);
+  for (const std::size_t r : written) {
     const RankProgram& rank = program.ranks[r];
     emit(fmt::format(R"({{"name":"process_name","ph":"M","pid":{},"args":{{"name":"GPU {}"}}}})",
                      rank.rank, rank.rank));
@@ -211,6 +295,28 @@ void write_chrome_trace(std::ostream& out, const program::Program& program,
                          rank.rank, micros(p.at), args));
       }
     }
+  }
+  // Flow arrows, after every op they bind to.
+  const FlowIndex index = flow_index(program, result, written);
+  std::int64_t id = 0;
+  for (const auto& [key, send] : index.sends) {
+    const auto recv = index.recvs.find(key);
+    if (recv == index.recvs.end()) continue;
+    ++id;
+    emit(flow_event('s', id, "transfer", send, send.start));
+    emit(flow_event('f', id, "transfer", recv->second, recv->second.start));
+  }
+  for (const auto& [key, members] : index.collectives) {
+    if (members.size() < 2) continue;
+    const auto by_start = [](const FlowEnd& a, const FlowEnd& b) {
+      return std::tie(a.start, a.rank) < std::tie(b.start, b.rank);
+    };
+    const FlowEnd& first_in = *std::min_element(members.begin(), members.end(), by_start);
+    const FlowEnd& last_in = *std::max_element(members.begin(), members.end(), by_start);
+    if (first_in.rank == last_in.rank) continue;
+    ++id;
+    emit(flow_event('s', id, "waits for the last member", first_in, first_in.start));
+    emit(flow_event('f', id, "waits for the last member", last_in, last_in.start));
   }
   out << "\n]}\n";
 }

@@ -694,10 +694,11 @@ def profile_steps(step, count, device, trace_dir):
     final = os.path.join(trace_dir, "trace.json.gz")
     with torch.profiler.profile(activities=activities, record_shapes=True) as prof:
         for i in range(count):
-            with torch.profiler.record_function(f"train_step#{i}"):
+            # Named as torch.profiler's own step markers (written only under a schedule=): the
+            # spans `trainsim validate-run --kineto` takes as the steps.
+            with torch.profiler.record_function(f"ProfilerStep#{i}"):
                 step()
             common.synchronize(device)
-            prof.step()  # the ProfilerStep#N spans that trace readers take as the steps
     try:
         prof.export_chrome_trace(raw)
         tmp = f"{final}.tmp{os.getpid()}"
@@ -788,18 +789,20 @@ def run_with_fallback(cfg, args, device, transformers, entry):
     measured instead: one device session must not come back empty."""
     try:
         run_scenario(cfg, args, device, transformers, entry)
+        return
     except Exception:  # noqa: BLE001
         if args.impl != "auto" or transformers is None:
             raise
         first = traceback.format_exc()
-        log(f"  transformers failed; the native model instead:\n{first}")
-        free_memory(device)
-        entry.clear()
-        entry.update(new_entry(cfg.file))
-        describe(cfg, entry)
-        entry["transformers_error"] = first
-        run_scenario(cfg, argparse.Namespace(**dict(vars(args), impl="native")), device,
-                     transformers, entry)
+    # Outside the except block: the traceback no longer holds the failed model's tensors.
+    log(f"  transformers failed; the native model instead:\n{first}")
+    free_memory(device)
+    entry.clear()
+    entry.update(new_entry(cfg.file))
+    describe(cfg, entry)
+    entry["transformers_error"] = first
+    run_scenario(cfg, argparse.Namespace(**dict(vars(args), impl="native")), device, transformers,
+                 entry)
 
 
 def new_entry(path):

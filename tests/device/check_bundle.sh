@@ -45,4 +45,22 @@ for f in environment.yaml predicted-gpt2-h1024-l4-mb4.json predicted-llama-h4096
 done
 files="$(find "$out/run" -type f | wc -l)"
 ((files <= 8)) || { echo "FAIL: $files files under OUT, the device tool returns 8"; exit 1; }
+# The runner itself, every step forced on this GPU-less machine: each fails fast, and is
+# logged, timed and packed; the run ends 1 (steps failed), within its budget.
+status=0
+env -i PATH=/usr/bin:/bin TRAINSIM_RUN_ON_GPU_FORCE=1 "$bundle/run-on-gpu" "$out/forced" \
+  --budget 240 >"$out/forced.txt" 2>&1 || status=$?
+((status == 1)) || { cat "$out/forced.txt"; echo "FAIL: forced run exited $status, expected 1"; exit 1; }
+for step in environment pytorch calibrate kernels cuda; do
+  grep -q "^$step"$'\t' "$out/forced/steps.tsv" || { echo "FAIL: steps.tsv lacks $step"; exit 1; }
+  tar -tzf "$out/forced/$step.tar.gz" >/dev/null || { echo "FAIL: no $step.tar.gz"; exit 1; }
+  tar -tzf "$out/forced/$step.tar.gz" | grep -q "$step/clocks.csv\|$step/$" ||
+    { echo "FAIL: $step.tar.gz holds nothing of the step"; exit 1; }
+done
+tar -tzf "$out/forced/calibrate.tar.gz" | grep -q "calibrate/gemm-shapes.csv" ||
+  { echo "FAIL: the calibrate step listed no GEMM shapes"; exit 1; }
+files="$(find "$out/forced" -type f | wc -l)"
+((files <= 8)) || { echo "FAIL: $files files under OUT, the device tool returns 8"; exit 1; }
+cat "$out/forced/steps.tsv"
+
 echo "device bundle ok ($((size / 1024 / 1024)) MiB), run-on-gpu exit $status"

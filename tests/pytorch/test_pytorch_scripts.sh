@@ -51,6 +51,8 @@ for e in entries:
     with gzip.open(os.path.join(out, e["trace"])) as f:
         trace = json.load(f)
     assert trace["traceEvents"], f"{e['name']}: empty trace"
+    steps = [v for v in trace["traceEvents"] if str(v.get("name", "")).startswith("ProfilerStep#")]
+    assert steps, f"{e['name']}: no ProfilerStep#N span (validate-run --kineto reads them)"
     assert not os.path.exists(os.path.join(out, e["name"], "trace.json")), "uncompressed trace left"
 families = sorted(e["family"] for e in entries)
 assert families == ["gpt2", "llama", "llama", "llama"], families
