@@ -53,11 +53,11 @@ env -i PATH=/usr/bin:/bin TRAINSIM_RUN_ON_GPU_FORCE=1 "$bundle/run-on-gpu" "$out
 ((status == 1)) || { cat "$out/forced.txt"; echo "FAIL: forced run exited $status, expected 1"; exit 1; }
 for step in environment pytorch calibrate kernels cuda; do
   grep -q "^$step"$'\t' "$out/forced/steps.tsv" || { echo "FAIL: steps.tsv lacks $step"; exit 1; }
-  tar -tzf "$out/forced/$step.tar.gz" >/dev/null || { echo "FAIL: no $step.tar.gz"; exit 1; }
-  tar -tzf "$out/forced/$step.tar.gz" | grep -q "$step/clocks.csv\|$step/$" ||
-    { echo "FAIL: $step.tar.gz holds nothing of the step"; exit 1; }
+  # Listed first, then searched: `grep -q` would cut tar's pipe (a failure under pipefail).
+  listing="$(tar -tzf "$out/forced/$step.tar.gz")" || { echo "FAIL: no $step.tar.gz"; exit 1; }
+  grep -qx "$step/" <<<"$listing" || { echo "FAIL: $step.tar.gz holds no $step/"; exit 1; }
 done
-tar -tzf "$out/forced/calibrate.tar.gz" | grep -q "calibrate/gemm-shapes.csv" ||
+grep -q "calibrate/gemm-shapes.csv" <<<"$(tar -tzf "$out/forced/calibrate.tar.gz")" ||
   { echo "FAIL: the calibrate step listed no GEMM shapes"; exit 1; }
 files="$(find "$out/forced" -type f | wc -l)"
 ((files <= 8)) || { echo "FAIL: $files files under OUT, the device tool returns 8"; exit 1; }

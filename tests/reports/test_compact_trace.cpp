@@ -97,7 +97,7 @@ TEST_CASE("trace flows: each send to its receive, each collective's first to las
   CHECK(collectives > 0);
 }
 
-TEST_CASE("trace ranks: only the GPUs asked for; one not recorded is named with those that are") {
+TEST_CASE("trace ranks: only the GPUs asked for, and one not recorded is named with those that are") {
   const ScenarioRun run =
       traced_run("scenarios/tests/tiny-pp2-interleaved.yaml", ProgramScope::every_rank);
   std::ostringstream out;
