@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,9 +61,11 @@ void run_simulate(const SimulateOptions& options) {
   if (!options.trace.empty()) {
     const reports::ChromeTraceOptions trace_options{options.trace_ranks};
     if (reports::is_gzip_path(options.trace.string())) {
-      std::ostringstream text;
-      reports::write_chrome_trace(text, run.program, run.result, trace_options);
-      reports::write_atomically(options.trace, reports::gzip(text.view()));
+      reports::write_atomically(options.trace, [&](std::ostream& out) {
+        reports::write_gzip(out, [&](std::ostream& text) {
+          reports::write_chrome_trace(text, run.program, run.result, trace_options);
+        });
+      });
     } else {
       reports::write_atomically(options.trace, [&](std::ostream& out) {
         reports::write_chrome_trace(out, run.program, run.result, trace_options);

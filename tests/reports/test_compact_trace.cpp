@@ -52,6 +52,18 @@ TEST_CASE("gzip: inflates to the text, the same bytes every time, .gz names it")
   CHECK(gunzip(packed) == text);
   CHECK(gzip(text) == packed);
   CHECK(gunzip(gzip("")).empty());
+  // Streamed: the same bytes, also across many small writes and the buffer's edges.
+  std::ostringstream streamed;
+  write_gzip(streamed, [&](std::ostream& out) {
+    for (const char c : text)
+      out.put(c);
+  });
+  CHECK(streamed.str() == packed);
+  std::ostringstream big_streamed;
+  const std::string big(3 << 20, 'x');
+  write_gzip(big_streamed, [&](std::ostream& out) { out << big; });
+  CHECK(big_streamed.str() == gzip(big));
+  CHECK(gunzip(big_streamed.str()) == big);
   CHECK(is_gzip_path("build/x.trace.json.gz"));
   CHECK_FALSE(is_gzip_path("build/x.trace.json"));
 }
