@@ -42,6 +42,9 @@ void run_kineto(const ValidateRunOptions& options) {
   if (!options.json.empty())
     reports::write_atomically(options.json, reports::kineto_breakdown_json(breakdown));
   if (scenario_file.empty()) return;
+  // Refused before the scenario is simulated: there is nothing to compare it with.
+  if (breakdown.steps.empty())
+    throw ConfigError({options.kineto}, std::string(reports::kNoProfilerSteps));
 
   const Scenario scenario = inputs::load_scenario(scenario_file);
   hw::HardwareProfile hw;
@@ -54,11 +57,6 @@ void run_kineto(const ValidateRunOptions& options) {
         options.hardware, scenario_file.parent_path(), {scenario_file}, "--hardware"));
   }
   const reports::ScenarioRun run = reports::run_scenario(scenario, hw);
-  if (breakdown.steps.empty()) {
-    throw ConfigError({options.kineto},
-                      "no ProfilerStep#N spans to compare with the scenario: "
-                      "profile with prof.step() after each step");
-  }
   reports::KinetoValidation v =
       reports::validate_kineto(breakdown, run.program, hw, run.result.iteration_time);
   v.scenario = scenario.name;

@@ -78,9 +78,13 @@ KinetoBreakdown kineto_breakdown(const inputs::KinetoTrace& trace) {
   b.source = trace.source.string();
   b.rank = trace.rank;
   b.world_size = trace.world_size;
-  std::map<std::int64_t, Time> launch;  // correlation → host time of the runtime call
-  for (const inputs::RuntimeCall& c : trace.runtime_calls)
-    launch.emplace(c.correlation, c.start);
+  // The runtime call of a correlation id: the trace keeps them sorted and unique by id.
+  const auto launch = [&calls = trace.runtime_calls](std::int64_t correlation) -> const Time* {
+    const auto it = std::lower_bound(
+        calls.begin(), calls.end(), correlation,
+        [](const inputs::RuntimeCall& c, std::int64_t id) { return c.correlation < id; });
+    return it != calls.end() && it->correlation == correlation ? &it->start : nullptr;
+  };
 
   for (const inputs::ProfilerStep& s : trace.steps)
     b.steps.push_back({.number = s.number, .wall_s = s.duration.seconds()});
@@ -91,8 +95,8 @@ KinetoBreakdown kineto_breakdown(const inputs::KinetoTrace& trace) {
   for (const inputs::GpuActivity& a : trace.activities) {
     int step = -1;
     if (a.correlation) {
-      if (const auto it = launch.find(*a.correlation); it != launch.end()) {
-        step = step_holding(trace.steps, it->second);
+      if (const Time* issued = launch(*a.correlation)) {
+        step = step_holding(trace.steps, *issued);
         if (step >= 0) ++b.placed_by_launch;
       }
     }
@@ -143,7 +147,7 @@ std::string format_kineto_breakdown(const KinetoBreakdown& b) {
       }(),
       b.placed_by_launch, b.outside_steps);
   if (b.steps.empty()) {
-    out += "  no ProfilerStep#N spans: call prof.step() after each step under torch.profiler\n";
+    out += fmt::format("  {}\n", kNoProfilerSteps);
     return out;
   }
   out += fmt::format("\n  {:<22}{:>12}{:>14}{:>14}{:>14}{:>12}\n", "step", "wall ms", "GPU busy ms",

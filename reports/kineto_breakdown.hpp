@@ -9,11 +9,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "inputs/kineto_trace.hpp"
 
 namespace trainsim::reports {
+
+/// What a trace without steps lacks, and how to get them: torch.profiler writes its
+/// ProfilerStep#N spans only under a schedule= (prof.step() alone writes none).
+inline constexpr std::string_view kNoProfilerSteps =
+    "no ProfilerStep#N spans: profile with a schedule= and prof.step() after each step, or "
+    "run each step inside record_function(\"ProfilerStep#N\")";
 
 struct KinetoStep {
   std::int64_t number = 0;

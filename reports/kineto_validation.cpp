@@ -61,10 +61,7 @@ KernelFamily family_of(const program::Op& op) {
 KinetoValidation validate_kineto(const KinetoBreakdown& measured, const program::Program& program,
                                  const hw::HardwareProfile& hardware, Time simulated_iteration) {
   if (measured.steps.empty()) {
-    throw std::invalid_argument(
-        fmt::format("{} has no ProfilerStep#N spans to compare: profile with prof.step() after "
-                    "each step",
-                    measured.source));
+    throw std::invalid_argument(fmt::format("{}: {}", measured.source, kNoProfilerSteps));
   }
   const auto rank0 = std::find_if(program.ranks.begin(), program.ranks.end(),
                                   [](const program::RankProgram& r) { return r.rank == 0; });
