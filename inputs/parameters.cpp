@@ -30,6 +30,13 @@ Parameter number(std::string_view path, std::string_view default_value, std::int
       path, ParameterType::number, DefaultKind::value, default_value, {}, min, no_max, description};
 }
 
+// A real number whose absence means something the description states (`rule`).
+Parameter derived_number(std::string_view path, std::string_view rule, std::int64_t min,
+                         std::string_view description) {
+  return Parameter{path,       ParameterType::number, DefaultKind::derived, rule, {}, min, no_max,
+                   description};
+}
+
 Parameter choice(std::string_view path, std::string_view default_value,
                  std::vector<std::string_view> choices, std::string_view description) {
   return Parameter{
@@ -113,6 +120,24 @@ std::vector<Parameter> build_table() {
              "in [0, 1); Megatron's default 0.1, Llama 0)"),
       number("model.attention_dropout", "0.1", 0,
              "dropout probability on the attention probabilities (a bare number in [0, 1))"),
+      integer("model.moe.experts", derived, "none: a dense MLP on every layer", 1, kMaxCount,
+              "mixture of experts: routed experts E per MoE layer (Megatron's --num-experts), "
+              "each a SwiGLU MLP without biases (needs activation swiglu)"),
+      integer("model.moe.top_k", value, "2", 1, kMaxCount,
+              "experts each token is routed to (--moe-router-topk): the top-k router logits, "
+              "softmax over them"),
+      integer("model.moe.expert_ffn", derived, "model.ffn", 1, kMaxWidth,
+              "one expert's inner (gated) width F (--moe-ffn-hidden-size)"),
+      integer("model.moe.shared_experts", value, "0", 0, kMaxCount,
+              "shared experts S every token passes, run as one SwiGLU MLP of S x expert_ffn "
+              "(--moe-shared-expert-intermediate-size = S x F)"),
+      integer("model.moe.every", value, "1", 1, kMaxLayers,
+              "MoE on the layers whose index is a multiple of this (--moe-layer-freq; 1: every "
+              "layer), a dense MLP (model.ffn) on the others"),
+      derived_number("model.moe.capacity_factor", "none: dropless", 0,
+                     "cap each expert at ceil(tokens x top_k / experts x factor) of a micro "
+                     "batch's tokens, dropping the overflow by lowest probability "
+                     "(--moe-expert-capacity-factor, drop policy probs)"),
       integer("training.global_batch", required, "", 1, kMaxBatch,
               "sequences per optimizer step; a multiple of micro_batch x data.size"),
       integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),
@@ -190,6 +215,16 @@ std::vector<Parameter> build_table() {
       boolean("parallel.data.overlap_param_gather", "false",
               "Megatron's --overlap-param-gather (ZeRO 1 and 2): gather the updated parameters "
               "as the next step's forward pass first needs them, not after the optimizer"),
+      integer("parallel.expert.size", value, "1", 1, kMaxCount,
+              "expert-parallel size EP (--expert-model-parallel-size): each MoE layer's experts "
+              "split over EP GPUs of a pipeline stage, drawn from its tensor x context x data "
+              "ranks (Megatron-Core's MoE parallel folding), tokens dispatched to them and "
+              "combined back by all-to-all; divides model.moe.experts and tensor.size x "
+              "context.size x data.size"),
+      integer("parallel.expert.tensor", value, "1", 1, 1,
+              "expert tensor-parallel size (--expert-tensor-parallel-size): 1, each expert "
+              "whole on one GPU (Megatron's advice for fine-grained experts; > 1 is not "
+              "modelled yet)"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},
              "activation recomputation: selective (attention core) or full (whole layers)"),
       integer("runtime.device_max_connections", derived,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <optional>
@@ -11,6 +12,7 @@
 #include "inputs/parameters.hpp"
 #include "inputs/yaml_reader.hpp"
 #include "models/build_program.hpp"
+#include "models/expert_parallel.hpp"
 #include "models/tensor_grid.hpp"
 
 namespace trainsim::inputs {
@@ -71,6 +73,15 @@ class SectionReader {
                            : static_cast<double>(p.max);
     return value(key)->as_double_in(static_cast<double>(p.min), max);
   }
+  std::optional<double> optional_number(std::string_view key) const {
+    if (!map_.find(key)) {
+      value(key);  // records where the derived default comes from
+      return std::nullopt;
+    }
+    return number(key);
+  }
+  /// Whether `key` is written in the file.
+  bool written(std::string_view key) const { return map_.find(key).has_value(); }
   bool boolean(std::string_view key) const { return value(key)->as_bool(); }
   std::string text(std::string_view key) const {
     if (auto v = value(key)) return v->as_string();
@@ -160,6 +171,30 @@ ReadScenario read(const std::filesystem::path& file) {
       m.attention_window = AttentionWindow{*size, every};
     }
   }
+  {
+    const SectionReader moe = model.section("moe");
+    const std::optional<std::int64_t> experts = moe.optional_integer("experts");
+    MoeSpec spec;
+    spec.top_k = moe.integer("top_k");
+    spec.expert_ffn = moe.optional_integer("expert_ffn").value_or(m.ffn);
+    spec.shared_experts = moe.integer("shared_experts");
+    spec.every = moe.integer("every");
+    spec.capacity_factor = moe.optional_number("capacity_factor");
+    if (experts) {
+      spec.experts = *experts;
+      m.moe = spec;
+    } else {
+      for (const char* key :
+           {"top_k", "expert_ffn", "shared_experts", "every", "capacity_factor"}) {
+        if (moe.written(key)) {
+          throw ConfigError(out.at(fmt::format("model.moe.{}", key)),
+                            fmt::format("model.moe.{}: set model.moe.experts for a mixture of "
+                                        "experts, or drop this key",
+                                        key));
+        }
+      }
+    }
+  }
   m.rope_theta = model.number("rope_theta");
   m.tied_embeddings = model.boolean("tied_embeddings");
   m.bias = model.boolean("bias");
@@ -211,6 +246,9 @@ ReadScenario read(const std::filesystem::path& file) {
   plan.data.overlap_grad_reduce = data.boolean("overlap_grad_reduce");
   plan.data.overlap_param_gather = data.boolean("overlap_param_gather");
   plan.recompute = recompute_of(parallel.choice("recompute"));
+  const SectionReader expert = parallel.section("expert");
+  plan.expert.size = expert.integer("size");
+  plan.expert.tensor = expert.integer("tensor");
 
   if (dp) {
     plan.data.size = *dp;
@@ -236,6 +274,35 @@ ReadScenario read(const std::filesystem::path& file) {
   throw ConfigError(r.at(field), fmt::format("{}: {}", field, message));
 }
 
+/// The mixture of experts' rules (modern-models-reference §6).
+void check_moe(const ReadScenario& r) {
+  const Scenario& sc = r.scenario;
+  const ModelSpec& m = sc.model;
+  const MoeSpec& moe = *m.moe;
+  if (moe.top_k > moe.experts) {
+    fail(r, "model.moe.top_k",
+         fmt::format("top_k {} is more than the {} experts a token can be routed to", moe.top_k,
+                     moe.experts));
+  }
+  if (m.activation != Activation::swiglu) {
+    fail(r, "model.activation",
+         "the experts are SwiGLU MLPs (Mixtral, Qwen3, GPT-OSS, DeepSeek); a model with "
+         "model.moe needs activation swiglu");
+  }
+  if (moe.capacity_factor && !(*moe.capacity_factor > 0.0 && std::isfinite(*moe.capacity_factor))) {
+    fail(r, "model.moe.capacity_factor",
+         fmt::format("a capacity factor is a finite number above 0 (1.0: each expert takes its "
+                     "even share of the tokens); got {}",
+                     *moe.capacity_factor));
+  }
+  if (moe.shared_experts > 0 && m.bias) {
+    fail(r, "model.moe.shared_experts",
+         fmt::format("{} shared experts are modelled without biases (DeepSeek's, Qwen2-MoE's); "
+                     "set model.bias false",
+                     moe.shared_experts));
+  }
+}
+
 /// Facts that involve several fields. Each error sits at the field most likely to be wrong.
 void check_consistency(const ReadScenario& r) {
   const Scenario& sc = r.scenario;
@@ -258,6 +325,10 @@ void check_consistency(const ReadScenario& r) {
     fail(r, "model.bias",
          "bias false is modelled with activation swiglu (Llama); the GeLU MLP runs Megatron's "
          "fused bias-GeLU, which needs its bias: use bias true or activation swiglu");
+  }
+  if (m.moe) check_moe(r);
+  if (const auto problem = moe_parallel_problem(m, p, sc.training)) {
+    fail(r, problem->field, problem->message);
   }
   if (m.attention == AttentionKind::flash && m.dtype != DType::bf16 && m.dtype != DType::fp16) {
     fail(r, "model.attention",

@@ -8,6 +8,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
@@ -25,7 +26,10 @@ enum class ReduceOp : std::uint8_t { sum, max };
 /// tied word embedding: Megatron's embedding group); and the model group of the optimizer step's
 /// scalar all-reduces (the gradient norm, the fp16 overflow flag): Megatron's model-parallel
 /// group, every TP and PP rank of one copy of the model, or every rank when the gradients are
-/// sharded over DP (the distributed optimizer, ZeRO 2 and 3; RankLayout::model_group).
+/// sharded over DP (the distributed optimizer, ZeRO 2 and 3; RankLayout::model_group); and a
+/// MoE layer's expert-parallel group (the ranks its experts are split over, which exchange
+/// tokens by all-to-all) and expert-data-parallel group (the ranks holding the same experts,
+/// which sum the experts' gradients: Megatron-Core's EDP).
 enum class CommGroup : std::uint8_t {
   tensor,
   data,
@@ -37,17 +41,22 @@ enum class CommGroup : std::uint8_t {
   input_weight,
   output_weight,
   embedding,
-  model
+  model,
+  expert,
+  expert_data
 };
-inline constexpr int kCommGroupCount = 11;
+inline constexpr int kCommGroupCount = 13;
 
 /// The stream of a communicator: each process group has its own NCCL stream. 1D tensor
 /// parallelism, a grid's row and a cube's input group use `tp`; the grid's column and the
 /// cube's other four groups have one each (program.hpp). Pipeline transfers belong to no
-/// communicator here: run_pipeline sends on `pp_send` and receives on `pp_recv`.
+/// communicator here: run_pipeline sends on `pp_send` and receives on `pp_recv`. The experts'
+/// all-to-all shares `tp`: Megatron-Core runs it on the compute stream, in line with the
+/// layer's TP collectives; the experts' gradient sums go with the other gradients on `dp`.
 constexpr program::Stream stream_of(CommGroup group) {
   switch (group) {
     case CommGroup::data:
+    case CommGroup::expert_data:
     case CommGroup::embedding:  // after the DP reduction, in order on its stream
     case CommGroup::model:      // the optimizer step's scalars, after every gradient reduction
       return program::Stream::dp;
@@ -64,6 +73,7 @@ constexpr program::Stream stream_of(CommGroup group) {
     case CommGroup::tensor:
     case CommGroup::row:
     case CommGroup::input:
+    case CommGroup::expert:
       break;
   }
   return program::Stream::tp;
@@ -177,6 +187,32 @@ struct TensorRange {
   static TensorRange whole(const Tensor& t) { return {t, 0, t.numel()}; }
 };
 
+/// What the router of a MoE layer decides for this rank's N tokens (Megatron-Core's
+/// topk_softmax_with_capacity, then the dispatcher's permutation plan).
+struct MoeRouting {
+  /// fp32 [N, k]: softmax over each token's k largest logits (a dropped choice keeps its
+  /// probability, which the softmax's backward needs; the combine skips it).
+  Tensor probs;
+  /// [N, k] int32 (4-byte elements): the chosen expert of each choice.
+  Tensor experts;
+  /// [N, k] int32: the choice's row in the permuted tokens, −1 when dropped (Megatron's
+  /// sorted indices).
+  Tensor slots;
+  /// [1, E] int64 (8-byte elements): rows each expert gets from these tokens, on the device.
+  Tensor counts;
+  /// The same counts as the host knows them once it has read `counts` (Megatron's dropless
+  /// dispatcher copies them to size the all-to-all and the grouped GEMM): from the routing
+  /// itself (cpu) or from the assumed routing (meta: balanced, every expert N·k/E rows).
+  std::vector<std::int64_t> tokens_per_expert;
+};
+
+/// How the router picks and caps experts.
+struct RouterSpec {
+  std::int64_t top_k = 1;
+  /// Rows per expert at most (nullopt: dropless); the overflow is dropped by lowest probability.
+  std::optional<std::int64_t> capacity{};
+};
+
 /// Token ids and labels of one micro batch, [T, 1] each (int64 ids held in 8-byte slots).
 struct TokenBatch {
   Tensor tokens;
@@ -281,6 +317,56 @@ class Backend {
   /// dqkv's key and value columns += dkv (the gradient of context_kv).
   virtual void context_kv_backward(const Tensor& dkv, Tensor& dqkv, const AttentionShape& shape,
                                    std::string_view name) = 0;
+
+  // --- mixture of experts (Megatron-Core's MoELayer with the alltoall dispatcher) -------------
+  /// The router's choice from its logits [N, E] (fp32 scores): the top-k experts of each token,
+  /// softmax over their logits, the capacity applied; the counts go to the host.
+  virtual MoeRouting route(const Tensor& logits, const RouterSpec& spec, std::string_view name) = 0;
+  /// The logits' gradient [N, E] from the gradient of the routing probabilities [N, k].
+  virtual Tensor route_backward(const Tensor& dprobs, const MoeRouting& routing,
+                                const Tensor& logits, std::string_view name) = 0;
+  /// The tokens x [N, h] copied once per kept choice, grouped by expert in expert order (tokens
+  /// in their order within an expert): [Σ tokens_per_expert, h].
+  virtual Tensor permute_tokens(const Tensor& x, const MoeRouting& routing,
+                                std::string_view name) = 0;
+  /// Its backward: each token's gradient is the sum over its copies' rows.
+  virtual Tensor permute_tokens_backward(const Tensor& dpermuted, const MoeRouting& routing,
+                                         std::string_view name) = 0;
+  /// The experts' outputs y (permuted rows) combined per token: Σ over its kept choices of the
+  /// probability times the choice's row; [N, h].
+  virtual Tensor unpermute_tokens(const Tensor& y, const MoeRouting& routing,
+                                  std::string_view name) = 0;
+  /// Its backward: returns dy (each row the probability times its token's gradient) and writes
+  /// the probabilities' gradient (fp32 [N, k], the row's dot product with it) into `dprobs`.
+  virtual Tensor unpermute_tokens_backward(const Tensor& dout, const Tensor& y,
+                                           const MoeRouting& routing, Tensor& dprobs,
+                                           std::string_view name) = 0;
+  /// Reorders row chunks: x holds chunks of `rows[i]` rows in order i = 0, 1, …; the result
+  /// holds chunk order[0], then order[1], … (Megatron's sort_chunks_by_idxs: the tokens an
+  /// expert-parallel rank received, from source-major to local-expert-major and back).
+  virtual Tensor sort_chunks(const Tensor& x, std::span<const std::int64_t> rows,
+                             std::span<const std::int64_t> order, std::string_view name) = 0;
+  /// One grouped GEMM over the local experts: rows [r_g, r_g + rows[g]) of a times op(w[g]),
+  /// w [G, K, N] (transposed: [G, N, K] read as its transpose); [Σ rows, N] (Transformer
+  /// Engine's GroupedLinear, grouped_gemm's gmm).
+  virtual Tensor grouped_matmul(const Tensor& a, const Tensor& w,
+                                std::span<const std::int64_t> rows, bool transpose_w,
+                                std::string_view name) = 0;
+  /// Its weight gradient: dw[g] += a_gᵀ · dy_g for every group (fp32 main gradients).
+  virtual void grouped_matmul_weight_grad(const Tensor& a, const Tensor& dy,
+                                          std::span<const std::int64_t> rows, Tensor& dw,
+                                          std::string_view name) = 0;
+  /// Every member's x is split in row chunks, send[j] rows for member j (group order); the
+  /// result stacks the chunks the members sent this one, in group order: [Σ recv, cols]
+  /// (NCCL all-to-all-v, torch's all_to_all_single with split sizes).
+  virtual Tensor all_to_all(const Tensor& x, std::span<const std::int64_t> send,
+                            std::span<const std::int64_t> recv, CommGroup group,
+                            program::Stream stream, std::string_view name) = 0;
+  /// Every member's tokens per expert, concatenated in group order: the dispatcher's all-gather
+  /// of `routing.counts`, then the host's read of the result (SyncPoint::moe_tokens). The meta
+  /// backend has no values: it takes every member's counts to be this rank's.
+  virtual std::vector<std::int64_t> gather_counts(const MoeRouting& routing, CommGroup group,
+                                                  std::string_view name) = 0;
 
   // --- memory-bound kernels ------------------------------------------------------------------
   virtual LayerNormResult layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta,

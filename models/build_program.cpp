@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "models/errors.hpp"
-#include "models/transformer.hpp"
+#include "models/expert_parallel.hpp"
 #include "models/meta_backend.hpp"
 #include "models/parallel_for.hpp"
 #include "models/pipeline_schedule.hpp"
@@ -14,6 +14,7 @@
 #include "models/rank_layout.hpp"
 #include "models/tensor_grid.hpp"
 #include "models/train_step.hpp"
+#include "models/transformer.hpp"
 
 namespace trainsim {
 
@@ -34,7 +35,7 @@ struct RankGroups {
 // each other under the plan's symmetry share a family (one per kind), so a representative
 // replay launches them together.
 std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& layout,
-                                   bool model_group, bool sharded) {
+                                   bool model_group, bool sharded, bool experts) {
   const std::int64_t world = layout.world_size();
   std::vector<RankGroups> of(static_cast<std::size_t>(world));
   const auto add_kind = [&](program::GroupKind kind, std::int32_t family, CommGroup slot,
@@ -71,6 +72,16 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
     for (const CommGroup g : kCubeGroups) {
       add_kind(GroupKind::tp, family++, g, [&](std::int64_t r) { return layout.cube_group(r, g); });
     }
+  }
+  // A MoE layer's expert-parallel groups (token all-to-all) and expert-data-parallel groups
+  // (the experts' gradient sums, DP traffic).
+  if (experts && layout.ep_size() > 1) {
+    add_kind(GroupKind::ep, 11, CommGroup::expert,
+             [&](std::int64_t r) { return layout.expert_group(r); });
+  }
+  if (experts && layout.expert_data_size() > 1) {
+    add_kind(GroupKind::dp, 12, CommGroup::expert_data,
+             [&](std::int64_t r) { return layout.expert_data_group(r); });
   }
   // Megatron's embedding groups: the first and the last stage of each pipeline.
   if (layout.pp_size() > 1) {
@@ -183,21 +194,43 @@ bool uses_model_group(const ModelSpec& model, const TrainingSpec& training) {
   return !training.inference() && (training.clip_grad > 0.0 || model.dtype == DType::fp16);
 }
 
+bool norm_over_every_rank(const ModelSpec& model, const ParallelPlan& plan) {
+  return plan.data.zero >= 1 || model.moe.has_value();
+}
+
 IterationConfig iteration_config(const ModelSpec& model, const ParallelPlan& plan,
                                  const TrainingSpec& training) {
   const RankLayout layout(plan);
   IterationConfig config;
   config.micro_batches = training.micro_batches_per_replica(layout.dp_size());
   config.data_parallel = layout.gradient_group_size();
+  if (model.moe) config.expert_data_parallel = layout.expert_data_size();
   config.global_tokens = training.global_batch * model.seq_len;
   config.overlap_grad_reduce = plan.data.overlap_grad_reduce;
   config.overlap_param_gather = plan.data.overlap_param_gather;
   config.clip_grad = training.inference() ? 0.0 : training.clip_grad;
   if (uses_model_group(model, training)) {
     config.model_parallel =
-        static_cast<std::int64_t>(layout.model_group(0, plan.data.zero >= 1).size());
+        static_cast<std::int64_t>(layout.model_group(0, norm_over_every_rank(model, plan)).size());
   }
   return config;
+}
+
+ExpertParallelPosition expert_position(const RankLayout& layout, std::int64_t rank) {
+  return {layout.expert_position(rank), layout.ep_size()};
+}
+
+OptimizerLayout optimizer_layout_of(const ModelSpec& model, const ParallelPlan& plan,
+                                    const RankLayout& layout, std::int64_t rank) {
+  const std::int64_t gradient_size = layout.gradient_group_size();
+  OptimizerLayout out{plan.data.zero, gradient_size, layout.gradient_group_position(rank),
+                      default_bucket_size(gradient_size)};
+  if (model.moe) {
+    out.expert_data_parallel = layout.expert_data_size();
+    out.expert_data_parallel_rank = layout.expert_data_position(rank);
+    out.experts = true;
+  }
+  return out;
 }
 
 PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& training) {
@@ -376,6 +409,22 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
         "global batch {} is not a positive multiple of micro batch {} x data parallel {}",
         training.global_batch, training.micro_batch, plan.data.size));
   }
+  if (model.moe) {
+    if (model.moe->top_k > model.moe->experts || model.activation != Activation::swiglu) {
+      throw Infeasible(
+          fmt::format("model.moe: top_k {} of {} experts with activation {}; the "
+                      "experts are SwiGLU MLPs and top_k at most the experts",
+                      model.moe->top_k, model.moe->experts, to_string(model.activation)));
+    }
+    if (model.moe->shared_experts > 0 && model.bias) {
+      throw Infeasible(
+          "model.moe.shared_experts: shared experts are modelled without biases "
+          "(model.bias false)");
+    }
+  }
+  if (const auto moe = moe_parallel_problem(model, plan, training)) {
+    throw Infeasible(fmt::format("{}: {}", moe->field, moe->message));
+  }
   check_size_limits(model, plan, training);
 }
 
@@ -389,7 +438,8 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   program::Program prog;
   prog.world_size = static_cast<std::int32_t>(world);
   const std::vector<RankGroups> groups =
-      add_groups(prog, layout, uses_model_group(model, training), plan.data.zero >= 1);
+      add_groups(prog, layout, uses_model_group(model, training), norm_over_every_rank(model, plan),
+                 model.moe.has_value());
 
   const std::int64_t depth = plan.tensor.kind == TensorKind::one_d ? 1 : plan.tensor.depth;
   const std::int64_t gradient_size = layout.gradient_group_size();
@@ -445,8 +495,11 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     if (config.model_parallel > 1) {
       meta.bind(CommGroup::model, g[CommGroup::model], config.model_parallel);
     }
+    meta.bind(CommGroup::expert, g[CommGroup::expert], layout.ep_size());
+    meta.bind(CommGroup::expert_data, g[CommGroup::expert_data], config.expert_data_parallel);
     TransformerOptions model_options = base_options;
     model_options.context = context_position(layout, rank);
+    model_options.expert = expert_position(layout, rank);
     if (scheduled_passes(plan)) {
       model_options.part = model_part(model, plan, c.pp);
       config.pipeline = pipeline_position(layout, plan, training, rank);
@@ -458,9 +511,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
         meta.finish();
         return;
       }
-      const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
-                                             layout.gradient_group_position(rank),
-                                             default_bucket_size(gradient_size)};
+      const OptimizerLayout optimizer_layout = optimizer_layout_of(model, plan, layout, rank);
       OptimizerState optimizer = make_optimizer_state(meta, transformer, optimizer_layout);
       Tensor loss = run_iteration(meta, transformer, optimizer, config);
       loss.reset();

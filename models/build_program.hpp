@@ -59,6 +59,10 @@ constexpr bool scheduled_passes(const ParallelPlan& plan) {
 /// Whether the optimizer step all-reduces scalars over the model group (RankLayout::
 /// model_group): in training, with gradient clipping or an fp16 model's loss scaling.
 bool uses_model_group(const ModelSpec& model, const TrainingSpec& training);
+/// Whether the gradient norm is summed over every rank rather than one copy of the model: the
+/// gradients are sharded (ZeRO >= 1: each rank of a gradient group holds its own shard), or
+/// the model has experts (each expert-parallel rank holds its own experts).
+bool norm_over_every_rank(const ModelSpec& model, const ParallelPlan& plan);
 
 /// What every rank of `plan` runs per iteration: micro batches per replica, the gradient
 /// group's size, the global batch's tokens, overlap, clipping and the model group's size
@@ -72,6 +76,12 @@ PipelineShape pipeline_shape(const ParallelPlan& plan, const TrainingSpec& train
 ModelPart model_part(const ModelSpec& model, const ParallelPlan& plan, std::int64_t stage);
 /// World rank `rank`'s place in its context-parallel ring.
 ContextParallelPosition context_position(const RankLayout& layout, std::int64_t rank);
+/// World rank `rank`'s place in its expert-parallel group.
+ExpertParallelPosition expert_position(const RankLayout& layout, std::int64_t rank);
+/// How world rank `rank` buckets and shards its gradients and optimizer state: over its
+/// gradient group, the experts' over their expert-data-parallel group.
+OptimizerLayout optimizer_layout_of(const ModelSpec& model, const ParallelPlan& plan,
+                                    const RankLayout& layout, std::int64_t rank);
 /// World rank `rank`'s place in its pipeline: stage, neighbours, scatter/gather chunk.
 PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan& plan,
                                    const TrainingSpec& training, std::int64_t rank);

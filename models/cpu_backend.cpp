@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 namespace trainsim {
@@ -1116,6 +1117,247 @@ Tensor CpuBackend::unscale_and_check(std::span<const TensorRange> ranges, double
     }
   }
   return found_inf;
+}
+
+}  // namespace trainsim
+
+// --- mixture of experts ---------------------------------------------------------------------
+// Indices and counts are held as doubles like every value here (exact below 2^53).
+namespace trainsim {
+
+namespace {
+// The first row of each of `rows`' chunks, and the total.
+std::vector<std::int64_t> offsets_of(std::span<const std::int64_t> rows) {
+  std::vector<std::int64_t> first(rows.size() + 1, 0);
+  std::partial_sum(rows.begin(), rows.end(), first.begin() + 1);
+  return first;
+}
+}  // namespace
+
+MoeRouting CpuBackend::route(const Tensor& logits, const RouterSpec& spec, std::string_view) {
+  const std::int64_t n = rows(logits);
+  const std::int64_t experts = cols(logits);
+  const std::int64_t k = spec.top_k;
+  MoeRouting r;
+  r.probs = make({1, n, k}, DType::fp32);
+  r.experts = make({1, n, k}, DType::fp32);
+  r.slots = make({1, n, k}, DType::fp32);
+  r.counts = make({1, 1, experts}, DType::fp64);
+  // Per token the k largest logits (ties to the lower expert), softmax over them.
+  std::vector<std::vector<std::pair<double, std::int64_t>>> chosen(
+      static_cast<std::size_t>(experts));  // per expert: (probability, token)
+  std::vector<std::int64_t> order(static_cast<std::size_t>(experts));
+  for (std::int64_t t = 0; t < n; ++t) {
+    const double* z = ptr(logits) + t * experts;
+    std::iota(order.begin(), order.end(), std::int64_t{0});
+    std::partial_sort(
+        order.begin(), order.begin() + k, order.end(),
+        [&](std::int64_t a, std::int64_t b) { return z[a] > z[b] || (z[a] == z[b] && a < b); });
+    const double top = z[order[0]];
+    double total = 0.0;
+    for (std::int64_t j = 0; j < k; ++j)
+      total += std::exp(z[order[static_cast<std::size_t>(j)]] - top);
+    for (std::int64_t j = 0; j < k; ++j) {
+      const std::int64_t e = order[static_cast<std::size_t>(j)];
+      const double p = std::exp(z[e] - top) / total;
+      ptr(r.probs)[t * k + j] = p;
+      ptr(r.experts)[t * k + j] = static_cast<double>(e);
+      chosen[static_cast<std::size_t>(e)].emplace_back(p, t);
+    }
+  }
+  // The capacity keeps each expert's most probable tokens (Megatron's drop policy "probs");
+  // the kept rows are laid out by expert, tokens in order within one.
+  std::fill_n(ptr(r.slots), count(r.slots), -1.0);
+  std::int64_t row = 0;
+  for (std::int64_t e = 0; e < experts; ++e) {
+    auto& mine = chosen[static_cast<std::size_t>(e)];
+    if (spec.capacity && static_cast<std::int64_t>(mine.size()) > *spec.capacity) {
+      std::stable_sort(mine.begin(), mine.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      mine.resize(static_cast<std::size_t>(*spec.capacity));
+    }
+    std::sort(mine.begin(), mine.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
+    for (const auto& [p, t] : mine) {
+      for (std::int64_t j = 0; j < k; ++j) {
+        if (ptr(r.experts)[t * k + j] == static_cast<double>(e)) {
+          ptr(r.slots)[t * k + j] = static_cast<double>(row++);
+        }
+      }
+    }
+    r.tokens_per_expert.push_back(static_cast<std::int64_t>(mine.size()));
+    ptr(r.counts)[e] = static_cast<double>(mine.size());
+  }
+  return r;
+}
+
+Tensor CpuBackend::route_backward(const Tensor& dprobs, const MoeRouting& routing,
+                                  const Tensor& logits, std::string_view) {
+  // The softmax over a token's k chosen logits: dz_j = p_j (dp_j − Σ_i p_i dp_i).
+  Tensor dlogits = make(logits.shape(), logits.dtype());
+  const std::int64_t k = cols(routing.probs);
+  const std::int64_t experts = cols(logits);
+  for (std::int64_t t = 0; t < rows(routing.probs); ++t) {
+    const double* p = ptr(routing.probs) + t * k;
+    const double* dp = ptr(dprobs) + t * k;
+    double s = 0.0;
+    for (std::int64_t j = 0; j < k; ++j)
+      s += p[j] * dp[j];
+    for (std::int64_t j = 0; j < k; ++j) {
+      const auto e = static_cast<std::int64_t>(ptr(routing.experts)[t * k + j]);
+      ptr(dlogits)[t * experts + e] = p[j] * (dp[j] - s);
+    }
+  }
+  return dlogits;
+}
+
+Tensor CpuBackend::permute_tokens(const Tensor& x, const MoeRouting& routing, std::string_view) {
+  const std::int64_t h = cols(x);
+  const std::int64_t k = cols(routing.slots);
+  const std::int64_t total = std::accumulate(routing.tokens_per_expert.begin(),
+                                             routing.tokens_per_expert.end(), std::int64_t{0});
+  Tensor y = make({1, total, h}, x.dtype());
+  for (std::int64_t i = 0; i < routing.slots.numel(); ++i) {
+    const auto slot = static_cast<std::int64_t>(ptr(routing.slots)[i]);
+    if (slot >= 0) std::copy_n(ptr(x) + i / k * h, h, ptr(y) + slot * h);
+  }
+  return y;
+}
+
+Tensor CpuBackend::permute_tokens_backward(const Tensor& dpermuted, const MoeRouting& routing,
+                                           std::string_view) {
+  const std::int64_t h = cols(dpermuted);
+  const std::int64_t k = cols(routing.slots);
+  Tensor dx = make({1, rows(routing.slots), h}, dpermuted.dtype());
+  for (std::int64_t i = 0; i < routing.slots.numel(); ++i) {
+    const auto slot = static_cast<std::int64_t>(ptr(routing.slots)[i]);
+    if (slot < 0) continue;
+    double* out = ptr(dx) + i / k * h;
+    const double* in = ptr(dpermuted) + slot * h;
+    for (std::int64_t c = 0; c < h; ++c)
+      out[c] += in[c];
+  }
+  return dx;
+}
+
+Tensor CpuBackend::unpermute_tokens(const Tensor& y, const MoeRouting& routing, std::string_view) {
+  const std::int64_t h = cols(y);
+  const std::int64_t k = cols(routing.slots);
+  Tensor out = make({1, rows(routing.slots), h}, y.dtype());
+  for (std::int64_t i = 0; i < routing.slots.numel(); ++i) {
+    const auto slot = static_cast<std::int64_t>(ptr(routing.slots)[i]);
+    if (slot < 0) continue;
+    const double p = ptr(routing.probs)[i];
+    double* o = ptr(out) + i / k * h;
+    const double* in = ptr(y) + slot * h;
+    for (std::int64_t c = 0; c < h; ++c)
+      o[c] += p * in[c];
+  }
+  return out;
+}
+
+Tensor CpuBackend::unpermute_tokens_backward(const Tensor& dout, const Tensor& y,
+                                             const MoeRouting& routing, Tensor& dprobs,
+                                             std::string_view) {
+  const std::int64_t h = cols(y);
+  const std::int64_t k = cols(routing.slots);
+  Tensor dy = make(y.shape(), y.dtype());
+  dprobs = make(routing.probs.shape(), DType::fp32);
+  for (std::int64_t i = 0; i < routing.slots.numel(); ++i) {
+    const auto slot = static_cast<std::int64_t>(ptr(routing.slots)[i]);
+    if (slot < 0) continue;
+    const double p = ptr(routing.probs)[i];
+    const double* g = ptr(dout) + i / k * h;
+    const double* in = ptr(y) + slot * h;
+    double* d = ptr(dy) + slot * h;
+    double dot = 0.0;
+    for (std::int64_t c = 0; c < h; ++c) {
+      d[c] = p * g[c];
+      dot += g[c] * in[c];
+    }
+    ptr(dprobs)[i] = dot;
+  }
+  return dy;
+}
+
+Tensor CpuBackend::sort_chunks(const Tensor& x, std::span<const std::int64_t> chunk_rows,
+                               std::span<const std::int64_t> order, std::string_view) {
+  const std::int64_t h = cols(x);
+  const std::vector<std::int64_t> first = offsets_of(chunk_rows);
+  Tensor y = make(x.shape(), x.dtype());
+  std::int64_t at = 0;
+  for (const std::int64_t c : order) {
+    const std::int64_t n = chunk_rows[static_cast<std::size_t>(c)];
+    std::copy_n(ptr(x) + first[static_cast<std::size_t>(c)] * h, n * h, ptr(y) + at * h);
+    at += n;
+  }
+  return y;
+}
+
+Tensor CpuBackend::grouped_matmul(const Tensor& a, const Tensor& w,
+                                  std::span<const std::int64_t> group_rows, bool transpose_w,
+                                  std::string_view) {
+  const std::int64_t k = w.shape().rows;
+  const std::int64_t n = w.shape().cols;
+  const std::int64_t out_cols = transpose_w ? k : n;
+  Tensor c = make({1, rows(a), out_cols}, gemm_output_dtype(a.dtype()));
+  const std::vector<std::int64_t> first = offsets_of(group_rows);
+  for (std::size_t g = 0; g < group_rows.size(); ++g) {
+    const std::int64_t m = group_rows[g];
+    const ConstMatrixMap A(ptr(a) + first[g] * cols(a), m, cols(a));
+    const ConstMatrixMap W(ptr(w) + static_cast<std::int64_t>(g) * k * n, k, n);
+    MatrixMap C(ptr(c) + first[g] * out_cols, m, out_cols);
+    if (transpose_w) {
+      C.noalias() = A * W.transpose();
+    } else {
+      C.noalias() = A * W;
+    }
+  }
+  return c;
+}
+
+void CpuBackend::grouped_matmul_weight_grad(const Tensor& a, const Tensor& dy,
+                                            std::span<const std::int64_t> group_rows, Tensor& dw,
+                                            std::string_view) {
+  const std::int64_t k = dw.shape().rows;
+  const std::int64_t n = dw.shape().cols;
+  const std::vector<std::int64_t> first = offsets_of(group_rows);
+  for (std::size_t g = 0; g < group_rows.size(); ++g) {
+    const std::int64_t m = group_rows[g];
+    const ConstMatrixMap A(ptr(a) + first[g] * k, m, k);
+    const ConstMatrixMap D(ptr(dy) + first[g] * n, m, n);
+    MatrixMap W(ptr(dw) + static_cast<std::int64_t>(g) * k * n, k, n);
+    W.noalias() += A.transpose() * D;
+  }
+}
+
+Tensor CpuBackend::all_to_all(const Tensor& x, std::span<const std::int64_t> send,
+                              std::span<const std::int64_t> recv, CommGroup group, program::Stream,
+                              std::string_view) {
+  const std::int64_t h = cols(x);
+  std::vector<std::int64_t> elements;
+  for (const std::int64_t r : send)
+    elements.push_back(r * h);
+  const std::vector<double> got =
+      communicator_.all_to_all(ranks_of(group), rank_, values(x), elements);
+  const std::int64_t total = std::accumulate(recv.begin(), recv.end(), std::int64_t{0});
+  if (static_cast<std::int64_t>(got.size()) != total * h) {
+    throw std::logic_error("cpu backend: all_to_all received other sizes than planned");
+  }
+  Tensor y = make({1, total, h}, x.dtype());
+  std::copy(got.begin(), got.end(), ptr(y));
+  return y;
+}
+
+std::vector<std::int64_t> CpuBackend::gather_counts(const MoeRouting& routing, CommGroup group,
+                                                    std::string_view) {
+  const std::vector<std::int64_t>& ranks = ranks_of(group);
+  std::vector<double> all(ranks.size() * count(routing.counts));
+  communicator_.all_gather(ranks, rank_, values(routing.counts), all);
+  std::vector<std::int64_t> counts;
+  for (const double c : all)
+    counts.push_back(static_cast<std::int64_t>(c));
+  return counts;
 }
 
 }  // namespace trainsim

@@ -75,6 +75,30 @@ void CpuCommunicator::all_reduce(std::span<const std::int64_t> group, std::int64
   std::copy(result.begin(), result.end(), data.begin());
 }
 
+std::vector<double> CpuCommunicator::all_to_all(std::span<const std::int64_t> group,
+                                                std::int64_t rank, std::span<const double> input,
+                                                std::span<const std::int64_t> send) {
+  // Each member posts [its n send counts | its data]; every member then reads its chunk of
+  // each member's data at the offset the member's counts give.
+  const std::size_t n = group.size();
+  std::vector<double> posted(send.begin(), send.end());
+  posted.insert(posted.end(), input.begin(), input.end());
+  std::size_t position = 0;
+  Rendezvous& r = arrive(group, rank, posted, position);
+  std::vector<double> out;
+  for (std::size_t m = 0; m < n; ++m) {
+    const std::span<const double> theirs = r.inputs[m];
+    std::size_t offset = n;
+    for (std::size_t j = 0; j < position; ++j)
+      offset += static_cast<std::size_t>(theirs[j]);
+    const auto count = static_cast<std::size_t>(theirs[position]);
+    out.insert(out.end(), theirs.begin() + static_cast<std::ptrdiff_t>(offset),
+               theirs.begin() + static_cast<std::ptrdiff_t>(offset + count));
+  }
+  release(r);
+  return out;
+}
+
 void CpuCommunicator::all_gather(std::span<const std::int64_t> group, std::int64_t rank,
                                  std::span<const double> input, std::span<double> output) {
   std::size_t position = 0;

@@ -37,6 +37,10 @@ class CpuCommunicator {
                   std::span<const double> input, std::span<double> output);
   void reduce_scatter(std::span<const std::int64_t> group, std::int64_t rank,
                       std::span<const double> input, std::span<double> output);
+  /// All-to-all-v: this member's `input` holds `send[j]` elements for member j, in group order;
+  /// returns the elements every member sent this one, in group order.
+  std::vector<double> all_to_all(std::span<const std::int64_t> group, std::int64_t rank,
+                                 std::span<const double> input, std::span<const std::int64_t> send);
   /// `root`'s `data` becomes the sum over the members (in group order); the others keep theirs.
   void reduce(std::span<const std::int64_t> group, std::int64_t rank, std::int64_t root,
               std::span<double> data);

@@ -14,9 +14,10 @@
 
 #include "models/build_program.hpp"
 #include "models/cpu_backend.hpp"
-#include "models/transformer.hpp"
+#include "models/errors.hpp"
 #include "models/rank_layout.hpp"
 #include "models/train_step.hpp"
+#include "models/transformer.hpp"
 
 namespace trainsim {
 
@@ -62,13 +63,19 @@ Values block(const Values& full, std::int64_t cols, std::int64_t r0, std::int64_
   return out;
 }
 
-// This TP rank's part of a full tensor.
-Values slice(const Values& full, const Parameter& p, const TensorParallelPosition& tp) {
+// This rank's part of a full tensor: its TP rank's, or for routed experts its expert-parallel
+// rank's block of whole experts.
+Values slice(const Values& full, const Parameter& p, const TensorParallelPosition& tp,
+             const ExpertParallelPosition& ep) {
   const std::int64_t rows = p.full_shape.batch * p.full_shape.rows;
   const std::int64_t cols = p.full_shape.cols;
   Values out;
   const Split split = tp.cube ? p.split : split_for(p.split, p.full_shape, tp.cell.has_value());
   if (split == Split::replicated) return full;
+  if (split == Split::experts) {
+    const auto n = static_cast<std::ptrdiff_t>(full.size()) / ep.size;
+    return {full.begin() + ep.rank * n, full.begin() + (ep.rank + 1) * n};
+  }
   if (tp.cube) {
     // Row chunk (a·q + i) of q² and column block b (cube_blocks: a = k, b = j; swapped:
     // a = j, b = k), or all rows of column block k (cube_columns) or j (swapped).
@@ -236,6 +243,8 @@ struct RankSetup {
   ModelPart part{};             // pipeline: this stage's layers, embedding, head
   PipelinePosition pipeline{};  // pipeline: stage and neighbours
   ContextParallelPosition context{};
+  ExpertParallelPosition expert{};
+  OptimizerLayout optimizer{};  // without the bucket size, which run_training chooses
 };
 
 // This rank's chunk [offset, offset + chunk) of a bucket's concatenated parameters.
@@ -279,17 +288,17 @@ std::vector<Values> unknown_like(std::span<const Parameter> params) {
 using FullValues = std::map<std::string, Values, std::less<>>;
 
 // One training iteration of a loaded rank; fills `r`'s loss, gradients and values.
-RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config, int zero,
-                        std::int64_t dp_rank, std::int64_t numel,
+RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config,
+                        OptimizerLayout layout, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r);
 
 RankResult run_rank(RankBackend& rank, const RankSetup& setup, const TransformerShape& shape,
-                    const FullValues& full, IterationConfig config, TransformerOptions options, int zero,
-                    std::int64_t dp_rank) {
+                    const FullValues& full, IterationConfig config, TransformerOptions options) {
   Backend& cpu = rank.backend();
-  shard_model_state(options, zero);
+  shard_model_state(options, setup.optimizer.zero);
   options.part = setup.part;
   options.context = setup.context;
+  options.expert = setup.expert;
   config.pipeline = setup.pipeline;
   TransformerModel model(cpu, shape, setup.tp, options);
   const std::span<Parameter> params = model.parameters();
@@ -297,7 +306,7 @@ RankResult run_rank(RankBackend& rank, const RankSetup& setup, const Transformer
   std::vector<Values> initial;
   for (std::size_t i = 0; i < params.size(); ++i) {
     numel += params[i].shape.numel();
-    initial.push_back(slice(full.at(params[i].name), params[i], setup.tp));
+    initial.push_back(slice(full.at(params[i].name), params[i], setup.tp, setup.expert));
   }
   if (options.forward_only) {
     // Inference: the loss is all there is to compare.
@@ -312,19 +321,19 @@ RankResult run_rank(RankBackend& rank, const RankSetup& setup, const Transformer
   RankResult r;
   for (const Parameter& p : params)
     r.names.push_back(p.name);
-  return run_training(rank, model, config, zero, dp_rank, numel, initial, std::move(r));
+  return run_training(rank, model, config, setup.optimizer, numel, initial, std::move(r));
 }
 
-RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config, int zero,
-                        std::int64_t dp_rank, std::int64_t numel,
+RankResult run_training(RankBackend& rank, TransformerModel& model, const IterationConfig& config,
+                        OptimizerLayout layout, std::int64_t numel,
                         const std::vector<Values>& initial, RankResult r) {
+  const int zero = layout.zero;
   Backend& cpu = rank.backend();
   const auto load = [&rank](const Tensor& t, const Values& v) { rank.load(t, v); };
   const auto read = [&rank](const Tensor& t) { return rank.read(t); };
   const std::span<Parameter> params = model.parameters();
   // Several buckets even for tiny models, so that the bucketing path is exercised.
-  const OptimizerLayout layout{zero, config.data_parallel, dp_rank,
-                               std::max<std::int64_t>(1, numel / 3)};
+  layout.bucket_size = std::max<std::int64_t>(1, numel / 3);
   OptimizerState optimizer = make_optimizer_state(cpu, model, layout);
   // fp16: 2^12 instead of Megatron's initial 2^32, so that one step's fp16 gradients on a GPU
   // (the cuda check) do not overflow, which Megatron's first steps do until the scale falls;
@@ -447,6 +456,14 @@ struct RunInputs {
 RunInputs prepare(const ModelSpec& model, const ParallelPlan& plan, const TrainingSpec& training,
                   std::uint64_t seed) {
   check_supported(model, plan, training);
+  if (model.moe && model.moe->capacity_factor && plan.tensor.size * plan.context.size > 1) {
+    // Megatron's capacity counts the tokens a rank routes: a sequence shard here.
+    throw Infeasible(
+        "model.moe.capacity_factor: with tensor or context parallelism each rank routes its "
+        "sequence shard and drops by its own capacity, as Megatron-Core does, while one device "
+        "routes whole micro batches: their drops differ, so the check cannot compare them (drop "
+        "the capacity factor, or use tensor.size and context.size 1)");
+  }
   RunInputs in{RankLayout(plan),
                model.padded_vocab(plan.tensor.vocab_shards()),
                random_tokens(training.global_batch, model.seq_len, model.vocab, seed),
@@ -516,8 +533,15 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
                               std::vector<std::int64_t>{stages.front(), stages.back()});
       }
       if (config.model_parallel > 1) {
-        groups.emplace_back(CommGroup::model, layout.model_group(rank, plan.data.zero >= 1));
+        groups.emplace_back(CommGroup::model,
+                            layout.model_group(rank, norm_over_every_rank(model, plan)));
       }
+      if (model.moe) {
+        groups.emplace_back(CommGroup::expert, layout.expert_group(rank));
+        groups.emplace_back(CommGroup::expert_data, layout.expert_data_group(rank));
+        setup.expert = expert_position(layout, rank);
+      }
+      setup.optimizer = optimizer_layout_of(model, plan, layout, rank);
       std::vector<MicroBatchTokens>& batches = setup.backend.batches;
       for (std::int64_t mb = 0; mb < config.micro_batches; ++mb) {
         const std::int64_t first = c.dp * per_replica + mb * training.micro_batch;
@@ -541,8 +565,7 @@ std::vector<RankResult> run_partitioned(const ModelSpec& model, const ParallelPl
         try {
           const std::unique_ptr<RankBackend> backend = make_rank(setup.backend);
           results[static_cast<std::size_t>(rank)] =
-              run_rank(*backend, setup, shape, in.full, config, options, plan.data.zero,
-                       layout.gradient_group_position(rank));
+              run_rank(*backend, setup, shape, in.full, config, options);
         } catch (...) {
           errors[static_cast<std::size_t>(rank)] = std::current_exception();
         }
@@ -571,12 +594,22 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   const std::vector<Parameter>& blueprint = in.blueprint;
   const std::int64_t global = training.global_batch;
 
-  // One device: the whole global batch as one micro batch.
+  // One device: the whole global batch as one micro batch; with a capacity factor, whose
+  // drops depend on the tokens routed together, in micro batches of the partitioned run's
+  // size (each DP rank's micro batch is one of them).
+  const bool capacity = model.moe && model.moe->capacity_factor;
+  const std::int64_t batch = capacity ? training.micro_batch : global;
+  IterationConfig base = in.base;
+  base.micro_batches = global / batch;
+  std::vector<MicroBatchTokens> batches;
+  for (std::int64_t first = 0; first < global; first += batch)
+    batches.push_back(micro_batch(in.data, first, batch));
   CpuCommunicator single_comm;
-  CpuRankBackend single_rank(single_comm, {0, {0}, {0}, {}, {micro_batch(in.data, 0, global)}});
+  CpuRankBackend single_rank(single_comm, {0, {0}, {0}, {}, std::move(batches)});
+  RankSetup one_device{{}, {0, 1, {}}};
+  one_device.optimizer.experts = model.moe.has_value();
   const RankResult single =
-      run_rank(single_rank, RankSetup{{}, {0, 1, {}}}, numeric_shape(model, in.vocab, global),
-               in.full, in.base, {}, 0, 0);
+      run_rank(single_rank, one_device, numeric_shape(model, in.vocab, batch), in.full, base, {});
 
   CpuCommunicator comm;
   const std::vector<RankResult> results =
@@ -601,13 +634,18 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
   for (std::size_t i = 0; i < blueprint.size() && !training.inference(); ++i) {
     ParameterError e;
     e.name = blueprint[i].name;
-    // Per TP position (2D: grid cell), the entries some rank of the gradient group compared
-    // (ZeRO shards split them over DP, with 2.5D over depth x DP).
-    const auto positions = static_cast<std::size_t>(position_of(layout, 0).size);
+    // Per TP position (2D: grid cell; routed experts: expert-parallel rank), the entries some
+    // rank of the gradient group compared (ZeRO shards split them over DP, with 2.5D over
+    // depth x DP, experts over their expert-data group).
+    const bool experts = blueprint[i].split == Split::experts;
+    const auto positions =
+        static_cast<std::size_t>(experts ? layout.ep_size() : position_of(layout, 0).size);
     std::vector<std::vector<bool>> grad_seen(positions);
     std::vector<std::vector<bool>> value_seen(positions);
     for (std::int64_t rank = 0; rank < world; ++rank) {
       const TensorParallelPosition tp = position_of(layout, rank);
+      const ExpertParallelPosition ep = expert_position(layout, rank);
+      const auto slot = static_cast<std::size_t>(experts ? ep.rank : tp.rank);
       const RankResult& r = results[static_cast<std::size_t>(rank)];
       // A pipeline stage holds some parameters: compare those it holds, by name.
       const auto held = std::find(r.names.begin(), r.names.end(), blueprint[i].name);
@@ -615,12 +653,12 @@ EquivalenceReport check_against_single_device(const ModelSpec& model, const Para
       const auto j = static_cast<std::size_t>(held - r.names.begin());
       Parameter shard = blueprint[i];
       shard.split = r.splits[j];
-      e.gradient_abs = std::max(e.gradient_abs,
-                                max_abs_difference(r.grads[j], slice(single.grads[i], shard, tp)));
-      e.value_abs = std::max(e.value_abs,
-                             max_abs_difference(r.values[j], slice(single.values[i], shard, tp)));
-      mark_compared(r.grads[j], grad_seen[static_cast<std::size_t>(tp.rank)]);
-      mark_compared(r.values[j], value_seen[static_cast<std::size_t>(tp.rank)]);
+      e.gradient_abs = std::max(
+          e.gradient_abs, max_abs_difference(r.grads[j], slice(single.grads[i], shard, tp, ep)));
+      e.value_abs = std::max(
+          e.value_abs, max_abs_difference(r.values[j], slice(single.values[i], shard, tp, ep)));
+      mark_compared(r.grads[j], grad_seen[slot]);
+      mark_compared(r.values[j], value_seen[slot]);
     }
     for (std::size_t p = 0; p < grad_seen.size(); ++p) {
       report.uncompared += std::count(grad_seen[p].begin(), grad_seen[p].end(), false) +

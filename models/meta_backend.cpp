@@ -1,6 +1,7 @@
 #include "models/meta_backend.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace trainsim {
 
@@ -1211,6 +1212,173 @@ std::optional<double> MetaBackend::host_read(const Tensor& t, program::SyncPoint
 
 void MetaBackend::synchronize(program::SyncPoint point, std::string_view name) {
   record_sync(point, true, nullptr, name);
+}
+
+}  // namespace trainsim
+
+// --- mixture of experts ---------------------------------------------------------------------
+// What Megatron-Core's MoE layer launches (moe_utils.py, token_dispatcher.py, TE's
+// GroupedLinear), each at the bytes it moves; the routing itself is the balanced one
+// (Megatron's force-balanced routing: every expert N·k/E rows), as the meta backend has no
+// logits to route by.
+namespace trainsim {
+
+namespace {
+constexpr DType kIndex = DType::fp32;  // int32 indices: 4-byte elements
+constexpr DType kCount = DType::fp64;  // int64 counts: 8-byte elements
+
+std::int64_t sum(std::span<const std::int64_t> v) {
+  return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+}
+// The rows of one group of a grouped GEMM over `rows`: all groups alike under balanced
+// routing (the average rounded up, so that the FLOPs are not under-counted otherwise).
+std::int64_t group_rows(std::span<const std::int64_t> rows) {
+  const auto groups = static_cast<std::int64_t>(rows.size());
+  return (sum(rows) + groups - 1) / groups;
+}
+}  // namespace
+
+MoeRouting MetaBackend::route(const Tensor& logits, const RouterSpec& spec, std::string_view name) {
+  const std::int64_t n = logits.shape().rows;
+  const std::int64_t experts = logits.shape().cols;
+  MoeRouting r;
+  r.probs = make({1, n, spec.top_k}, DType::fp32, std::string(name) + ".probs");
+  r.experts = make({1, n, spec.top_k}, kIndex, std::string(name) + ".experts");
+  r.slots = make({1, n, spec.top_k}, kIndex, std::string(name) + ".slots");
+  r.counts = make({1, 1, experts}, kCount, std::string(name) + ".counts");
+  // topk_softmax_with_capacity: the logits read once (top-k, softmax in fp32), the
+  // probabilities and the routing map written; then the map's column sums and the sorted
+  // indices the permutation gathers by.
+  kernel(name, program::KernelClass::softmax, bytes(logits),
+         bytes(r.probs) + bytes(r.experts) + bytes(r.slots) + bytes(r.counts),
+         5.0 * elements(logits),
+         {{&logits, false},
+          {&r.probs, true},
+          {&r.experts, true},
+          {&r.slots, true},
+          {&r.counts, true}});
+  const std::int64_t routed = n * spec.top_k;
+  for (std::int64_t e = 0; e < experts; ++e) {
+    std::int64_t rows = routed / experts + (e < routed % experts ? 1 : 0);
+    if (spec.capacity) rows = std::min(rows, *spec.capacity);
+    r.tokens_per_expert.push_back(rows);
+  }
+  return r;
+}
+
+Tensor MetaBackend::route_backward(const Tensor& dprobs, const MoeRouting& routing,
+                                   const Tensor& logits, std::string_view name) {
+  Tensor dlogits = make(logits.shape(), logits.dtype(), name);
+  kernel(name, program::KernelClass::softmax_backward,
+         bytes(dprobs) + bytes(routing.probs) + bytes(routing.experts), bytes(dlogits),
+         3.0 * elements(dprobs),
+         {{&dprobs, false}, {&routing.probs, false}, {&routing.experts, false}, {&dlogits, true}});
+  return dlogits;
+}
+
+Tensor MetaBackend::permute_tokens(const Tensor& x, const MoeRouting& routing,
+                                   std::string_view name) {
+  const std::int64_t rows = sum(routing.tokens_per_expert);
+  Tensor y = make({1, rows, x.shape().cols}, x.dtype(), name);
+  // A gather: each output row read from its token's row.
+  kernel(name, program::KernelClass::embedding, bytes(y) + bytes(routing.slots), bytes(y), 0.0,
+         {{&x, false}, {&routing.slots, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::permute_tokens_backward(const Tensor& dpermuted, const MoeRouting& routing,
+                                            std::string_view name) {
+  const std::int64_t tokens = routing.slots.shape().rows;
+  Tensor dx = make({1, tokens, dpermuted.shape().cols}, dpermuted.dtype(), name);
+  // Megatron's unpermute without probabilities: a scatter-add of the rows into their tokens.
+  kernel(name, program::KernelClass::embedding_backward, bytes(dpermuted) + bytes(routing.slots),
+         bytes(dx), elements(dpermuted),
+         {{&dpermuted, false}, {&routing.slots, false}, {&dx, true}});
+  return dx;
+}
+
+Tensor MetaBackend::unpermute_tokens(const Tensor& y, const MoeRouting& routing,
+                                     std::string_view name) {
+  const std::int64_t tokens = routing.slots.shape().rows;
+  Tensor out = make({1, tokens, y.shape().cols}, y.dtype(), name);
+  kernel(name, program::KernelClass::embedding_backward,
+         bytes(y) + bytes(routing.slots) + bytes(routing.probs), bytes(out), 2.0 * elements(y),
+         {{&y, false}, {&routing.slots, false}, {&routing.probs, false}, {&out, true}});
+  return out;
+}
+
+Tensor MetaBackend::unpermute_tokens_backward(const Tensor& dout, const Tensor& y,
+                                              const MoeRouting& routing, Tensor& dprobs,
+                                              std::string_view name) {
+  Tensor dy = make(y.shape(), y.dtype(), name);
+  dprobs = make(routing.probs.shape(), DType::fp32, std::string(name) + ".probs");
+  // Each row: its token's gradient (gathered) times the probability, and the dot product of
+  // the two for the probability's gradient.
+  kernel(name, program::KernelClass::embedding,
+         bytes(y) + bytes(dy) + bytes(routing.slots) + bytes(routing.probs),
+         bytes(dy) + bytes(dprobs), 3.0 * elements(y),
+         {{&dout, false},
+          {&y, false},
+          {&routing.slots, false},
+          {&routing.probs, false},
+          {&dy, true},
+          {&dprobs, true}});
+  return dy;
+}
+
+Tensor MetaBackend::sort_chunks(const Tensor& x, std::span<const std::int64_t>,
+                                std::span<const std::int64_t>, std::string_view name) {
+  Tensor y = make(x.shape(), x.dtype(), name);
+  kernel(name, program::KernelClass::elementwise, bytes(x), bytes(y), 0.0,
+         {{&x, false}, {&y, true}});
+  return y;
+}
+
+Tensor MetaBackend::grouped_matmul(const Tensor& a, const Tensor& w,
+                                   std::span<const std::int64_t> rows, bool transpose_w,
+                                   std::string_view name) {
+  const std::int64_t n = transpose_w ? w.shape().rows : w.shape().cols;
+  Tensor c = make({1, a.shape().rows, n}, gemm_output_dtype(a.dtype()), name);
+  Gemm g = Gemm::of(group_rows(rows), n, a.shape().cols, static_cast<std::int64_t>(rows.size()),
+                    a.dtype(), false, transpose_w);
+  g.c_dtype = c.dtype();
+  gemm(name, g, {{&a, false}, {&w, false}, {&c, true}});
+  return c;
+}
+
+void MetaBackend::grouped_matmul_weight_grad(const Tensor& a, const Tensor& dy,
+                                             std::span<const std::int64_t> rows, Tensor& dw,
+                                             std::string_view name) {
+  // dw[g] += a_gᵀ·dy_g: [K, N] per group over its rows.
+  const Gemm g = Gemm::of(a.shape().cols, dy.shape().cols, group_rows(rows),
+                          static_cast<std::int64_t>(rows.size()), a.dtype(), true, false)
+                     .accumulating_into(dw.dtype());
+  gemm(name, g, {{&a, false}, {&dy, false}, {&dw, true}});
+}
+
+Tensor MetaBackend::all_to_all(const Tensor& x, std::span<const std::int64_t> send,
+                               std::span<const std::int64_t> recv, CommGroup group, Stream stream,
+                               std::string_view name) {
+  Tensor y = allocate_buffer({1, sum(recv), x.shape().cols}, x.dtype(), false,
+                             MemoryCategory::comm_buffers, name);
+  Collective c;
+  c.kind = program::CollectiveKind::all_to_all;
+  c.group = this->group(group).id;
+  c.dtype = x.dtype();
+  // nccl-tests' size: a member's whole buffer (its rows for every member, its own included).
+  c.size = Bytes::of(std::max(sum(send), sum(recv)) * x.shape().cols * x.element_bytes());
+  record(c, stream, name, {{&x, false}, {&y, true}});
+  return y;
+}
+
+std::vector<std::int64_t> MetaBackend::gather_counts(const MoeRouting& routing, CommGroup group,
+                                                     std::string_view name) {
+  const Tensor gathered = all_gather(routing.counts, group, stream_of(group), name);
+  record_sync(program::SyncPoint::moe_tokens, false, &gathered, name);
+  std::vector<std::int64_t> counts;
+  for (std::int64_t m = 0; m < this->group(group).size; ++m)
+    counts.insert(counts.end(), routing.tokens_per_expert.begin(), routing.tokens_per_expert.end());
+  return counts;
 }
 
 }  // namespace trainsim

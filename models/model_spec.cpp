@@ -20,6 +20,7 @@ std::string ModelSpec::non_gpt_features() const {
   }
   if (!tied_embeddings) add("tied_embeddings false");
   if (!bias) add("bias false");
+  if (moe) add(fmt::format("moe {} experts top {}", moe->experts, moe->top_k));
   return out;
 }
 
@@ -34,6 +35,22 @@ std::int64_t ModelSpec::parameters_per_layer() const {
   return qkv + out_proj + fc1 + fc2 + 2 * norm_parameters() + qk_norms;
 }
 
+std::int64_t ModelSpec::layer_parameters(std::int64_t layer) const {
+  if (!moe_layer(layer)) return parameters_per_layer();
+  const std::int64_t h = hidden;
+  const std::int64_t mlp = h * fc1_width() + ffn * h + (bias ? fc1_width() + h : 0);
+  return parameters_per_layer() - mlp + moe->dense_parameters(h) + moe->expert_parameters(h);
+}
+
+std::int64_t ModelSpec::active_parameters() const {
+  std::int64_t inactive = 0;
+  if (moe) {
+    const std::int64_t per_expert = 3 * hidden * moe->expert_ffn;
+    inactive = moe->moe_layers(layers) * (moe->experts - moe->top_k) * per_expert;
+  }
+  return parameters() - inactive;
+}
+
 std::int64_t ModelSpec::embedding_parameters() const {
   const std::int64_t positions = position == PositionKind::learned ? seq_len * hidden : 0;
   const std::int64_t output = tied_embeddings ? 0 : vocab * hidden;
@@ -41,7 +58,10 @@ std::int64_t ModelSpec::embedding_parameters() const {
 }
 
 std::int64_t ModelSpec::parameters() const {
-  return layers * parameters_per_layer() + embedding_parameters() + norm_parameters();
+  std::int64_t sum = 0;
+  for (std::int64_t l = 0; l < layers; ++l)
+    sum += layer_parameters(l);
+  return sum + embedding_parameters() + norm_parameters();
 }
 
 Flops ModelSpec::attention_core_forward_flops(std::int64_t micro_batch) const {
@@ -64,14 +84,39 @@ Flops ModelSpec::layer_forward_flops(std::int64_t micro_batch) const {
   return Flops::of(linears) + attention_core_forward_flops(micro_batch);
 }
 
+Flops ModelSpec::layer_forward_flops(std::int64_t micro_batch, std::int64_t layer) const {
+  if (!moe_layer(layer)) return layer_forward_flops(micro_batch);
+  const double tokens = static_cast<double>(micro_batch * seq_len);
+  const double h = static_cast<double>(hidden);
+  const double mlp = 2.0 * tokens * (h * static_cast<double>(fc1_width() + ffn));
+  // Each token through k routed experts and the shared ones: 3 GEMMs of h x F (SwiGLU).
+  const double experts = 2.0 * tokens * 3.0 * h *
+                         static_cast<double>(moe->top_k * moe->expert_ffn + moe->shared_ffn());
+  return layer_forward_flops(micro_batch) - Flops::of(mlp) + Flops::of(experts);
+}
+
+Flops ModelSpec::router_forward_flops(std::int64_t micro_batch) const {
+  if (!moe) return Flops::of(0.0);
+  const double tokens = static_cast<double>(micro_batch * seq_len);
+  return Flops::of(2.0 * tokens *
+                   static_cast<double>(hidden * moe->experts * moe->moe_layers(layers)));
+}
+
 Flops ModelSpec::logit_forward_flops(std::int64_t micro_batch) const {
   const double tokens = static_cast<double>(micro_batch * seq_len);
   return Flops::of(2.0 * tokens * static_cast<double>(hidden) * static_cast<double>(vocab));
 }
 
+Flops ModelSpec::layers_forward_flops(std::int64_t micro_batch) const {
+  if (!moe) return layer_forward_flops(micro_batch) * static_cast<double>(layers);
+  Flops sum = Flops::of(0.0);
+  for (std::int64_t l = 0; l < layers; ++l)
+    sum += layer_forward_flops(micro_batch, l);
+  return sum;
+}
+
 Flops ModelSpec::forward_flops(std::int64_t global_batch) const {
-  return layer_forward_flops(global_batch) * static_cast<double>(layers) +
-         logit_forward_flops(global_batch);
+  return layers_forward_flops(global_batch) + logit_forward_flops(global_batch);
 }
 
 Flops ModelSpec::model_flops(std::int64_t global_batch) const {
@@ -79,14 +124,15 @@ Flops ModelSpec::model_flops(std::int64_t global_batch) const {
 }
 
 Flops ModelSpec::hardware_flops(std::int64_t global_batch, Recompute recompute) const {
-  const double l = static_cast<double>(layers);
+  const Flops router = router_forward_flops(global_batch);
   switch (recompute) {
     case Recompute::none:
-      return model_flops(global_batch);
+      return model_flops(global_batch) + router * 3.0;
     case Recompute::selective:
-      return model_flops(global_batch) + attention_core_forward_flops(global_batch) * l;
+      return model_flops(global_batch) + router * 3.0 +
+             attention_core_forward_flops(global_batch) * static_cast<double>(layers);
     case Recompute::full:
-      return model_flops(global_batch) + layer_forward_flops(global_batch) * l;
+      return model_flops(global_batch) + router * 4.0 + layers_forward_flops(global_batch);
   }
   return model_flops(global_batch);
 }

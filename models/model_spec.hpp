@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "models/dtype.hpp"
+#include "models/moe_spec.hpp"
 #include "units/units.hpp"
 
 namespace trainsim {
@@ -102,6 +103,8 @@ struct ModelSpec {
   /// probabilities (Megatron's defaults 0.1; Llama trains with 0).
   double hidden_dropout = 0.1;
   double attention_dropout = 0.1;
+  /// Mixture of experts in place of the MLP on the layers it covers (nullopt: dense).
+  std::optional<MoeSpec> moe{};
 
   std::int64_t head_dim() const { return head_size.value_or(hidden / heads); }
   std::int64_t key_value_heads() const { return kv_heads.value_or(heads); }
@@ -124,17 +127,34 @@ struct ModelSpec {
   std::string non_gpt_features() const;
   bool gpt_layer() const { return non_gpt_features().empty(); }
 
-  /// Parameters of one transformer layer: QKV, out-proj, FC1, FC2 (with biases when `bias`),
-  /// two norms.
+  /// Parameters of one dense transformer layer: QKV, out-proj, FC1, FC2 (with biases when
+  /// `bias`), two norms.
   std::int64_t parameters_per_layer() const;
+  /// Parameters of layer `layer`: a dense layer's, or with MoE there the attention, norms,
+  /// router, routed and shared experts.
+  std::int64_t layer_parameters(std::int64_t layer) const;
+  /// Whether layer `layer` runs the mixture of experts.
+  bool moe_layer(std::int64_t layer) const { return moe && moe->covers(layer); }
+  /// Parameters one token passes through (MoE: the router, k routed experts and the shared
+  /// ones per MoE layer, as torchtitan counts them); every parameter for a dense model.
+  std::int64_t active_parameters() const;
   /// Word embedding, the output layer's own weight when untied, the learned position table.
   std::int64_t embedding_parameters() const;
   /// Everything: layers, embeddings, final norm.
   std::int64_t parameters() const;
 
-  /// Forward FLOPs of one transformer layer for a micro batch of `micro_batch` sequences
+  /// Forward FLOPs of one dense transformer layer for a micro batch of `micro_batch` sequences
   /// (GEMMs only: 2 FLOPs per multiply-add).
   Flops layer_forward_flops(std::int64_t micro_batch) const;
+  /// Forward FLOPs of layer `layer`: with MoE there the k routed and the shared experts per
+  /// token in place of the MLP, as Megatron-Core's num_floating_point_operations counts them
+  /// (dropless; the router's GEMM is not counted: router_forward_flops).
+  Flops layer_forward_flops(std::int64_t micro_batch, std::int64_t layer) const;
+  /// Forward FLOPs of all the layers (without the logits).
+  Flops layers_forward_flops(std::int64_t micro_batch) const;
+  /// Forward FLOPs of every MoE layer's router GEMM (h → E per token): run, but left out of
+  /// MFU's model FLOPs by Megatron-Core; in hardware_flops.
+  Flops router_forward_flops(std::int64_t micro_batch) const;
   /// Forward FLOPs of the attention core alone (QK^T and P·V) for `micro_batch` sequences.
   Flops attention_core_forward_flops(std::int64_t micro_batch) const;
   /// Forward FLOPs of the logit GEMM for `micro_batch` sequences (unpadded vocabulary, as

@@ -244,6 +244,14 @@ struct ContextParallel {
   std::int64_t size = 1;
 };
 
+/// Expert parallelism (Megatron-Core's MoE parallel folding): each MoE layer's experts split
+/// over `size` GPUs of a pipeline stage, consecutive in its tensor x context x data rank order;
+/// `tensor` GPUs per expert (1: whole experts).
+struct ExpertParallel {
+  std::int64_t size = 1;
+  std::int64_t tensor = 1;
+};
+
 struct DataParallel {
   std::int64_t size = 1;
   int zero = 0;  ///< ZeRO stage 0..3
@@ -265,6 +273,7 @@ struct ParallelPlan {
   DataParallel data;
   Recompute recompute = Recompute::none;
   ContextParallel context{};
+  ExpertParallel expert{};
 
   std::int64_t gpus() const { return tensor.size * context.size * pipeline.size * data.size; }
 };

@@ -9,8 +9,10 @@ Split split_for(Split one_d, Shape full, bool grid) {
   return one_d == Split::replicated || full.rows == 1 ? Split::column_chunks : Split::blocks;
 }
 
-Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q) {
+Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q, std::int64_t ep) {
   switch (split) {
+    case Split::experts:
+      return {full.batch / ep, full.rows, full.cols};
     case Split::replicated:
       return full;
     case Split::rows:

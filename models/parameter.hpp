@@ -21,6 +21,8 @@ namespace trainsim {
 /// activations, the position table), `cube_columns_swapped` column block j. `gated_columns`
 /// (1D, SwiGLU's fused gate and up): the columns are two halves [gate | up], each split t ways;
 /// rank r holds [gate block r | up block r], so its SwiGLU pairs what one device pairs.
+/// `experts` (a MoE layer's stacked expert weights [E, K, N]): block r of E/EP whole experts on
+/// expert-parallel rank r, whatever its TP rank.
 enum class Split : std::uint8_t {
   replicated,
   rows,
@@ -31,7 +33,8 @@ enum class Split : std::uint8_t {
   cube_blocks,
   cube_blocks_swapped,
   cube_columns,
-  cube_columns_swapped
+  cube_columns_swapped,
+  experts
 };
 
 /// The split of a parameter that 1D splits as `one_d`, on a 2D grid when `grid`: matrices
@@ -40,8 +43,8 @@ enum class Split : std::uint8_t {
 Split split_for(Split one_d, Shape full, bool grid);
 
 /// The shard of `full` that one TP rank of `tp` ranks holds under `split` (`q` the 2D grid
-/// side or the 3D cube edge).
-Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q);
+/// side or the 3D cube edge; `ep` the expert-parallel size).
+Shape local_shape(Shape full, Split split, std::int64_t tp, std::int64_t q, std::int64_t ep = 1);
 
 struct Parameter {
   std::string name;  ///< "layers.3.mlp.fc1.weight", "embedding.word", ...
@@ -55,6 +58,9 @@ struct Parameter {
   /// (Megatron's finalize_model_grads): a vector used on the sequence shard (SP), or a
   /// replicated gain used on this rank's heads only (QK-norm).
   bool sequence_parallel = false;
+  /// A routed expert's weight: its gradient is summed over the expert-data-parallel group
+  /// (CommGroup::expert_data), not the data-parallel one.
+  bool expert = false;
   /// Model chunk (ModelPart::chunks) whose passes use it: gradient buckets do not mix chunks.
   std::int32_t chunk = 0;
 };

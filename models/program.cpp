@@ -85,6 +85,8 @@ std::string_view to_string(SyncPoint p) {
       return "p2p";
     case SyncPoint::loss:
       return "loss";
+    case SyncPoint::moe_tokens:
+      return "moe_tokens";
   }
   return "?";
 }
@@ -131,6 +133,8 @@ std::string_view to_string(GroupKind k) {
       return "optimizer";
     case GroupKind::cp:
       return "cp";
+    case GroupKind::ep:
+      return "ep";
   }
   return "?";
 }

@@ -70,9 +70,10 @@ enum class Phase : std::uint8_t { forward, backward, recompute, optimizer };
 /// embedding's gradient sum between the first and last stage, and the optimizer step's scalar
 /// all-reduces over the model-parallel group (CommGroup::model: gradient norm, fp16 overflow
 /// flag; a rank waits there for every stage to finish its backward passes, which counts here),
-/// and context parallelism's ring transfers (no group: sends on the cp streams).
-enum class GroupKind : std::uint8_t { tp, dp, pp, embedding, optimizer, cp };
-inline constexpr int kGroupKindCount = 6;
+/// and context parallelism's ring transfers (no group: sends on the cp streams), and a MoE
+/// layer's token all-to-all over its expert-parallel group.
+enum class GroupKind : std::uint8_t { tp, dp, pp, embedding, optimizer, cp, ep };
+inline constexpr int kGroupKindCount = 7;
 
 enum class CollectiveKind : std::uint8_t {
   all_reduce,
@@ -123,9 +124,10 @@ enum class SyncPoint : std::uint8_t {
   found_inf,  ///< fp16 loss scaling: found_inf.item() after the overflow check's all-reduce
   grad_norm,  ///< gradient clipping: total_norm.item() after the norm's all-reduce
   p2p,        ///< Megatron's torch.cuda.synchronize() after each batched pipeline exchange
-  loss        ///< the reported loss's .item() at the end of the iteration
+  loss,       ///< the reported loss's .item() at the end of the iteration
+  moe_tokens  ///< a MoE layer's tokens per expert copied to the host (the dropless dispatcher)
 };
-inline constexpr int kSyncPointCount = 4;
+inline constexpr int kSyncPointCount = 5;
 
 enum class MemoryCategory : std::uint8_t {
   parameters,

@@ -97,6 +97,21 @@ bool RankLayout::in_first_block(std::int64_t rank) const {
   return grid_ && cell(rank).depth == 0;
 }
 
+std::vector<std::int64_t> RankLayout::expert_group(std::int64_t rank) const {
+  const std::int64_t first = stage_index(rank) / ep_ * ep_;
+  std::vector<std::int64_t> group;
+  for (std::int64_t i = first; i < first + ep_; ++i)
+    group.push_back(at_stage_index(rank, i));
+  return group;
+}
+
+std::vector<std::int64_t> RankLayout::expert_data_group(std::int64_t rank) const {
+  std::vector<std::int64_t> group;
+  for (std::int64_t i = stage_index(rank) % ep_; i < tp_ * cp_ * dp_; i += ep_)
+    group.push_back(at_stage_index(rank, i));
+  return group;
+}
+
 std::vector<std::int64_t> RankLayout::model_group(std::int64_t rank, bool sharded) const {
   const RankCoordinates mine = coordinates(rank);
   const std::int64_t depth = grid_ ? cell(rank).depth : 0;

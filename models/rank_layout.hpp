@@ -29,7 +29,8 @@ class RankLayout {
       : tp_(plan.tensor.size),
         cp_(plan.context.size),
         dp_(plan.data.size),
-        pp_(plan.pipeline.size) {
+        pp_(plan.pipeline.size),
+        ep_(plan.expert.size) {
     if (plan.tensor.kind == TensorKind::three_d) {
       cube_.emplace(plan.tensor);
     } else if (plan.tensor.kind != TensorKind::one_d) {
@@ -58,6 +59,21 @@ class RankLayout {
   std::vector<std::int64_t> pp_group(std::int64_t rank) const;
   /// Ranks sharing `rank`'s TP, DP and PP coordinates, in CP order: the attention ring.
   std::vector<std::int64_t> cp_group(std::int64_t rank) const;
+
+  /// Expert parallelism (Megatron-Core's MoE parallel folding, expert TP 1): a stage's
+  /// t·c·d ranks in Megatron order (TP fastest, then CP, then DP) cut into consecutive blocks
+  /// of `expert.size`, each an expert-parallel group; the ranks at the same place of every
+  /// block form an expert-data-parallel group, which sums the gradients of the same experts.
+  std::int64_t ep_size() const { return ep_; }
+  std::int64_t expert_data_size() const { return tp_ * cp_ * dp_ / ep_; }
+  /// `rank`'s expert-parallel group, in block order.
+  std::vector<std::int64_t> expert_group(std::int64_t rank) const;
+  /// `rank`'s expert-data-parallel group, in block order.
+  std::vector<std::int64_t> expert_data_group(std::int64_t rank) const;
+  /// `rank`'s position in its expert-parallel group (which experts it holds).
+  std::int64_t expert_position(std::int64_t rank) const { return stage_index(rank) % ep_; }
+  /// `rank`'s position in its expert-data-parallel group.
+  std::int64_t expert_data_position(std::int64_t rank) const { return stage_index(rank) / ep_; }
 
   /// The SUMMA grid of the TP block (2D, 2.5D), or nullopt (1D).
   const std::optional<TensorGrid>& grid() const { return grid_; }
@@ -101,6 +117,13 @@ class RankLayout {
   }
 
  private:
+  /// `rank`'s index among its stage's ranks in Megatron order: tp + t·(cp + c·dp).
+  std::int64_t stage_index(std::int64_t rank) const { return rank % (tp_ * cp_ * dp_); }
+  /// The stage's rank at index `index` (stage_index's inverse).
+  std::int64_t at_stage_index(std::int64_t rank, std::int64_t index) const {
+    return rank - stage_index(rank) + index;
+  }
+
   /// The ranks that differ from `rank` only in the coordinate `axis` (0 .. size-1).
   std::vector<std::int64_t> group_along(std::int64_t rank, std::int64_t RankCoordinates::*axis,
                                         std::int64_t size) const;
@@ -112,6 +135,7 @@ class RankLayout {
   std::int64_t cp_;
   std::int64_t dp_;
   std::int64_t pp_;
+  std::int64_t ep_;
   std::optional<TensorGrid> grid_;
   std::optional<TensorCube> cube_;
 };

@@ -21,33 +21,49 @@ std::int64_t default_bucket_size(std::int64_t data_parallel) {
   return std::max<std::int64_t>(40'000'000, 1'000'000 * data_parallel);
 }
 
-std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
-                                         std::int64_t bucket_size,
-                                         std::optional<std::size_t> alone) {
-  std::vector<GradientBucket> buckets;
+namespace {
+
+// Buckets of the routed experts' weights (`experts`) or of the other parameters, in reverse
+// registration order, appended to `buckets`.
+void add_buckets(std::span<const Parameter> parameters, std::int64_t bucket_size,
+                 std::optional<std::size_t> alone, bool experts,
+                 std::vector<GradientBucket>& buckets) {
+  const CommGroup group = experts ? CommGroup::expert_data : CommGroup::data;
   GradientBucket current;
+  current.group = group;
+  const auto close = [&] {
+    buckets.push_back(std::move(current));
+    current = {};
+    current.group = group;
+  };
   for (std::size_t i = parameters.size(); i-- > 0;) {
+    if (parameters[i].expert != experts) continue;
     if (alone && i == *alone) {
-      if (!current.parameters.empty()) buckets.push_back(std::move(current));
-      buckets.push_back({{i}, parameters[i].shape.numel()});
-      current = {};
+      if (!current.parameters.empty()) close();
+      buckets.push_back({{i}, parameters[i].shape.numel(), group});
       continue;
     }
     // A model chunk's gradients never share a bucket with another's (Megatron: one DDP
     // buffer per chunk), so each chunk's buckets fire after its own last backward.
     if (!current.parameters.empty() &&
         parameters[current.parameters.back()].chunk != parameters[i].chunk) {
-      buckets.push_back(std::move(current));
-      current = {};
+      close();
     }
     current.parameters.push_back(i);
     current.numel += parameters[i].shape.numel();
-    if (current.numel >= bucket_size) {
-      buckets.push_back(std::move(current));
-      current = {};
-    }
+    if (current.numel >= bucket_size) close();
   }
   if (!current.parameters.empty()) buckets.push_back(std::move(current));
+}
+
+}  // namespace
+
+std::vector<GradientBucket> make_buckets(std::span<const Parameter> parameters,
+                                         std::int64_t bucket_size,
+                                         std::optional<std::size_t> alone) {
+  std::vector<GradientBucket> buckets;
+  add_buckets(parameters, bucket_size, alone, false, buckets);
+  add_buckets(parameters, bucket_size, alone, true, buckets);
   return buckets;
 }
 
@@ -121,12 +137,12 @@ OptimizerState make_optimizer_state(Backend& backend, TransformerModel& model,
     // Megatron's distributed optimizer: each DP rank owns one contiguous chunk of every
     // bucket (padded to a multiple of DP) and keeps fp32 master and moments for it only;
     // ZeRO 2 and 3 keep the gradients and parameters of that chunk only, too.
-    const std::int64_t n = layout.data_parallel;
     for (const GradientBucket& bucket : state.buckets) {
+      const std::int64_t n = layout.members(bucket);
       const std::int64_t chunk = (bucket.numel + n - 1) / n;
       const Shape shape{1, 1, chunk};
       AdamShard shard;
-      shard.offset = layout.data_parallel_rank * chunk;
+      shard.offset = layout.position(bucket) * chunk;
       shard.master =
           backend.allocate(shape, DType::fp32, MemoryCategory::optimizer_state, "shard.master");
       shard.m =
@@ -210,9 +226,12 @@ void issue_parameter_gather(Backend& backend, const TransformerModel& model,
                             const OptimizerState& optimizer) {
   const std::span<const Parameter> params = model.parameters();
   for (const std::size_t b :
-       forward_order(optimizer.buckets, params, model.options().part.embedding))
-    backend.all_gather_flat(bucket_values(optimizer.buckets[b], params), CommGroup::data,
-                            stream_of(CommGroup::data), "dp.param.all_gather");
+       forward_order(optimizer.buckets, params, model.options().part.embedding)) {
+    const GradientBucket& bucket = optimizer.buckets[b];
+    if (optimizer.layout.members(bucket) == 1) continue;
+    backend.all_gather_flat(bucket_values(bucket, params), bucket.group, stream_of(bucket.group),
+                            "dp.param.all_gather");
+  }
 }
 
 // What the step does around the model's passes: launches each bucket's reduction as soon as
@@ -373,14 +392,17 @@ class StepHooks final : public ParameterHooks {
   /// reduce-scatter into the shard and free the bucket.
   void reduce(std::size_t b) {
     const GradientBucket& bucket = optimizer_.buckets[b];
+    // A group of one sums nothing (a model whose experts' group has members where DP has
+    // none, or the other way round).
+    if (zero_ < 2 && optimizer_.layout.members(bucket) == 1) return;
     if (zero_ == 0) {
-      backend_.all_reduce(bucket_grads(bucket, params_), CommGroup::data, ReduceOp::sum,
-                          stream_of(CommGroup::data), "dp.grad.all_reduce");
+      backend_.all_reduce(bucket_grads(bucket, params_), bucket.group, ReduceOp::sum,
+                          stream_of(bucket.group), "dp.grad.all_reduce");
       return;
     }
     if (zero_ == 1) {
-      backend_.reduce_scatter_flat(bucket_grads(bucket, params_), CommGroup::data,
-                                   stream_of(CommGroup::data), "dp.grad.reduce_scatter");
+      backend_.reduce_scatter_flat(bucket_grads(bucket, params_), bucket.group,
+                                   stream_of(bucket.group), "dp.grad.reduce_scatter");
       return;
     }
     std::vector<Tensor> sp_grads;
@@ -718,7 +740,16 @@ void run_pipeline(Backend& backend, TransformerModel& model, StepHooks& hooks,
 std::vector<TensorRange> step_gradients(const TransformerModel& model, const OptimizerState& optimizer,
                                         bool for_norm) {
   const std::span<const Parameter> params = model.parameters();
-  const auto counted = [&](std::size_t i) { return !for_norm || !model.duplicate_in_norm(i); };
+  const OptimizerLayout& layout = optimizer.layout;
+  // With experts the norm is summed over every rank: with ZeRO 0 only the first rank of each
+  // gradient group (of each expert-data group for the experts) counts the replicated sums.
+  const auto replica = [&](std::size_t i) {
+    if (!layout.experts || layout.zero != 0) return true;
+    return (params[i].expert ? layout.expert_data_parallel_rank : layout.data_parallel_rank) == 0;
+  };
+  const auto counted = [&](std::size_t i) {
+    return !for_norm || (!model.duplicate_in_norm(i) && replica(i));
+  };
   std::vector<TensorRange> ranges;
   if (optimizer.layout.zero == 0) {
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -808,7 +839,7 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
   const std::span<const Parameter> params = model.parameters();
   const std::vector<GradientBucket>& buckets = optimizer.buckets;
   const int zero = optimizer.layout.zero;
-  const bool reduce = config.data_parallel > 1;
+  const bool reduce = config.data_parallel > 1 || config.expert_data_parallel > 1;
   const double loss_scale = 1.0 / static_cast<double>(config.global_tokens);
   // fp16: the backward pass starts from the loss times the loss scale (Megatron's
   // grad_scaler), which only changes the cross entropy's backward factor.
@@ -943,8 +974,8 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
       }
       // The updated bf16 chunks go back to every DP rank (with --overlap-param-gather, in the
       // next step's forward pass).
-      if (reduce && !gather_ahead) {
-        backend.all_gather_flat(values, CommGroup::data, stream_of(CommGroup::data),
+      if (optimizer.layout.members(buckets[b]) > 1 && !gather_ahead) {
+        backend.all_gather_flat(values, buckets[b].group, stream_of(buckets[b].group),
                                 "dp.param.all_gather");
       }
     }
@@ -955,8 +986,8 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
 
 bool gathers_parameters_ahead(const IterationConfig& config, int zero) {
   // With DP 1 nothing is gathered, without an optimizer step nothing was updated.
-  return config.overlap_param_gather && config.optimizer_step && config.data_parallel > 1 &&
-         (zero == 1 || zero == 2);
+  return config.overlap_param_gather && config.optimizer_step &&
+         (config.data_parallel > 1 || config.expert_data_parallel > 1) && (zero == 1 || zero == 2);
 }
 
 void gather_updated_parameters(Backend& backend, TransformerModel& model,

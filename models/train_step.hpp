@@ -72,10 +72,15 @@ std::int64_t default_bucket_size(std::int64_t data_parallel);
 struct GradientBucket {
   std::vector<std::size_t> parameters;  ///< indices into TransformerModel::parameters()
   std::int64_t numel = 0;
+  /// The group that sums it: the data-parallel one, or for routed experts' weights the
+  /// expert-data-parallel one (Megatron keeps them in a buffer of their own).
+  CommGroup group = CommGroup::data;
 };
 
 /// Megatron's bucketing: parameters in reverse registration order (the order their
-/// gradients become final), a new bucket once the current one holds `bucket_size` elements.
+/// gradients become final), a new bucket once the current one holds `bucket_size` elements;
+/// routed experts' weights (Parameter::expert) bucketed the same way after the others, in
+/// buckets of their own.
 /// Parameter `alone` (if any) gets a bucket of its own, as Megatron gives the word embedding
 /// shared between the first and last pipeline stages, so that its ZeRO-1 shard covers the
 /// same elements on both stages.
@@ -98,6 +103,19 @@ struct OptimizerLayout {
   std::int64_t data_parallel = 1;
   std::int64_t data_parallel_rank = 0;    ///< this rank's position in its DP group
   std::int64_t bucket_size = 40'000'000;  ///< parameters per DP bucket
+  /// The routed experts' gradient group (RankLayout::expert_data_group) and this rank's place
+  /// in it; `experts`: the model has some, so the gradient norm is summed over every rank.
+  std::int64_t expert_data_parallel = 1;
+  std::int64_t expert_data_parallel_rank = 0;
+  bool experts = false;
+
+  /// Members of the group that sums `bucket`, and this rank's position in it.
+  std::int64_t members(const GradientBucket& bucket) const {
+    return bucket.group == CommGroup::expert_data ? expert_data_parallel : data_parallel;
+  }
+  std::int64_t position(const GradientBucket& bucket) const {
+    return bucket.group == CommGroup::expert_data ? expert_data_parallel_rank : data_parallel_rank;
+  }
 };
 
 /// This rank's shard of one bucket (ZeRO >= 1): elements [offset, offset + chunk) of the
@@ -177,6 +195,8 @@ struct PipelinePosition {
 struct IterationConfig {
   std::int64_t micro_batches = 1;  ///< per replica (gradient accumulation steps)
   std::int64_t data_parallel = 1;
+  /// Members of the routed experts' gradient group (1 without experts).
+  std::int64_t expert_data_parallel = 1;
   std::int64_t global_tokens = 1;  ///< sequences x seq_len of the global batch (loss mean)
   bool overlap_grad_reduce = true;
   /// ZeRO 1 and 2 with DP > 1: the updated parameters are gathered at the start of the next

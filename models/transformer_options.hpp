@@ -25,10 +25,12 @@ struct LayerSpec {
   double rope_theta = 10000.0;
   bool bias = true;             ///< on the QKV, projection and MLP linears
   bool tied_embeddings = true;  ///< the output layer uses the word embedding
+  std::optional<MoeSpec> moe{};  ///< experts in place of the MLP on the layers it covers
 
   static LayerSpec of(const ModelSpec& m) {
-    return {m.norm,    m.activation,       m.position,   m.attention, m.qk_norm,
-            m.attention_window, m.rope_theta, m.bias,      m.tied_embeddings};
+    return {
+        m.norm,       m.activation, m.position,        m.attention, m.qk_norm, m.attention_window,
+        m.rope_theta, m.bias,       m.tied_embeddings, m.moe};
   }
 };
 
@@ -99,6 +101,13 @@ struct ContextParallelPosition {
   std::int64_t previous = 0;  ///< world rank of CP rank (rank − 1) mod size
 };
 
+/// This rank's place in its expert-parallel group: it holds experts [rank·E/size,
+/// (rank + 1)·E/size) of every MoE layer.
+struct ExpertParallelPosition {
+  std::int64_t rank = 0;
+  std::int64_t size = 1;
+};
+
 /// The part of the model one pipeline stage holds (parallelism-reference §7.1): layers
 /// [first_layer, first_layer + layers) under their global names and tags, the embedding on
 /// the first stage, the final LayerNorm, the output layer and the loss on the last. A stage
@@ -137,6 +146,8 @@ struct TransformerOptions {
   ModelPart part{};
   /// Context parallelism: this rank holds 1/size of each sequence's tokens (default: all).
   ContextParallelPosition context{};
+  /// Expert parallelism: the experts this rank holds (default: all).
+  ExpertParallelPosition expert{};
   /// FP8 GEMMs in the layers' linears (Transformer Engine, 1D), with this scaling recipe.
   std::optional<Fp8Recipe> fp8{};
   /// Transformer Engine's TP communication overlap (Megatron's --tp-comm-overlap; 1D with

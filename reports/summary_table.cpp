@@ -116,7 +116,8 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   constexpr std::array<std::string_view, program::kGroupKindCount> kExposed{
       "exposed TP communication",        "exposed DP communication",
       "exposed PP communication",        "exposed embedding communication",
-      "exposed optimizer communication", "exposed CP communication"};
+      "exposed optimizer communication", "exposed CP communication",
+      "exposed EP communication"};
   for (std::size_t k = 0; k < kExposed.size(); ++k)
     row(kExposed[k], b.exposed_comm[k]);
   row("pipeline bubble", b.bubble);

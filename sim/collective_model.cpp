@@ -292,10 +292,39 @@ std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& t
   return std::unique(nodes.begin(), nodes.end()) - nodes.begin();
 }
 
+void append_all_to_all_flows(Bytes size, std::span<const std::int32_t> gpus,
+                             const Topology& topology, std::vector<FlowSpec>& out) {
+  const std::vector<std::vector<std::int32_t>> per_node = members_by_node(gpus, topology);
+  if (per_node.size() <= 1) {
+    append_collective_flows(CollectiveKind::all_to_all, size.as_double(), gpus, out);
+    return;
+  }
+  const double share = size.as_double() / static_cast<double>(gpus.size());
+  for (std::size_t node = 0; node < per_node.size(); ++node) {
+    const std::vector<std::int32_t>& mine = per_node[node];
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      for (const std::int32_t peer : mine) {
+        if (peer != mine[i]) out.push_back({mine[i], peer, share});
+      }
+      // Everything for another node in one flow to its member on this member's rail.
+      for (std::size_t other = 0; other < per_node.size(); ++other) {
+        if (other == node) continue;
+        const std::vector<std::int32_t>& theirs = per_node[other];
+        out.push_back(
+            {mine[i], theirs[i % theirs.size()], share * static_cast<double>(theirs.size())});
+      }
+    }
+  }
+}
+
 void append_algorithm_flows(CollectiveAlgorithm algorithm, CollectiveKind kind, Bytes size,
                             std::span<const std::int32_t> gpus, const CollectiveRings& rings,
                             const Topology& topology, std::int64_t nics_per_node,
                             std::vector<FlowSpec>& out) {
+  if (kind == CollectiveKind::all_to_all) {
+    append_all_to_all_flows(size, gpus, topology, out);
+    return;
+  }
   if (algorithm == CollectiveAlgorithm::tree) {
     append_tree_flows(size, gpus, topology, nics_per_node, out);
   } else {

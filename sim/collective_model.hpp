@@ -150,7 +150,16 @@ double bus_factor(program::CollectiveKind kind, std::int64_t n);
 /// Number of distinct nodes the GPUs sit in.
 std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& topology);
 
-/// The flows of `kind` over `gpus` by `algorithm` (tree: append_tree_flows, else the rings').
+/// All-to-all's flows: every pair inside a node directly; across nodes, as NCCL's PXN routes
+/// them, all that a member sends to one other node in one flow to that node's member on its
+/// own rail (the member at its position among its node's members): each NIC carries exactly
+/// the bytes the pairwise exchange sends through it, in n·(members per node − 1 + other nodes)
+/// flows rather than n·(n − 1), which at EP 64 over 8 nodes is 896 instead of 4032.
+void append_all_to_all_flows(Bytes size, std::span<const std::int32_t> gpus,
+                             const Topology& topology, std::vector<FlowSpec>& out);
+
+/// The flows of `kind` over `gpus` by `algorithm` (all-to-all: append_all_to_all_flows; tree:
+/// append_tree_flows, else the rings').
 void append_algorithm_flows(CollectiveAlgorithm algorithm, program::CollectiveKind kind, Bytes size,
                             std::span<const std::int32_t> gpus, const CollectiveRings& rings,
                             const Topology& topology, std::int64_t nics_per_node,

@@ -1388,3 +1388,50 @@ Tensor CudaBackend::unscale_and_check(std::span<const TensorRange> ranges, doubl
 }
 
 }  // namespace trainsim::cuda
+
+// Mixture of experts: not on cuda yet (the meta and cpu backends run it).
+namespace trainsim::cuda {
+MoeRouting CudaBackend::route(const Tensor&, const RouterSpec&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::route_backward(const Tensor&, const MoeRouting&, const Tensor&,
+                                   std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::permute_tokens(const Tensor&, const MoeRouting&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::permute_tokens_backward(const Tensor&, const MoeRouting&,
+                                            std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::unpermute_tokens(const Tensor&, const MoeRouting&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::unpermute_tokens_backward(const Tensor&, const Tensor&, const MoeRouting&,
+                                              Tensor&, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::sort_chunks(const Tensor&, std::span<const std::int64_t>,
+                                std::span<const std::int64_t>, std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::grouped_matmul(const Tensor&, const Tensor&, std::span<const std::int64_t>,
+                                   bool, std::string_view name) {
+  not_on_cuda(name);
+}
+void CudaBackend::grouped_matmul_weight_grad(const Tensor&, const Tensor&,
+                                             std::span<const std::int64_t>, Tensor&,
+                                             std::string_view name) {
+  not_on_cuda(name);
+}
+Tensor CudaBackend::all_to_all(const Tensor&, std::span<const std::int64_t>,
+                               std::span<const std::int64_t>, CommGroup, program::Stream,
+                               std::string_view name) {
+  not_on_cuda(name);
+}
+std::vector<std::int64_t> CudaBackend::gather_counts(const MoeRouting&, CommGroup,
+                                                     std::string_view name) {
+  not_on_cuda(name);
+}
+}  // namespace trainsim::cuda

@@ -176,6 +176,29 @@ class CudaBackend final : public Backend {
   Fp8Tensor quantize_fp8(const Tensor& x, Fp8Recipe recipe, program::MemoryCategory category,
                          std::string_view name) override;
 
+  MoeRouting route(const Tensor& logits, const RouterSpec& spec, std::string_view name) override;
+  Tensor route_backward(const Tensor& dprobs, const MoeRouting& routing, const Tensor& logits,
+                        std::string_view name) override;
+  Tensor permute_tokens(const Tensor& x, const MoeRouting& routing, std::string_view name) override;
+  Tensor permute_tokens_backward(const Tensor& dpermuted, const MoeRouting& routing,
+                                 std::string_view name) override;
+  Tensor unpermute_tokens(const Tensor& y, const MoeRouting& routing,
+                          std::string_view name) override;
+  Tensor unpermute_tokens_backward(const Tensor& dout, const Tensor& y, const MoeRouting& routing,
+                                   Tensor& dprobs, std::string_view name) override;
+  Tensor sort_chunks(const Tensor& x, std::span<const std::int64_t> rows,
+                     std::span<const std::int64_t> order, std::string_view name) override;
+  Tensor grouped_matmul(const Tensor& a, const Tensor& w, std::span<const std::int64_t> rows,
+                        bool transpose_w, std::string_view name) override;
+  void grouped_matmul_weight_grad(const Tensor& a, const Tensor& dy,
+                                  std::span<const std::int64_t> rows, Tensor& dw,
+                                  std::string_view name) override;
+  Tensor all_to_all(const Tensor& x, std::span<const std::int64_t> send,
+                    std::span<const std::int64_t> recv, CommGroup group, program::Stream stream,
+                    std::string_view name) override;
+  std::vector<std::int64_t> gather_counts(const MoeRouting& routing, CommGroup group,
+                                          std::string_view name) override;
+
   Tensor row_max(const Tensor& logits, std::string_view name) override;
   CrossEntropyStats cross_entropy_stats(Tensor& logits, const Tensor& max, const Tensor& labels,
                                         std::int64_t vocab_begin, std::string_view name) override;

@@ -67,7 +67,7 @@ std::size_t LayerContext::add_parameter(std::string name, Shape full_shape, Spli
                                         bool sequence_parallel) {
   Parameter p;
   const Split split = cube_ ? on_cube : split_for(one_d, full_shape, grid_.has_value());
-  p.shape = local_shape(full_shape, split, tp_.size, tp_.side());
+  p.shape = local_shape(full_shape, split, tp_.size, tp_.side(), options_.expert.size);
   if (!options_.shard_parameters) {
     p.value = backend_.allocate(p.shape, shape_.dtype, MemoryCategory::parameters, name);
   }
@@ -80,6 +80,7 @@ std::size_t LayerContext::add_parameter(std::string name, Shape full_shape, Spli
   p.split = split;
   p.layer = layer;
   p.sequence_parallel = sequence_parallel;
+  p.expert = split == Split::experts;
   parameters_.push_back(std::move(p));
   return parameters_.size() - 1;
 }

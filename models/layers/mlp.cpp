@@ -5,10 +5,10 @@
 namespace trainsim {
 
 MlpBlock MlpBlock::add(LayerContext& c, const std::string& prefix, std::int32_t layer,
-                       bool sequence_parallel) {
+                       bool sequence_parallel, std::optional<std::int64_t> ffn) {
   const TransformerShape& s = c.shape();
   const std::int64_t h = s.hidden;
-  const std::int64_t f = s.ffn;
+  const std::int64_t f = ffn.value_or(s.ffn);
   MlpBlock block;
   block.activation_ = s.layer.activation;
   const bool gated = block.activation_ == Activation::swiglu;

@@ -29,9 +29,10 @@ class MlpBlock {
  public:
   MlpBlock() = default;
   /// Registers PREFIX.fc1.{weight,bias} and PREFIX.fc2.{weight,bias} of `layer`; FC2's bias is
-  /// partial per TP rank on the sequence shard when `sequence_parallel`.
+  /// partial per TP rank on the sequence shard when `sequence_parallel`. `ffn`: the inner
+  /// width when not the model's (a MoE layer's shared experts).
   static MlpBlock add(LayerContext& c, const std::string& prefix, std::int32_t layer,
-                      bool sequence_parallel);
+                      bool sequence_parallel, std::optional<std::int64_t> ffn = std::nullopt);
 
   /// FC2's output before its bias (reduced over TP) from the norm's output `in`, which it
   /// consumes (inference); `keep` marks what the backward reads saved.

@@ -59,7 +59,12 @@ TransformerLayer::TransformerLayer(LayerContext& c, std::int32_t layer) : layer_
   attn_norm_ = NormBlock::add(c, layer_name(layer, "attn.ln"), layer, sp);
   attention_ = AttentionBlock::add(c, layer_name(layer, "attn"), layer, sp);
   mlp_norm_ = NormBlock::add(c, layer_name(layer, "mlp.ln"), layer, sp);
-  mlp_ = MlpBlock::add(c, layer_name(layer, "mlp"), layer, sp);
+  const std::optional<MoeSpec>& moe = c.shape().layer.moe;
+  if (moe && moe->covers(layer)) {
+    moe_ = MoeBlock::add(c, layer_name(layer, "moe"), layer);
+  } else {
+    mlp_ = MlpBlock::add(c, layer_name(layer, "mlp"), layer, sp);
+  }
 }
 
 Tensor TransformerLayer::forward(LayerContext& c, const Tensor& x, LayerSaved& s, bool keep) {
@@ -78,7 +83,8 @@ Tensor TransformerLayer::forward(LayerContext& c, const Tensor& x, LayerSaved& s
   c.consumed({&s.x, &s.attn_residual_mask});
 
   s.mlp_norm = mlp_norm_.forward(c, s.x1, keep, "mlp.ln");
-  Tensor fc2 = mlp_.forward(c, s.mlp_norm, s.mlp, keep);
+  Tensor fc2 =
+      moe_ ? moe_->forward(c, s.mlp_norm, s.moe, keep) : mlp_.forward(c, s.mlp_norm, s.mlp, keep);
   DropoutResult mlp_out =
       bias_dropout_add(c, fc2, mlp_.output_bias(), s.x1, dropout, "mlp", "mlp.fc2.bias");
   s.mlp_residual_mask = std::move(mlp_out.mask);
@@ -95,7 +101,8 @@ Tensor TransformerLayer::backward(LayerContext& c, Tensor dy, LayerSaved s) {
   Tensor dfc2 = bias_dropout_add_backward(c, dy, s.mlp_residual_mask, mlp_.output_bias(), "mlp",
                                           "mlp.fc2.bias");
   s.mlp_residual_mask.reset();
-  Tensor dmlp_in = mlp_.backward(c, std::move(dfc2), s.mlp_norm, s.mlp);
+  Tensor dmlp_in = moe_ ? moe_->backward(c, std::move(dfc2), s.mlp_norm, s.moe)
+                        : mlp_.backward(c, std::move(dfc2), s.mlp_norm, s.mlp);
   Tensor dx1 = mlp_norm_.backward(c, std::move(dmlp_in), s.x1, s.mlp_norm, "mlp.ln");
   b.accumulate(dx1, dy, "mlp.residual.backward");
   dy.reset();

@@ -5,10 +5,12 @@
 // layer owns the residual path and its dropouts.
 
 #include <cstdint>
+#include <optional>
 
 #include "models/layers/attention.hpp"
 #include "models/layers/layer_context.hpp"
 #include "models/layers/mlp.hpp"
+#include "models/layers/moe.hpp"
 #include "models/layers/norm.hpp"
 
 namespace trainsim {
@@ -22,13 +24,15 @@ struct LayerSaved {
   Tensor x1;  ///< the residual after attention (the MLP norm's input)
   NormSaved mlp_norm;
   MlpSaved mlp;
+  MoeSaved moe;  ///< in place of `mlp` on a MoE layer
   Tensor mlp_residual_mask;
 };
 
 class TransformerLayer {
  public:
   /// Registers the layer's parameters as layers.LAYER.attn.* and layers.LAYER.mlp.*, in
-  /// Megatron's order (norm, QKV, projection, norm, FC1, FC2).
+  /// Megatron's order (norm, QKV, projection, norm, FC1, FC2); on a MoE layer
+  /// layers.LAYER.moe.* in place of the MLP's.
   TransformerLayer(LayerContext& c, std::int32_t layer);
 
   /// The layer's output from its input `x`; `keep` marks its tensors saved for backward
@@ -45,6 +49,7 @@ class TransformerLayer {
   AttentionBlock attention_;
   NormBlock mlp_norm_;
   MlpBlock mlp_;
+  std::optional<MoeBlock> moe_;  ///< in place of mlp_ on the layers model.moe covers
 };
 
 }  // namespace trainsim

@@ -267,7 +267,7 @@ TEST_CASE("parameters: table, section keys and help text") {
   CHECK(scenario_keys_under("") == std::vector<std::string>{"name", "hardware", "gpus", "model",
                                                             "training", "parallel", "runtime"});
   CHECK(scenario_keys_under("parallel") ==
-        std::vector<std::string>{"tensor", "pipeline", "context", "data", "recompute"});
+        std::vector<std::string>{"tensor", "pipeline", "context", "data", "expert", "recompute"});
   CHECK(scenario_section_required("model"));
   CHECK(!scenario_section_required("parallel"));
   CHECK(scenario_parameter("model.vocab").default_value == "51200");

@@ -329,3 +329,35 @@ TEST_CASE("p2p: its own curve and latency where the profile has them, else the c
   // The inter-node tier has no p2p curve: the collective one, with the p2p latency.
   check_close(estimate_p2p(s, 0, 4, topo, hw), s / Bandwidth::gb_per_s(8) + Time::from_us(9));
 }
+
+TEST_CASE("all-to-all across nodes: one flow per other node on the member's rail, NIC bytes kept") {
+  auto hw = test::small_profile();
+  Topology topo(hw, 12);  // three nodes of 4
+  const std::vector<std::int32_t> gpus{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  const Bytes s = Bytes::of(12'000);
+  std::vector<FlowSpec> flows;
+  append_all_to_all_flows(s, gpus, topo, flows);
+  // Per member: 3 peers in its node, 1 flow to each of the 2 other nodes.
+  CHECK(flows.size() == 12 * (3 + 2));
+  // What leaves and enters each GPU across nodes equals the pairwise exchange's: 8 remote
+  // peers x S / 12 each way; a cross-node flow lands on the sender's rail.
+  std::vector<double> out(12, 0.0);
+  std::vector<double> in(12, 0.0);
+  for (const FlowSpec& f : flows) {
+    if (topo.node_of(f.src) == topo.node_of(f.dst)) {
+      CHECK(f.bytes == doctest::Approx(1000.0));
+      continue;
+    }
+    CHECK(f.src % 4 == f.dst % 4);
+    out[static_cast<std::size_t>(f.src)] += f.bytes;
+    in[static_cast<std::size_t>(f.dst)] += f.bytes;
+  }
+  for (std::size_t g = 0; g < 12; ++g) {
+    CHECK(out[g] == doctest::Approx(8000.0));
+    CHECK(in[g] == doctest::Approx(8000.0));
+  }
+  // Inside one node it stays pairwise.
+  flows.clear();
+  append_all_to_all_flows(s, std::vector<std::int32_t>{0, 1, 2, 3}, topo, flows);
+  CHECK(flows.size() == 4 * 3);
+}

@@ -1,0 +1,192 @@
+#include "models/layers/moe.hpp"
+
+#include <numeric>
+
+namespace trainsim {
+
+ExpertExchange ExpertExchange::plan(const std::vector<std::int64_t>& counts, std::int64_t members,
+                                    std::int64_t position) {
+  const auto n = static_cast<std::size_t>(members);
+  const std::size_t experts = counts.size() / n;
+  const std::size_t local = experts / n;
+  const auto count = [&](std::size_t member, std::size_t expert) {
+    return counts[member * experts + expert];
+  };
+  const auto mine = static_cast<std::size_t>(position);
+  ExpertExchange x;
+  x.send.assign(n, 0);
+  x.recv.assign(n, 0);
+  x.rows.assign(local, 0);
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t g = 0; g < local; ++g) {
+      x.send[j] += count(mine, j * local + g);
+      const std::int64_t received = count(j, mine * local + g);
+      x.recv[j] += received;
+      x.rows[g] += received;
+      x.source_major_rows.push_back(received);
+    }
+  }
+  for (std::size_t g = 0; g < local; ++g) {
+    for (std::size_t j = 0; j < n; ++j) {
+      x.to_expert_major.push_back(static_cast<std::int64_t>(j * local + g));
+      x.expert_major_rows.push_back(count(j, mine * local + g));
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t g = 0; g < local; ++g)
+      x.to_source_major.push_back(static_cast<std::int64_t>(g * n + j));
+  }
+  return x;
+}
+
+MoeBlock MoeBlock::add(LayerContext& c, const std::string& prefix, std::int32_t layer) {
+  const TransformerShape& s = c.shape();
+  MoeBlock block;
+  block.spec_ = *s.layer.moe;
+  const std::int64_t h = s.hidden;
+  const std::int64_t e = block.spec_.experts;
+  const std::int64_t f = block.spec_.expert_ffn;
+  // Each TP rank routes its own sequence shard: the router's gradient is partial per rank.
+  block.router_ = c.add_parameter(prefix + ".router.weight", {1, h, e}, Split::replicated,
+                                  Split::replicated, layer, c.sequence_parallel());
+  block.fc1_ = c.add_parameter(prefix + ".experts.fc1.weight", {e, h, 2 * f}, Split::experts,
+                               Split::experts, layer);
+  block.fc2_ = c.add_parameter(prefix + ".experts.fc2.weight", {e, f, h}, Split::experts,
+                               Split::experts, layer);
+  if (block.spec_.shared_experts > 0) {
+    block.shared_ = MlpBlock::add(c, prefix + ".shared", layer, c.sequence_parallel(),
+                                  block.spec_.shared_ffn());
+  }
+  return block;
+}
+
+Tensor MoeBlock::forward(LayerContext& c, NormSaved& in, MoeSaved& s, bool keep) {
+  Backend& b = c.backend();
+  s.x = in.y;
+  c.mark(s.x, keep);
+  s.logits = b.matmul(s.x, c.value(router_), false, false, "moe.router");
+  c.mark(s.logits, keep);
+  const std::int64_t tokens = s.x.shape().rows;
+  s.routing = b.route(s.logits, {spec_.top_k, spec_.capacity(tokens)}, "moe.route");
+  c.mark(s.routing.probs, keep);
+  c.mark(s.routing.experts, keep);
+  c.mark(s.routing.slots, keep);
+  c.consumed({&s.logits, &s.routing.experts});
+  Tensor permuted = b.permute_tokens(s.x, s.routing, "moe.permute");
+  s.fc1_input = dispatch(c, permuted, s);
+  permuted.reset();
+  c.mark(s.fc1_input, keep);
+  const std::vector<std::int64_t>& rows = s.exchange.rows;
+  s.fc1 = b.grouped_matmul(s.fc1_input, c.value(fc1_), rows, false, "moe.fc1");
+  c.mark(s.fc1, keep);
+  c.consumed({&s.fc1_input});
+  s.activated = b.swiglu(s.fc1, "moe.swiglu");
+  c.mark(s.activated, keep);
+  c.consumed({&s.fc1});
+  Tensor fc2 = b.grouped_matmul(s.activated, c.value(fc2_), rows, false, "moe.fc2");
+  c.consumed({&s.activated});
+  s.expert_out = combine(c, fc2, s.exchange, "moe.combine");
+  fc2.reset();
+  c.mark(s.expert_out, keep);
+  Tensor out = b.unpermute_tokens(s.expert_out, s.routing, "moe.unpermute");
+  c.consumed({&s.expert_out, &s.routing.probs, &s.routing.slots});
+  if (shared_) {
+    s.shared_in.y = s.x;
+    Tensor shared = shared_->forward(c, s.shared_in, s.shared, keep);
+    b.accumulate(out, shared, "moe.shared.add");
+  }
+  c.consumed({&s.x, &in.y, &in.stats, &in.gamma});
+  return out;
+}
+
+Tensor MoeBlock::dispatch(LayerContext& c, const Tensor& permuted, MoeSaved& s) {
+  const std::int64_t members = c.options().expert.size;
+  Backend& b = c.backend();
+  if (members == 1) {
+    // The grouped GEMM's row counts go to the host (TE's GroupedLinear takes them as a list).
+    b.host_read(s.routing.counts, program::SyncPoint::moe_tokens, "moe.tokens_per_expert");
+    s.exchange = ExpertExchange::plan(s.routing.tokens_per_expert, 1, 0);
+    return permuted;
+  }
+  const std::vector<std::int64_t> counts =
+      b.gather_counts(s.routing, CommGroup::expert, "moe.tokens_per_expert");
+  s.exchange = ExpertExchange::plan(counts, members, c.options().expert.rank);
+  const Tensor received =
+      b.all_to_all(permuted, s.exchange.send, s.exchange.recv, CommGroup::expert,
+                   stream_of(CommGroup::expert), "moe.dispatch.all_to_all");
+  return b.sort_chunks(received, s.exchange.source_major_rows, s.exchange.to_expert_major,
+                       "moe.dispatch.sort");
+}
+
+Tensor MoeBlock::combine(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
+                         const std::string& name) {
+  if (c.options().expert.size == 1) return rows;
+  Backend& b = c.backend();
+  const Tensor sorted = b.sort_chunks(rows, x.expert_major_rows, x.to_source_major, name + ".sort");
+  Tensor back = b.all_to_all(sorted, x.recv, x.send, CommGroup::expert,
+                             stream_of(CommGroup::expert), name + ".all_to_all");
+  return back;
+}
+
+Tensor MoeBlock::combine_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x) {
+  // The combine's gradient runs its exchange the other way: a dispatch of the gradient.
+  if (c.options().expert.size == 1) return d;
+  Backend& b = c.backend();
+  const Tensor received =
+      b.all_to_all(d, x.send, x.recv, CommGroup::expert, stream_of(CommGroup::expert),
+                   "moe.combine.backward.all_to_all");
+  return b.sort_chunks(received, x.source_major_rows, x.to_expert_major,
+                       "moe.combine.backward.sort");
+}
+
+Tensor MoeBlock::dispatch_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x) {
+  if (c.options().expert.size == 1) return d;
+  return combine(c, d, x, "moe.dispatch.backward");
+}
+
+Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s) {
+  Backend& b = c.backend();
+  // Autograd's reverse order: the shared experts (added last), then the routed path.
+  Tensor dx_shared;
+  if (shared_) dx_shared = shared_->backward(c, dy, s.shared_in, s.shared);
+  Tensor dprobs;
+  Tensor dexpert_out =
+      b.unpermute_tokens_backward(dy, s.expert_out, s.routing, dprobs, "moe.unpermute.backward");
+  dy.reset();
+  s.expert_out.reset();
+  Tensor dfc2 = combine_backward(c, dexpert_out, s.exchange);
+  dexpert_out.reset();
+  const std::vector<std::int64_t>& rows = s.exchange.rows;
+  Tensor dactivated = b.grouped_matmul(dfc2, c.value(fc2_), rows, true, "moe.fc2.dgrad");
+  b.grouped_matmul_weight_grad(s.activated, dfc2, rows, c.grad(fc2_), "moe.fc2.wgrad");
+  c.ready(fc2_);
+  dfc2.reset();
+  s.activated.reset();
+  Tensor dfc1 = b.swiglu_backward(dactivated, s.fc1, "moe.swiglu.backward");
+  dactivated.reset();
+  s.fc1.reset();
+  Tensor dinput = b.grouped_matmul(dfc1, c.value(fc1_), rows, true, "moe.fc1.dgrad");
+  b.grouped_matmul_weight_grad(s.fc1_input, dfc1, rows, c.grad(fc1_), "moe.fc1.wgrad");
+  c.ready(fc1_);
+  dfc1.reset();
+  s.fc1_input.reset();
+  Tensor dpermuted = dispatch_backward(c, dinput, s.exchange);
+  dinput.reset();
+  Tensor dx = b.permute_tokens_backward(dpermuted, s.routing, "moe.permute.backward");
+  dpermuted.reset();
+  Tensor dlogits = b.route_backward(dprobs, s.routing, s.logits, "moe.route.backward");
+  dprobs.reset();
+  s.routing = {};
+  s.logits.reset();
+  Tensor drouter = b.matmul(dlogits, c.value(router_), false, true, "moe.router.dgrad");
+  b.matmul_accumulate(s.x, dlogits, true, false, c.grad(router_), "moe.router.wgrad");
+  c.ready(router_);
+  dlogits.reset();
+  s.x.reset();
+  in.y.reset();
+  b.accumulate(dx, drouter, "moe.router.backward.add");
+  if (dx_shared.defined()) b.accumulate(dx, dx_shared, "moe.shared.backward.add");
+  return dx;
+}
+
+}  // namespace trainsim
