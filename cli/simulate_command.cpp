@@ -11,6 +11,7 @@
 
 #include "cli/keep_until_exit.hpp"
 #include "inputs/parameters.hpp"
+#include "models/expert_routing.hpp"
 #include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
 #include "reports/gzip.hpp"
@@ -44,6 +45,21 @@ void check_outputs(const SimulateOptions& options) {
   if (!options.trace.empty()) reports::check_destination(options.trace);
 }
 
+// With experts routed unevenly, the cost of it: the same scenario with balanced routing.
+void add_routing_cost(reports::ScenarioRun& run) {
+  const std::optional<MoeSpec>& moe = run.scenario.model.moe;
+  if (!moe || moe->routing == ExpertRouting::balanced) return;
+  Scenario balanced = run.scenario;
+  balanced.model.moe->routing = ExpertRouting::balanced;
+  run.summary.balanced_routing_time =
+      reports::run_scenario(balanced, run.hardware).summary.iteration_time;
+  const ParallelPlan& plan = run.scenario.parallel;
+  const std::int64_t tokens = run.scenario.training.micro_batch * run.scenario.model.seq_len /
+                              (plan.tensor.size * plan.context.size);
+  run.summary.busiest_expert_load =
+      mean_busiest_rank_load(*moe, run.scenario.model.layers, plan.expert.size, tokens);
+}
+
 void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
   sim::ReplayOptions replay;
@@ -52,6 +68,7 @@ void run_simulate(const SimulateOptions& options) {
   reports::ScenarioRun run = reports::run_scenario_file(
       options.scenario,
       options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);
+  add_routing_cost(run);
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 
   if (!options.json.empty()) {

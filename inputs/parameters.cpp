@@ -135,9 +135,19 @@ std::vector<Parameter> build_table() {
               "MoE on the layers whose index is a multiple of this (--moe-layer-freq; 1: every "
               "layer), a dense MLP (model.ffn) on the others"),
       derived_number("model.moe.capacity_factor", "none: dropless", 0,
-                     "cap each expert at ceil(tokens x top_k / experts x factor) of a micro "
-                     "batch's tokens, dropping the overflow by lowest probability "
+                     "cap each expert at ceil(tokens x top_k / experts x factor) of the tokens a "
+                     "GPU routes (its micro batch; its sequence shard with SP or CP), dropping "
+                     "the overflow by lowest probability "
                      "(--moe-expert-capacity-factor, drop policy probs)"),
+      choice("model.moe.routing", "balanced", {"balanced", "uniform", "zipf"},
+             "how tokens spread over the experts in the prediction (the cpu check routes by its "
+             "logits): balanced (every expert the same rows: Megatron's force-balanced "
+             "routing), uniform (each token's top_k experts at random: binomial loads), zipf "
+             "(popularity 1/rank^s over a shuffled ranking); the busiest expert-parallel rank "
+             "sets the pace, and simulate prints the cost over balanced"),
+      derived_number("model.moe.zipf_exponent", "1.0 with routing zipf", 0,
+                     "s of zipf routing (0: uniform popularity; 1: the 2nd expert half as "
+                     "popular as the 1st)"),
       integer("training.global_batch", required, "", 1, kMaxBatch,
               "sequences per optimizer step; a multiple of micro_batch x data.size"),
       integer("training.micro_batch", value, "1", 1, kMaxBatch, "sequences per micro batch"),

@@ -180,12 +180,21 @@ ReadScenario read(const std::filesystem::path& file) {
     spec.shared_experts = moe.integer("shared_experts");
     spec.every = moe.integer("every");
     spec.capacity_factor = moe.optional_number("capacity_factor");
+    spec.routing = *expert_routing_from_string(moe.choice("routing"));
+    const std::optional<double> zipf = moe.optional_number("zipf_exponent");
+    if (zipf && spec.routing != ExpertRouting::zipf) {
+      throw ConfigError(out.at("model.moe.zipf_exponent"),
+                        fmt::format("model.moe.zipf_exponent: {} is the exponent of routing zipf; "
+                                    "routing is {} (set routing: zipf, or drop the exponent)",
+                                    *zipf, to_string(spec.routing)));
+    }
+    spec.zipf_exponent = zipf.value_or(1.0);
     if (experts) {
       spec.experts = *experts;
       m.moe = spec;
     } else {
-      for (const char* key :
-           {"top_k", "expert_ffn", "shared_experts", "every", "capacity_factor"}) {
+      for (const char* key : {"top_k", "expert_ffn", "shared_experts", "every", "capacity_factor",
+                              "routing", "zipf_exponent"}) {
         if (moe.written(key)) {
           throw ConfigError(out.at(fmt::format("model.moe.{}", key)),
                             fmt::format("model.moe.{}: set model.moe.experts for a mixture of "

@@ -211,6 +211,9 @@ struct RouterSpec {
   std::int64_t top_k = 1;
   /// Rows per expert at most (nullopt: dropless); the overflow is dropped by lowest probability.
   std::optional<std::int64_t> capacity{};
+  /// Each expert's assumed share of the routed rows where there are no logits to route by
+  /// (the meta backend; expert_routing.hpp); empty: balanced. The cpu backend ignores it.
+  std::vector<double> shares{};
 };
 
 /// Token ids and labels of one micro batch, [T, 1] each (int64 ids held in 8-byte slots).
@@ -322,9 +325,11 @@ class Backend {
   /// The router's choice from its logits [N, E] (fp32 scores): the top-k experts of each token,
   /// softmax over their logits, the capacity applied; the counts go to the host.
   virtual MoeRouting route(const Tensor& logits, const RouterSpec& spec, std::string_view name) = 0;
-  /// The logits' gradient [N, E] from the gradient of the routing probabilities [N, k].
+  /// The logits' gradient [N, E] (of `dtype`, the logits') from the gradient of the routing
+  /// probabilities [N, k]: the logits themselves are not kept (the softmax's backward needs
+  /// only its output).
   virtual Tensor route_backward(const Tensor& dprobs, const MoeRouting& routing,
-                                const Tensor& logits, std::string_view name) = 0;
+                                std::int64_t experts, DType dtype, std::string_view name) = 0;
   /// The tokens x [N, h] copied once per kept choice, grouped by expert in expert order (tokens
   /// in their order within an expert): [Σ tokens_per_expert, h].
   virtual Tensor permute_tokens(const Tensor& x, const MoeRouting& routing,

@@ -1192,11 +1192,10 @@ MoeRouting CpuBackend::route(const Tensor& logits, const RouterSpec& spec, std::
 }
 
 Tensor CpuBackend::route_backward(const Tensor& dprobs, const MoeRouting& routing,
-                                  const Tensor& logits, std::string_view) {
+                                  std::int64_t experts, DType dtype, std::string_view) {
   // The softmax over a token's k chosen logits: dz_j = p_j (dp_j − Σ_i p_i dp_i).
-  Tensor dlogits = make(logits.shape(), logits.dtype());
+  Tensor dlogits = make({1, rows(routing.probs), experts}, dtype);
   const std::int64_t k = cols(routing.probs);
-  const std::int64_t experts = cols(logits);
   for (std::int64_t t = 0; t < rows(routing.probs); ++t) {
     const double* p = ptr(routing.probs) + t * k;
     const double* dp = ptr(dprobs) + t * k;

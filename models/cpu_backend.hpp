@@ -141,8 +141,8 @@ class CpuBackend final : public Backend {
                          std::string_view name) override;
 
   MoeRouting route(const Tensor& logits, const RouterSpec& spec, std::string_view name) override;
-  Tensor route_backward(const Tensor& dprobs, const MoeRouting& routing, const Tensor& logits,
-                        std::string_view name) override;
+  Tensor route_backward(const Tensor& dprobs, const MoeRouting& routing, std::int64_t experts,
+                        DType dtype, std::string_view name) override;
   Tensor permute_tokens(const Tensor& x, const MoeRouting& routing, std::string_view name) override;
   Tensor permute_tokens_backward(const Tensor& dpermuted, const MoeRouting& routing,
                                  std::string_view name) override;

@@ -41,6 +41,13 @@ std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const Pa
                        fmt::format("mixture of experts runs with 1d tensor parallelism, not {}",
                                    to_string(plan.tensor.kind))};
   }
+  if (moe.shared_ffn() % plan.tensor.size != 0) {
+    return GridProblem{
+        "model.moe.shared_experts",
+        fmt::format("the shared experts' width {} (shared_experts {} x "
+                    "expert_ffn {}) is not divisible by tensor.size {}",
+                    moe.shared_ffn(), moe.shared_experts, moe.expert_ffn, plan.tensor.size)};
+  }
   if (plan.tensor.size > 1 && !plan.tensor.sequence_parallel) {
     return GridProblem{"parallel.tensor.sequence_parallel",
                        fmt::format("tensor.size {} with experts needs sequence_parallel true "

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "models/expert_routing.hpp"
+
 namespace trainsim {
 
 using program::Alloc;
@@ -1218,9 +1220,9 @@ void MetaBackend::synchronize(program::SyncPoint point, std::string_view name) {
 
 // --- mixture of experts ---------------------------------------------------------------------
 // What Megatron-Core's MoE layer launches (moe_utils.py, token_dispatcher.py, TE's
-// GroupedLinear), each at the bytes it moves; the routing itself is the balanced one
-// (Megatron's force-balanced routing: every expert N·k/E rows), as the meta backend has no
-// logits to route by.
+// GroupedLinear), each at the bytes it moves; the routing itself is the one RouterSpec::shares
+// assumes (balanced, uniform or zipf: expert_routing.hpp), as the meta backend has no logits
+// to route by.
 namespace trainsim {
 
 namespace {
@@ -1257,18 +1259,15 @@ MoeRouting MetaBackend::route(const Tensor& logits, const RouterSpec& spec, std:
           {&r.experts, true},
           {&r.slots, true},
           {&r.counts, true}});
-  const std::int64_t routed = n * spec.top_k;
-  for (std::int64_t e = 0; e < experts; ++e) {
-    std::int64_t rows = routed / experts + (e < routed % experts ? 1 : 0);
-    if (spec.capacity) rows = std::min(rows, *spec.capacity);
-    r.tokens_per_expert.push_back(rows);
-  }
+  // A token chooses an expert at most once: n rows at most, fewer under a capacity.
+  r.tokens_per_expert =
+      split_rows(n * spec.top_k, experts, spec.shares, std::min(n, spec.capacity.value_or(n)));
   return r;
 }
 
 Tensor MetaBackend::route_backward(const Tensor& dprobs, const MoeRouting& routing,
-                                   const Tensor& logits, std::string_view name) {
-  Tensor dlogits = make(logits.shape(), logits.dtype(), name);
+                                   std::int64_t experts, DType dtype, std::string_view name) {
+  Tensor dlogits = make({1, dprobs.shape().rows, experts}, dtype, name);
   kernel(name, program::KernelClass::softmax_backward,
          bytes(dprobs) + bytes(routing.probs) + bytes(routing.experts), bytes(dlogits),
          3.0 * elements(dprobs),
@@ -1339,6 +1338,7 @@ Tensor MetaBackend::grouped_matmul(const Tensor& a, const Tensor& w,
                                    std::string_view name) {
   const std::int64_t n = transpose_w ? w.shape().rows : w.shape().cols;
   Tensor c = make({1, a.shape().rows, n}, gemm_output_dtype(a.dtype()), name);
+  if (sum(rows) == 0) return c;  // no tokens for this rank's experts: nothing launched
   Gemm g = Gemm::of(group_rows(rows), n, a.shape().cols, static_cast<std::int64_t>(rows.size()),
                     a.dtype(), false, transpose_w);
   g.c_dtype = c.dtype();
@@ -1350,6 +1350,7 @@ void MetaBackend::grouped_matmul_weight_grad(const Tensor& a, const Tensor& dy,
                                              std::span<const std::int64_t> rows, Tensor& dw,
                                              std::string_view name) {
   // dw[g] += a_gᵀ·dy_g: [K, N] per group over its rows.
+  if (sum(rows) == 0) return;
   const Gemm g = Gemm::of(a.shape().cols, dy.shape().cols, group_rows(rows),
                           static_cast<std::int64_t>(rows.size()), a.dtype(), true, false)
                      .accumulating_into(dw.dtype());

@@ -103,17 +103,30 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   const double per_layer = h * width(model.qkv_width()) + width(model.attention_width()) * h +
                            h * width(model.fc1_width()) + f * h;
   const double embeddings = v * h * (model.tied_embeddings ? 1.0 : 2.0);
-  const double state = 18.0 * (layers * per_layer + embeddings) / t;
+  // A MoE layer's experts on this rank (E/EP of them, whole) and the rows they take: at most
+  // every member's k copies of each of this rank's tokens.
+  double expert_state = 0.0;
+  double routed = 0.0;
+  if (model.moe) {
+    const MoeSpec& moe = *model.moe;
+    const double ep = static_cast<double>(plan.expert.size);
+    const double ffn = static_cast<double>(moe.expert_ffn);
+    expert_state = 18.0 * static_cast<double>(moe.moe_layers(model.layers)) *
+                   (static_cast<double>(moe.experts) / ep * 3.0 * h * ffn +
+                    h * static_cast<double>(moe.experts));
+    routed = 2.0 * b * s / t * static_cast<double>(moe.top_k) * ep * std::max(h, 2.0 * ffn);
+  }
+  const double state = 18.0 * (layers * per_layer + embeddings) / t + expert_state;
   // The unfused core's fp32 softmax of one layer; a flash kernel keeps no s² tensor.
   const double scores =
       model.attention == AttentionKind::flash ? 0.0 : 4.0 * b * (a / t) * s * s;
   const double logits = 4.0 * b * s * v / t;
-  const double largest = std::max({state, scores, logits});
+  const double largest = std::max({state, scores, logits, routed});
   if (largest > kMaxBytes) {
     throw Infeasible(fmt::format(
         "this model needs {:.3g} bytes in one buffer on one GPU (model state {:.3g}, attention "
-        "scores {:.3g}, logits {:.3g}); the limit is {:.3g} bytes",
-        largest, state, scores, logits, kMaxBytes));
+        "scores {:.3g}, logits {:.3g}, routed rows {:.3g}); the limit is {:.3g} bytes",
+        largest, state, scores, logits, routed, kMaxBytes));
   }
   const double micro_batches =
       static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));

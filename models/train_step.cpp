@@ -388,8 +388,8 @@ class StepHooks final : public ParameterHooks {
     if (--remaining_[b] == 0 && launch_) reduce(b);
   }
 
-  /// Reduces bucket `b` over DP: ZeRO 0 all-reduce, 1 reduce-scatter in place, 2 and 3
-  /// reduce-scatter into the shard and free the bucket.
+  /// Reduces bucket `b` over its group (DP, or the experts' expert-data group): ZeRO 0 all-reduce,
+  /// 1 reduce-scatter in place, 2 and 3 reduce-scatter into the shard and free the bucket.
   void reduce(std::size_t b) {
     const GradientBucket& bucket = optimizer_.buckets[b];
     // A group of one sums nothing (a model whose experts' group has members where DP has
@@ -985,7 +985,8 @@ Tensor run_iteration(Backend& backend, TransformerModel& model, OptimizerState& 
 }
 
 bool gathers_parameters_ahead(const IterationConfig& config, int zero) {
-  // With DP 1 nothing is gathered, without an optimizer step nothing was updated.
+  // With DP 1 (and no expert-data group) nothing is gathered, without an optimizer step
+  // nothing was updated.
   return config.overlap_param_gather && config.optimizer_step &&
          (config.data_parallel > 1 || config.expert_data_parallel > 1) && (zero == 1 || zero == 2);
 }

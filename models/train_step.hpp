@@ -199,10 +199,11 @@ struct IterationConfig {
   std::int64_t expert_data_parallel = 1;
   std::int64_t global_tokens = 1;  ///< sequences x seq_len of the global batch (loss mean)
   bool overlap_grad_reduce = true;
-  /// ZeRO 1 and 2 with DP > 1: the updated parameters are gathered at the start of the next
-  /// step (each bucket before its first use), not at the end of this one (ParallelPlan's
-  /// DataParallel::overlap_param_gather). The last step's update then stays sharded until the
-  /// next step gathers it: gather_updated_parameters finishes it (Megatron's final sync).
+  /// ZeRO 1 and 2 with DP (or the experts' expert-data group) > 1: the updated parameters are
+  /// gathered at the start of the next step (each bucket before its first use), not at the end of
+  /// this one (ParallelPlan's DataParallel::overlap_param_gather). The last step's update then
+  /// stays sharded until the next step gathers it: gather_updated_parameters finishes it
+  /// (Megatron's final sync).
   bool overlap_param_gather = false;
   bool optimizer_step = true;  ///< false: stop after the gradients (gradient checks)
   /// Gradient clipping by global norm (Megatron's --clip-grad): the gradients are scaled by

@@ -33,6 +33,7 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
   breakdown["optimizer"] = b.optimizer.seconds();
   for (int k = 0; k < program::kGroupKindCount; ++k) {
     const auto kind = static_cast<program::GroupKind>(k);
+    if (kind == program::GroupKind::ep && !scenario.model.moe) continue;  // dense: unchanged
     breakdown["exposed_" + std::string(program::to_string(kind)) + "_comm"] =
         b.exposed_comm[static_cast<std::size_t>(k)].seconds();
   }
@@ -40,6 +41,10 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
   breakdown["host_bound"] = b.host.seconds();
   breakdown["other"] = b.other.seconds();
   j["breakdown_s"] = breakdown;
+  if (s.balanced_routing_time) {
+    j["balanced_routing_time_s"] = s.balanced_routing_time->seconds();
+    j["busiest_expert_load"] = s.busiest_expert_load.value_or(1.0);
+  }
   j["breakdown_gpu"] = s.critical_rank;
 
   const MemorySummary& m = s.memory;

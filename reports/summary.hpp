@@ -3,6 +3,7 @@
 // MFU/HFU, where the time went and peak memory. Computed from the Program and its replay;
 // formatting lives in summary_table / json_report.
 
+#include <optional>
 #include <string>
 
 #include "models/program.hpp"
@@ -49,6 +50,11 @@ struct Summary {
   MemorySummary memory;
   std::size_t ops_replayed = 0;
   bool every_rank_replayed = false;
+  /// MoE routing other than balanced (simulate): the busiest expert-parallel rank's rows over
+  /// the mean rank's, averaged over the MoE layers, and the iteration time with balanced
+  /// routing, whose difference is the imbalance's cost.
+  std::optional<double> busiest_expert_load;
+  std::optional<Time> balanced_routing_time;
 };
 
 /// Reduces a replay to its summary. Hardware FLOPs count each world rank through its

@@ -93,6 +93,17 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
   } else {
     line(fmt::format("  iteration time      {}", s.iteration_time));
   }
+  if (s.balanced_routing_time && m.moe) {
+    const std::string routing = m.moe->routing == ExpertRouting::zipf
+                                    ? fmt::format("zipf {:g}", m.moe->zipf_exponent)
+                                    : std::string(to_string(m.moe->routing));
+    line(
+        fmt::format("  expert routing      {}: the busiest EP rank takes {:.2f}x the mean rows; "
+                    "{:+.1f} % over balanced routing ({})",
+                    routing, s.busiest_expert_load.value_or(1.0),
+                    100.0 * (s.iteration_time.seconds() / s.balanced_routing_time->seconds() - 1.0),
+                    *s.balanced_routing_time));
+  }
   line(fmt::format("  throughput          {} tokens/s",
                    s.tokens_per_s >= 100.0 ? fmt::format("{:.0f}", s.tokens_per_s)
                                            : fmt::format("{:.3g}", s.tokens_per_s)));
@@ -118,8 +129,11 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
       "exposed PP communication",        "exposed embedding communication",
       "exposed optimizer communication", "exposed CP communication",
       "exposed EP communication"};
-  for (std::size_t k = 0; k < kExposed.size(); ++k)
+  for (std::size_t k = 0; k < kExposed.size(); ++k) {
+    // The experts' all-to-all only where there are experts: dense summaries keep their rows.
+    if (k == static_cast<std::size_t>(program::GroupKind::ep) && !m.moe) continue;
     row(kExposed[k], b.exposed_comm[k]);
+  }
   row("pipeline bubble", b.bubble);
   row("host-bound idle", b.host);
   row("other idle", b.other);

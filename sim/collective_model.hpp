@@ -152,9 +152,11 @@ std::int64_t nodes_spanned(std::span<const std::int32_t> gpus, const Topology& t
 
 /// All-to-all's flows: every pair inside a node directly; across nodes, as NCCL's PXN routes
 /// them, all that a member sends to one other node in one flow to that node's member on its
-/// own rail (the member at its position among its node's members): each NIC carries exactly
-/// the bytes the pairwise exchange sends through it, in n·(members per node − 1 + other nodes)
-/// flows rather than n·(n − 1), which at EP 64 over 8 nodes is 896 instead of 4032.
+/// own rail (the member at its position among its node's members, cyclically), in
+/// n·(members per node − 1 + other nodes) flows rather than n·(n − 1): at EP 64 over 8 nodes
+/// 896 instead of 4032. When every node holds as many members (a group of whole nodes, or the
+/// same GPUs of each), each NIC sends and receives exactly the pairwise exchange's bytes; with
+/// uneven nodes the receiving NICs' shares are approximate.
 void append_all_to_all_flows(Bytes size, std::span<const std::int32_t> gpus,
                              const Topology& topology, std::vector<FlowSpec>& out);
 

@@ -1394,7 +1394,7 @@ namespace trainsim::cuda {
 MoeRouting CudaBackend::route(const Tensor&, const RouterSpec&, std::string_view name) {
   not_on_cuda(name);
 }
-Tensor CudaBackend::route_backward(const Tensor&, const MoeRouting&, const Tensor&,
+Tensor CudaBackend::route_backward(const Tensor&, const MoeRouting&, std::int64_t, DType,
                                    std::string_view name) {
   not_on_cuda(name);
 }

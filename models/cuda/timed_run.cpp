@@ -118,7 +118,6 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   const RankLayout layout(plan);
   const std::int64_t rank = 0;
   const std::int64_t t = layout.tp_size();
-  const std::int64_t gradient_size = layout.gradient_group_size();
   // The model's dropouts, as build_program records them.
   const TransformerShape shape =
       TransformerShape::of(model, model.padded_vocab(plan.tensor.vocab_shards()),
@@ -135,7 +134,7 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   CudaBackend cuda(rank, layout.tp_group(rank), layout.gradient_group(rank), backend_options);
   // The optimizer step's norm and overflow all-reduces: skipped and counted, as the others.
   if (config.model_parallel > 1)
-    cuda.bind(CommGroup::model, layout.model_group(rank, plan.data.zero >= 1));
+    cuda.bind(CommGroup::model, layout.model_group(rank, norm_over_every_rank(model, plan)));
 
   MeasuredRun run;
   run.scenario = scenario.name;
@@ -146,9 +145,7 @@ MeasuredRun run_timed(const Scenario& scenario, const TimedRunOptions& options) 
   run.repetitions = options.repetitions;
   {
     TransformerModel gpt(cuda, shape, TensorParallelPosition{0, t}, model_options);
-    const OptimizerLayout optimizer_layout{plan.data.zero, gradient_size,
-                                           layout.gradient_group_position(rank),
-                                           default_bucket_size(gradient_size)};
+    const OptimizerLayout optimizer_layout = optimizer_layout_of(model, plan, layout, rank);
     OptimizerState optimizer;  // inference: no optimizer state
     if (!training.inference()) optimizer = make_optimizer_state(cuda, gpt, optimizer_layout);
     initialise(cuda, gpt, optimizer, options.seed);

@@ -63,6 +63,8 @@ class LayerContext {
   /// A new step: the FP8 weight copies of the last one are dropped (cast again on first use).
   void begin_step() { fp8_weights_.clear(); }
   ParameterHooks& hooks() { return *hooks_; }
+  /// The micro batch of the pass in progress.
+  std::int32_t micro_batch() const { return micro_batch_; }
   /// Tags the ops issued from now on with `layer` (a global index, or Tag::kNoLayer) and `phase`.
   void set_tag(std::int32_t layer, program::Phase phase);
 

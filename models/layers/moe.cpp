@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "models/expert_routing.hpp"
+
 namespace trainsim {
 
 ExpertExchange ExpertExchange::plan(const std::vector<std::int64_t>& counts, std::int64_t members,
@@ -43,6 +45,7 @@ MoeBlock MoeBlock::add(LayerContext& c, const std::string& prefix, std::int32_t 
   const TransformerShape& s = c.shape();
   MoeBlock block;
   block.spec_ = *s.layer.moe;
+  block.layer_ = layer;
   const std::int64_t h = s.hidden;
   const std::int64_t e = block.spec_.experts;
   const std::int64_t f = block.spec_.expert_ffn;
@@ -64,14 +67,18 @@ Tensor MoeBlock::forward(LayerContext& c, NormSaved& in, MoeSaved& s, bool keep)
   Backend& b = c.backend();
   s.x = in.y;
   c.mark(s.x, keep);
-  s.logits = b.matmul(s.x, c.value(router_), false, false, "moe.router");
-  c.mark(s.logits, keep);
+  Tensor logits = b.matmul(s.x, c.value(router_), false, false, "moe.router");
   const std::int64_t tokens = s.x.shape().rows;
-  s.routing = b.route(s.logits, {spec_.top_k, spec_.capacity(tokens)}, "moe.route");
+  s.routing =
+      b.route(logits,
+              {spec_.top_k, spec_.capacity(tokens),
+               expert_shares(spec_, c.options().expert.size, tokens, layer_, c.micro_batch())},
+              "moe.route");
+  logits.reset();  // the softmax's backward needs its output only
   c.mark(s.routing.probs, keep);
   c.mark(s.routing.experts, keep);
   c.mark(s.routing.slots, keep);
-  c.consumed({&s.logits, &s.routing.experts});
+  c.consumed({&s.routing.experts});
   Tensor permuted = b.permute_tokens(s.x, s.routing, "moe.permute");
   s.fc1_input = dispatch(c, permuted, s);
   permuted.reset();
@@ -174,10 +181,10 @@ Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s
   dinput.reset();
   Tensor dx = b.permute_tokens_backward(dpermuted, s.routing, "moe.permute.backward");
   dpermuted.reset();
-  Tensor dlogits = b.route_backward(dprobs, s.routing, s.logits, "moe.route.backward");
+  Tensor dlogits =
+      b.route_backward(dprobs, s.routing, spec_.experts, c.shape().dtype, "moe.route.backward");
   dprobs.reset();
   s.routing = {};
-  s.logits.reset();
   Tensor drouter = b.matmul(dlogits, c.value(router_), false, true, "moe.router.dgrad");
   b.matmul_accumulate(s.x, dlogits, true, false, c.grad(router_), "moe.router.wgrad");
   c.ready(router_);

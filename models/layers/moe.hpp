@@ -50,7 +50,6 @@ struct ExpertExchange {
 /// What the MoE block keeps for its backward pass.
 struct MoeSaved {
   Tensor x;  ///< the norm's output: the router's and the permutation's input
-  Tensor logits;
   MoeRouting routing;
   ExpertExchange exchange;
   Tensor fc1_input;   ///< the rows as the local experts take them
@@ -88,6 +87,7 @@ class MoeBlock {
   Tensor dispatch_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x);
 
   MoeSpec spec_{};
+  std::int32_t layer_ = 0;
   std::size_t router_ = 0;
   std::size_t fc1_ = 0;
   std::size_t fc2_ = 0;

@@ -228,3 +228,38 @@ TEST_CASE("model spec: a MoE model counts its experts' parameters and its active
   CHECK(m.hardware_flops(1, Recompute::none).count() ==
         doctest::Approx(m.model_flops(1).count() + 3 * 2 * 2.0 * tokens * h * 4));
 }
+
+TEST_CASE("meta: uneven routing gives the recorded rank the busiest experts' rows") {
+  ModelSpec m = moe_model(2, 64, 32);
+  m.moe->experts = 8;
+  ParallelPlan plan;
+  plan.data.size = 4;
+  plan.expert.size = 4;
+  const auto busiest = [&](ExpertRouting routing) {
+    m.moe->routing = routing;
+    m.moe->zipf_exponent = 1.5;
+    const program::Program p =
+        build_program(m, plan, test::training_spec(4, 1), ProgramScope::representative);
+    std::int64_t rows = 0;   // FC1's rows in the first layer's forward
+    double exchanged = 0.0;  // bytes of the largest all-to-all
+    for (const program::Op& op : p.ranks[0].ops) {
+      if (const auto* g = std::get_if<program::Gemm>(&op.payload);
+          g != nullptr && p.names.name(op.name) == "moe.fc1" && rows == 0) {
+        rows = static_cast<std::int64_t>(g->m) * g->batch;
+      }
+      if (const auto* c = std::get_if<program::Collective>(&op.payload);
+          c != nullptr && c->kind == program::CollectiveKind::all_to_all) {
+        exchanged = std::max(exchanged, c->size.as_double());
+      }
+    }
+    return std::pair{rows, exchanged};
+  };
+  const auto [balanced_rows, balanced_bytes] = busiest(ExpertRouting::balanced);
+  CHECK(balanced_rows == 64 * 2);  // 64 tokens x top-2 over 4 ranks, from each of 4 members
+  for (ExpertRouting routing : {ExpertRouting::uniform, ExpertRouting::zipf}) {
+    CAPTURE(to_string(routing));
+    const auto [rows, bytes] = busiest(routing);
+    CHECK(rows > balanced_rows);
+    CHECK(bytes > balanced_bytes);
+  }
+}
