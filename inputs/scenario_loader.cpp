@@ -336,7 +336,7 @@ void check_consistency(const ReadScenario& r) {
          "fused bias-GeLU, which needs its bias: use bias true or activation swiglu");
   }
   if (m.moe) check_moe(r);
-  if (const auto problem = moe_parallel_problem(m, p, sc.training)) {
+  if (const auto problem = moe_parallel_problem(m, p)) {
     fail(r, problem->field, problem->message);
   }
   if (m.attention == AttentionKind::flash && m.dtype != DType::bf16 && m.dtype != DType::fp16) {

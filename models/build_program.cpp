@@ -422,7 +422,7 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
           "(model.bias false)");
     }
   }
-  if (const auto moe = moe_parallel_problem(model, plan, training)) {
+  if (const auto moe = moe_parallel_problem(model, plan)) {
     throw Infeasible(fmt::format("{}: {}", moe->field, moe->message));
   }
   check_size_limits(model, plan, training);

@@ -4,8 +4,7 @@
 
 namespace trainsim {
 
-std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const ParallelPlan& plan,
-                                                const TrainingSpec& training) {
+std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const ParallelPlan& plan) {
   const std::int64_t e = plan.expert.size;
   if (!model.moe) {
     if (e == 1) return std::nullopt;
@@ -61,11 +60,6 @@ std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const Pa
                                    "distributed optimizer, sharding the experts' state over "
                                    "their expert-data-parallel group)",
                                    plan.data.zero)};
-  }
-  if (training.fp8) {
-    return GridProblem{"training.precision",
-                       "fp8 with experts is not modelled yet (Transformer Engine's grouped FP8 "
-                       "GEMMs); use bf16"};
   }
   return std::nullopt;
 }

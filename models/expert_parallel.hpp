@@ -13,8 +13,7 @@ namespace trainsim {
 /// when it can or the model has none: EP divides the experts and the stage's tensor x context
 /// x data ranks, whole experts per GPU, 1D tensor parallelism with sequence parallelism when
 /// t > 1 (Megatron-Core's rule: the router and dispatcher work on the sequence shard), ZeRO 0
-/// or 1 (the distributed optimizer), bf16 GEMMs.
-std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const ParallelPlan& plan,
-                                                const TrainingSpec& training);
+/// or 1 (the distributed optimizer), the shared experts' width divisible by t.
+std::optional<GridProblem> moe_parallel_problem(const ModelSpec& model, const ParallelPlan& plan);
 
 }  // namespace trainsim

@@ -108,6 +108,9 @@ class LayerContext {
   bool fp8(LinearKind kind) const {
     return options_.fp8.has_value() && !grid_ && !cube_ && kind != LinearKind::output;
   }
+  /// Parameter `weight` in FP8: cast once per step and kept (TE's weight cache across the
+  /// micro batches), or with ZeRO-3 cast from each gathered copy.
+  Fp8Tensor fp8_weight(std::size_t weight, const std::string& name);
   /// Input of a column-parallel linear: the sequence shard gathered (SP) or `x` itself.
   Tensor gather_sequence(const Tensor& x, const std::string& name);
   /// Output of a row-parallel linear: reduce-scattered (SP) or all-reduced over TP.
@@ -182,9 +185,6 @@ class LayerContext {
                     Tensor* saved_input);
   Tensor fp8_linear_backward(const Tensor& dy, const Tensor& x_saved, std::size_t weight,
                              LinearKind kind, const std::string& name);
-  /// Parameter `weight` in FP8: cast once per step and kept (TE's weight cache across the
-  /// micro batches), or with ZeRO-3 cast from each gathered copy.
-  Fp8Tensor fp8_weight(std::size_t weight, const std::string& name);
   /// 3D: orientation of the input of a linear (cube_ops.hpp): QKV, FC1 and the output layer
   /// read layer-oriented activations, out-proj and FC2 the swapped outputs of QKV and FC1.
   static CubeSide cube_input_side(LinearKind kind) {

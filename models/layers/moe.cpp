@@ -80,18 +80,19 @@ Tensor MoeBlock::forward(LayerContext& c, NormSaved& in, MoeSaved& s, bool keep)
   c.mark(s.routing.slots, keep);
   c.consumed({&s.routing.experts});
   Tensor permuted = b.permute_tokens(s.x, s.routing, "moe.permute");
-  s.fc1_input = dispatch(c, permuted, s);
+  Tensor rows_in = dispatch(c, permuted, s);
   permuted.reset();
+  s.fc1 = experts_linear(c, rows_in, fc1_, s.exchange.rows, "moe.fc1", s.fc1_input);
+  rows_in.reset();
   c.mark(s.fc1_input, keep);
-  const std::vector<std::int64_t>& rows = s.exchange.rows;
-  s.fc1 = b.grouped_matmul(s.fc1_input, c.value(fc1_), rows, false, "moe.fc1");
   c.mark(s.fc1, keep);
   c.consumed({&s.fc1_input});
-  s.activated = b.swiglu(s.fc1, "moe.swiglu");
-  c.mark(s.activated, keep);
+  Tensor activated = b.swiglu(s.fc1, "moe.swiglu");
   c.consumed({&s.fc1});
-  Tensor fc2 = b.grouped_matmul(s.activated, c.value(fc2_), rows, false, "moe.fc2");
-  c.consumed({&s.activated});
+  Tensor fc2 = experts_linear(c, activated, fc2_, s.exchange.rows, "moe.fc2", s.fc2_input);
+  activated.reset();
+  c.mark(s.fc2_input, keep);
+  c.consumed({&s.fc2_input});
   s.expert_out = combine(c, fc2, s.exchange, "moe.combine");
   fc2.reset();
   c.mark(s.expert_out, keep);
@@ -104,6 +105,45 @@ Tensor MoeBlock::forward(LayerContext& c, NormSaved& in, MoeSaved& s, bool keep)
   }
   c.consumed({&s.x, &in.y, &in.stats, &in.gamma});
   return out;
+}
+
+Tensor MoeBlock::experts_linear(LayerContext& c, const Tensor& x, std::size_t weight,
+                                std::span<const std::int64_t> rows, const std::string& name,
+                                Tensor& saved_input) {
+  Backend& b = c.backend();
+  if (!c.options().fp8) {
+    saved_input = x;
+    return b.grouped_matmul(x, c.value(weight), rows, false, name);
+  }
+  // Transformer Engine's GroupedLinear in FP8: the rows cast once, the columnwise copy kept
+  // for the weight gradient, the experts' FP8 weights cached for the step.
+  Fp8Tensor in =
+      b.quantize_fp8(x, *c.options().fp8, program::MemoryCategory::temporaries, name + ".fp8_cast");
+  saved_input = std::move(in.columnwise);
+  const Fp8Tensor w = c.fp8_weight(weight, name);
+  return b.grouped_matmul(in.rowwise, w.rowwise, rows, false, name);
+}
+
+Tensor MoeBlock::experts_linear_backward(LayerContext& c, const Tensor& dy,
+                                         const Tensor& saved_input, std::size_t weight,
+                                         std::span<const std::int64_t> rows,
+                                         const std::string& name) {
+  Backend& b = c.backend();
+  if (!c.options().fp8) {
+    Tensor dx = b.grouped_matmul(dy, c.value(weight), rows, true, name + ".dgrad");
+    b.grouped_matmul_weight_grad(saved_input, dy, rows, c.grad(weight), name + ".wgrad");
+    c.ready(weight);
+    return dx;
+  }
+  // dY (E5M2) cast once for the dgrad and wgrad GEMMs.
+  Fp8Tensor dq = b.quantize_fp8(dy, *c.options().fp8, program::MemoryCategory::temporaries,
+                                name + ".dgrad.fp8_cast");
+  const Fp8Tensor w = c.fp8_weight(weight, name);
+  Tensor dx = b.grouped_matmul(dq.rowwise, w.columnwise, rows, true, name + ".dgrad");
+  dq.rowwise.reset();
+  b.grouped_matmul_weight_grad(saved_input, dq.columnwise, rows, c.grad(weight), name + ".wgrad");
+  c.ready(weight);
+  return dx;
 }
 
 Tensor MoeBlock::dispatch(LayerContext& c, const Tensor& permuted, MoeSaved& s) {
@@ -164,17 +204,13 @@ Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s
   Tensor dfc2 = combine_backward(c, dexpert_out, s.exchange);
   dexpert_out.reset();
   const std::vector<std::int64_t>& rows = s.exchange.rows;
-  Tensor dactivated = b.grouped_matmul(dfc2, c.value(fc2_), rows, true, "moe.fc2.dgrad");
-  b.grouped_matmul_weight_grad(s.activated, dfc2, rows, c.grad(fc2_), "moe.fc2.wgrad");
-  c.ready(fc2_);
+  Tensor dactivated = experts_linear_backward(c, dfc2, s.fc2_input, fc2_, rows, "moe.fc2");
   dfc2.reset();
-  s.activated.reset();
+  s.fc2_input.reset();
   Tensor dfc1 = b.swiglu_backward(dactivated, s.fc1, "moe.swiglu.backward");
   dactivated.reset();
   s.fc1.reset();
-  Tensor dinput = b.grouped_matmul(dfc1, c.value(fc1_), rows, true, "moe.fc1.dgrad");
-  b.grouped_matmul_weight_grad(s.fc1_input, dfc1, rows, c.grad(fc1_), "moe.fc1.wgrad");
-  c.ready(fc1_);
+  Tensor dinput = experts_linear_backward(c, dfc1, s.fc1_input, fc1_, rows, "moe.fc1");
   dfc1.reset();
   s.fc1_input.reset();
   Tensor dpermuted = dispatch_backward(c, dinput, s.exchange);

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -52,9 +53,10 @@ struct MoeSaved {
   Tensor x;  ///< the norm's output: the router's and the permutation's input
   MoeRouting routing;
   ExpertExchange exchange;
-  Tensor fc1_input;   ///< the rows as the local experts take them
-  Tensor fc1;         ///< FC1's output [rows, 2F]
-  Tensor activated;   ///< SwiGLU's output: FC2's input
+  /// What FC1's and FC2's weight gradients read of their inputs: the rows as the local
+  /// experts take them and SwiGLU's output, or with FP8 their columnwise FP8 copies.
+  Tensor fc1_input, fc2_input;
+  Tensor fc1;         ///< FC1's output [rows, 2F]: SwiGLU's backward reads it
   Tensor expert_out;  ///< the rows back at their tokens' rank, before the weighted sum
   NormSaved shared_in;
   MlpSaved shared;
@@ -75,6 +77,16 @@ class MoeBlock {
   Tensor backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& saved);
 
  private:
+  /// op(x)·W of the local experts' grouped GEMM, in bf16 or (training.precision fp8) in FP8
+  /// as TE's GroupedLinear runs it; `saved_input` gets what the weight gradient reads.
+  static Tensor experts_linear(LayerContext& c, const Tensor& x, std::size_t weight,
+                               std::span<const std::int64_t> rows, const std::string& name,
+                               Tensor& saved_input);
+  /// Its backward: returns dx, accumulates the weight gradient and reports it ready.
+  static Tensor experts_linear_backward(LayerContext& c, const Tensor& dy,
+                                        const Tensor& saved_input, std::size_t weight,
+                                        std::span<const std::int64_t> rows,
+                                        const std::string& name);
   /// The routed rows at the local experts: dispatched over EP (or the permuted rows
   /// themselves without EP).
   Tensor dispatch(LayerContext& c, const Tensor& permuted, MoeSaved& s);

@@ -146,6 +146,45 @@ TEST_CASE("cpu: MoE x EP over DP (2 of 4, 4 of 4, across TP x DP) equals one dev
   }
 }
 
+TEST_CASE("cpu: MoE in FP8 (TE's grouped linears) x EP 2 x TP 2 x SP x DP 2 equals one device") {
+  // The cpu backend keeps FP8 values exact: the check proves the casts' plumbing (which copy
+  // each GEMM reads), as for the dense FP8 linears.
+  for (Fp8Recipe recipe : {Fp8Recipe::delayed, Fp8Recipe::tensorwise}) {
+    ModelSpec m = moe_model(2, 8, 12);
+    m.moe->shared_experts = 1;
+    ParallelPlan plan;
+    plan.tensor.size = 2;
+    plan.tensor.sequence_parallel = true;
+    plan.data.size = 2;
+    plan.data.zero = 1;
+    plan.expert.size = 2;
+    plan.recompute = Recompute::full;
+    TrainingSpec training = test::training_spec(4, 1);
+    training.fp8 = recipe;
+    CAPTURE(to_string(recipe));
+    check_equals_one_device(m, plan, training, 17);
+  }
+}
+
+TEST_CASE("meta: FP8 experts run their grouped GEMMs in FP8 and keep FP8 weight copies") {
+  ModelSpec m = moe_model(2, 16, 32);
+  ParallelPlan plan;
+  plan.data.size = 2;
+  plan.expert.size = 2;
+  TrainingSpec training = test::training_spec(2, 1);
+  training.fp8 = Fp8Recipe::delayed;
+  const program::Program p = build_program(m, plan, training, ProgramScope::representative);
+  int fp8_expert_gemms = 0;
+  int bf16_expert_gemms = 0;
+  for (const program::Op& op : p.ranks[0].ops) {
+    const auto* g = std::get_if<program::Gemm>(&op.payload);
+    if (g == nullptr || !p.names.name(op.name).starts_with("moe.fc")) continue;
+    (g->dtype == DType::fp8 ? fp8_expert_gemms : bf16_expert_gemms) += 1;
+  }
+  CHECK(fp8_expert_gemms == 2 * 6);  // per layer FC1 and FC2: forward, dgrad, wgrad
+  CHECK(bf16_expert_gemms == 0);
+}
+
 TEST_CASE("cpu: MoE with a capacity factor drops the same tokens as one device over DP x EP x PP") {
   ModelSpec m = moe_model(4, 8, 12);
   m.moe->capacity_factor = 1.0;
