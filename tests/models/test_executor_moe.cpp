@@ -146,6 +146,31 @@ TEST_CASE("cpu: MoE x EP over DP (2 of 4, 4 of 4, across TP x DP) equals one dev
   }
 }
 
+TEST_CASE("cpu: MoE inference over TP 2 x SP x PP 2 x EP 4 gives one device's loss") {
+  ModelSpec m = moe_model(4, 8, 12);
+  m.moe->shared_experts = 1;
+  ParallelPlan plan;
+  plan.tensor.size = 2;
+  plan.tensor.sequence_parallel = true;
+  plan.pipeline.size = 2;
+  plan.data.size = 2;
+  plan.expert.size = 4;
+  TrainingSpec training = test::training_spec(4, 2);
+  training.mode = RunMode::inference;
+  const EquivalenceReport r = check_against_single_device(m, plan, training, 23);
+  CHECK(r.loss_single > 0.0);
+  CHECK(r.loss_error < 1e-12);
+  CHECK(r.passed);
+  // The meta backend frees every activation once consumed: nothing saved for a backward.
+  const program::Program p = build_program(m, plan, training, ProgramScope::representative);
+  for (const program::RankProgram& rank : p.ranks) {
+    for (const program::Op& op : rank.ops) {
+      const auto* a = std::get_if<program::Alloc>(&op.payload);
+      CHECK((a == nullptr || a->category != program::MemoryCategory::activations));
+    }
+  }
+}
+
 TEST_CASE("cpu: MoE in FP8 (TE's grouped linears) x EP 2 x TP 2 x SP x DP 2 equals one device") {
   // The cpu backend keeps FP8 values exact: the check proves the casts' plumbing (which copy
   // each GEMM reads), as for the dense FP8 linears.
