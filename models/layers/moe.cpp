@@ -93,7 +93,7 @@ Tensor MoeBlock::forward(LayerContext& c, NormSaved& in, MoeSaved& s, bool keep)
   activated.reset();
   c.mark(s.fc2_input, keep);
   c.consumed({&s.fc2_input});
-  s.expert_out = combine(c, fc2, s.exchange, "moe.combine");
+  s.expert_out = from_experts(c, fc2, s.exchange, "moe.combine");
   fc2.reset();
   c.mark(s.expert_out, keep);
   Tensor out = b.unpermute_tokens(s.expert_out, s.routing, "moe.unpermute");
@@ -158,37 +158,25 @@ Tensor MoeBlock::dispatch(LayerContext& c, const Tensor& permuted, MoeSaved& s) 
   const std::vector<std::int64_t> counts =
       b.gather_counts(s.routing, CommGroup::expert, "moe.tokens_per_expert");
   s.exchange = ExpertExchange::plan(counts, members, c.options().expert.rank);
-  const Tensor received =
-      b.all_to_all(permuted, s.exchange.send, s.exchange.recv, CommGroup::expert,
-                   stream_of(CommGroup::expert), "moe.dispatch.all_to_all");
-  return b.sort_chunks(received, s.exchange.source_major_rows, s.exchange.to_expert_major,
-                       "moe.dispatch.sort");
+  return to_experts(c, permuted, s.exchange, "moe.dispatch");
 }
 
-Tensor MoeBlock::combine(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
-                         const std::string& name) {
+Tensor MoeBlock::to_experts(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
+                            const std::string& name) {
+  if (c.options().expert.size == 1) return rows;
+  Backend& b = c.backend();
+  const Tensor received = b.all_to_all(rows, x.send, x.recv, CommGroup::expert,
+                                       stream_of(CommGroup::expert), name + ".all_to_all");
+  return b.sort_chunks(received, x.source_major_rows, x.to_expert_major, name + ".sort");
+}
+
+Tensor MoeBlock::from_experts(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
+                              const std::string& name) {
   if (c.options().expert.size == 1) return rows;
   Backend& b = c.backend();
   const Tensor sorted = b.sort_chunks(rows, x.expert_major_rows, x.to_source_major, name + ".sort");
-  Tensor back = b.all_to_all(sorted, x.recv, x.send, CommGroup::expert,
-                             stream_of(CommGroup::expert), name + ".all_to_all");
-  return back;
-}
-
-Tensor MoeBlock::combine_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x) {
-  // The combine's gradient runs its exchange the other way: a dispatch of the gradient.
-  if (c.options().expert.size == 1) return d;
-  Backend& b = c.backend();
-  const Tensor received =
-      b.all_to_all(d, x.send, x.recv, CommGroup::expert, stream_of(CommGroup::expert),
-                   "moe.combine.backward.all_to_all");
-  return b.sort_chunks(received, x.source_major_rows, x.to_expert_major,
-                       "moe.combine.backward.sort");
-}
-
-Tensor MoeBlock::dispatch_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x) {
-  if (c.options().expert.size == 1) return d;
-  return combine(c, d, x, "moe.dispatch.backward");
+  return b.all_to_all(sorted, x.recv, x.send, CommGroup::expert, stream_of(CommGroup::expert),
+                      name + ".all_to_all");
 }
 
 Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s) {
@@ -201,7 +189,8 @@ Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s
       b.unpermute_tokens_backward(dy, s.expert_out, s.routing, dprobs, "moe.unpermute.backward");
   dy.reset();
   s.expert_out.reset();
-  Tensor dfc2 = combine_backward(c, dexpert_out, s.exchange);
+  // The combine's gradient goes the dispatch's way, the dispatch's the combine's.
+  Tensor dfc2 = to_experts(c, dexpert_out, s.exchange, "moe.combine.backward");
   dexpert_out.reset();
   const std::vector<std::int64_t>& rows = s.exchange.rows;
   Tensor dactivated = experts_linear_backward(c, dfc2, s.fc2_input, fc2_, rows, "moe.fc2");
@@ -213,7 +202,7 @@ Tensor MoeBlock::backward(LayerContext& c, Tensor dy, NormSaved& in, MoeSaved& s
   Tensor dinput = experts_linear_backward(c, dfc1, s.fc1_input, fc1_, rows, "moe.fc1");
   dfc1.reset();
   s.fc1_input.reset();
-  Tensor dpermuted = dispatch_backward(c, dinput, s.exchange);
+  Tensor dpermuted = from_experts(c, dinput, s.exchange, "moe.dispatch.backward");
   dinput.reset();
   Tensor dx = b.permute_tokens_backward(dpermuted, s.routing, "moe.permute.backward");
   dpermuted.reset();

@@ -90,13 +90,13 @@ class MoeBlock {
   /// The routed rows at the local experts: dispatched over EP (or the permuted rows
   /// themselves without EP).
   Tensor dispatch(LayerContext& c, const Tensor& permuted, MoeSaved& s);
-  /// The local experts' rows back at their tokens' ranks.
-  Tensor combine(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
-                 const std::string& name);
-  /// Backward of combine: the output rows' gradient at the local experts.
-  Tensor combine_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x);
-  /// Backward of dispatch: the permuted rows' gradient at their tokens' rank.
-  Tensor dispatch_backward(LayerContext& c, const Tensor& d, const ExpertExchange& x);
+  /// Rows at their tokens' rank to the ranks holding their experts, sorted local-expert-major:
+  /// all-to-all NAME.all_to_all, then NAME.sort (the rows themselves without EP).
+  static Tensor to_experts(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
+                           const std::string& name);
+  /// The way back: sorted source-major (NAME.sort), all-to-all to their tokens' ranks.
+  static Tensor from_experts(LayerContext& c, const Tensor& rows, const ExpertExchange& x,
+                             const std::string& name);
 
   MoeSpec spec_{};
   std::int32_t layer_ = 0;
