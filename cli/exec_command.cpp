@@ -299,7 +299,7 @@ void add_exec_command(CLI::App& app) {
   cmd->add_flag("--check", options->check,
                 "cpu: compare the loss, every gradient and the updated parameters of every rank "
                 "with the single-device fp64 run, print the errors, fail above 1e-9; cuda: "
-                "fail when the cuda ranks differ from the cpu ranks by 1e-3 (fp32) or 1e-2 "
+                "fail when the cuda ranks differ from the cpu ranks by 1e-3 (fp32) or 2^-5 "
                 "(bf16) or more, and when there are fewer GPUs than ranks");
   cmd->add_flag("--mpi", options->mpi,
                 std::string("cuda: one process per GPU, started by mpirun -np RANKS (across "

@@ -4,8 +4,9 @@
     kernels.py --out FILE.csv [--device cuda|cpu] [--tiny] [--budget-s S]
 
 Causal attention through F.scaled_dot_product_attention per backend (and the explicit softmax
-form), layer_norm and rms_norm, softmax and cross_entropy over fp32 logits, AdamW's step and
-torch.mm in bf16. One table of cases, one driver (warm-up, timing, output); the CSV is
+form), layer_norm and rms_norm, softmax and cross_entropy over fp32 logits, AdamW's step,
+torch.mm in bf16 and FP8 (torch._scaled_mm), and a MoE layer's expert GEMMs (torch._grouped_mm
+beside a loop of torch.mm per expert). One table of cases, one driver (warm-up, timing, output); the CSV is
 rewritten atomically after every group, FILE.json beside it holds the environment. A case
 that raises becomes a row with the error as its status; --budget-s (default 90, counted from
 the start of the process) stops adding rows when spent. README.md beside this file has the
@@ -81,6 +82,12 @@ FULL = {
     "logits": [(8192, 50304), (4096, 128256), (16384, 128256), (2048, 128256), (16384, 50304)],
     "adamw": [10 ** 7, 10 ** 8],
     "adamw_tensors": 10,
+    # (local experts, rows per expert, n, k) of a MoE layer's expert GEMMs: Qwen3-30B-A3B and
+    # GPT-OSS-120B at EP 8 (16 local experts, 4096 balanced rows each: 8192 x top-8 and
+    # 16384 x top-4 tokens), FC1 (gated) and FC2; then fewer rows per expert.
+    "grouped": [(16, 4096, 1536, 2048), (16, 4096, 2048, 768), (16, 4096, 5760, 2880),
+                (16, 4096, 2880, 2880), (16, 512, 1536, 2048), (16, 512, 2048, 768),
+                (128, 128, 1536, 2048)],
 }
 
 TINY = {
@@ -94,6 +101,7 @@ TINY = {
     "logits": [(64, 500), (32, 1000)],
     "adamw": [10 ** 4, 10 ** 5],
     "adamw_tensors": 4,
+    "grouped": [(2, 32, 48, 64)],
 }
 
 
@@ -121,6 +129,51 @@ def mm_cases(sizes, device):
             return lambda: torch.mm(x, w.t())
         yield Case("mm", "x@w.T", "bf16", {"m": m, "n": n, "k": k}, 2 * m * n * k,
                    2 * (m * k + n * k + m * n), make)
+
+
+def fp8_mm_cases(sizes, device):
+    """torch._scaled_mm in FP8 E4M3 with per-tensor scales and a bf16 output, as Transformer
+    Engine's tensorwise recipe runs a Linear (the casts and amax are not in the time)."""
+    for m, n, k in sizes["mm"]:
+        def make(m=m, n=n, k=k):
+            e4m3 = torch.float8_e4m3fn
+            x = randn((m, k), torch.bfloat16, device).to(e4m3)
+            w = randn((n, k), torch.bfloat16, device).to(e4m3)
+            one = torch.ones((), device=device)
+            return lambda: torch._scaled_mm(x, w.t(), scale_a=one, scale_b=one,
+                                            out_dtype=torch.bfloat16)
+        yield Case("mm", "fp8_e4m3 x@w.T", "fp8", {"m": m, "n": n, "k": k}, 2 * m * n * k,
+                   m * k + n * k + 2 * m * n, make)
+
+
+def grouped_cases(sizes, device):
+    """A MoE layer's local experts: torch._grouped_mm over the experts' row blocks (one kernel,
+    as Megatron-Core's GroupedMLP / TE's GroupedLinear), and a loop of torch.mm per expert (as
+    Megatron's SequentialMLP), bf16."""
+    for experts, rows, n, k in sizes["grouped"]:
+        shape = {"experts": experts, "m": rows, "n": n, "k": k}
+        flops = 2 * experts * rows * n * k
+        moved = 2 * experts * (rows * k + n * k + rows * n)
+
+        def make_grouped(experts=experts, rows=rows, n=n, k=k):
+            x = randn((experts * rows, k), torch.bfloat16, device)
+            w = randn((experts, n, k), torch.bfloat16, device)  # each expert's weight as a Linear's
+            offs = torch.arange(1, experts + 1, device=device, dtype=torch.int32) * rows
+            return lambda: torch._grouped_mm(x, w.transpose(-2, -1), offs=offs,
+                                             out_dtype=torch.bfloat16)
+
+        def make_loop(experts=experts, rows=rows, n=n, k=k):
+            x = randn((experts * rows, k), torch.bfloat16, device)
+            w = randn((experts, n, k), torch.bfloat16, device)
+            out = torch.empty((experts * rows, n), dtype=torch.bfloat16, device=device)
+
+            def body():
+                for e in range(experts):
+                    torch.mm(x[e * rows:(e + 1) * rows], w[e].t(),
+                             out=out[e * rows:(e + 1) * rows])
+            return body
+        yield Case("grouped_mm", "torch._grouped_mm", "bf16", shape, flops, moved, make_grouped)
+        yield Case("grouped_mm", "mm per expert", "bf16", shape, flops, moved, make_loop)
 
 
 # --- attention --------------------------------------------------------------------------------
@@ -318,7 +371,8 @@ def adamw_cases(sizes, device):
 def groups(sizes, device):
     """(group name, cases) in order of value: a spent budget drops the last ones. Attention
     first (no other measurement of it; the profiles' figures are read off a chart), torch.mm
-    last (trainsim-calibrate measures cuBLAS over the scenarios' shapes itself)."""
+    late (trainsim-calibrate measures cuBLAS over the scenarios' shapes itself), then what
+    trainsim-calibrate cannot time: FP8 GEMMs and a MoE layer's grouped expert GEMMs."""
     return [
         ("attention at the scenarios' shapes",
          list(attention_cases(sizes["attention_scenarios"], sizes, device))),
@@ -327,6 +381,8 @@ def groups(sizes, device):
         ("adamw", list(adamw_cases(sizes, device))),
         ("attention sweep", list(attention_cases(list(attention_sweep(sizes)), sizes, device))),
         ("mm", list(mm_cases(sizes, device))),
+        ("fp8 mm", list(fp8_mm_cases(sizes, device))),
+        ("grouped mm", list(grouped_cases(sizes, device))),
     ]
 
 

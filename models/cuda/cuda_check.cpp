@@ -67,7 +67,7 @@ void refuse_unported(const Scenario& scenario) {
 }  // namespace
 
 double cuda_tolerance(DType dtype) {
-  return dtype == DType::bf16 || dtype == DType::fp16 ? 1e-2 : 1e-3;
+  return dtype == DType::bf16 || dtype == DType::fp16 ? 0.03125 : 1e-3;
 }
 
 BackendComparison check_cuda_against_cpu(const Scenario& scenario, std::uint64_t seed) {

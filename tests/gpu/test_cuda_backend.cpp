@@ -62,6 +62,12 @@ class Bench {
     std::copy(rounded.begin(), rounded.end(), CpuBackend::values(p.cpu).begin());
     return p;
   }
+  /// Zeros in both: a gradient buffer before its first writer (the attention backwards
+  /// accumulate a group's heads into dqkv, which starts at zero, as in the layers).
+  Pair zeros(Shape shape, DType dtype) {
+    return {gpu_.allocate(shape, dtype, MemoryCategory::temporaries, "zeros"),
+            cpu_.allocate(shape, dtype, MemoryCategory::temporaries, "zeros")};
+  }
   /// Token ids in [0, vocab) in both (8-byte slots).
   Pair ids(std::int64_t n, std::int64_t vocab) {
     Pair p{gpu_.allocate({1, n, 1}, DType::fp64, MemoryCategory::temporaries, "ids"),
@@ -91,7 +97,7 @@ class Bench {
   }
   void expect_close(const Tensor& gpu, const Tensor& cpu, DType dtype, const char* what) {
     const double e = error(gpu, cpu);
-    INFO(what << " in " << to_string(dtype) << ": relative error " << e);
+    INFO(std::string(what) << " in " << to_string(dtype) << ": relative error " << e);
     CHECK(e < tolerance(dtype));
   }
   void expect_close(const Pair& p, DType dtype, const char* what) {
@@ -132,7 +138,7 @@ TEST_CASE("GEMMs: every transpose, accumulation into fp32, attention") {
     b.expect_close(b.gpu().attention_context(probs.gpu, qkv.gpu, s, "ctx"),
                    b.cpu().attention_context(probs.cpu, qkv.cpu, s, "ctx"), t, "attention_context");
     const Pair dctx = b.random({1, 16, 12}, t);
-    Pair dqkv = b.random({1, 16, 36}, t);
+    Pair dqkv = b.zeros({1, 16, 36}, t);
     const Tensor dpg =
         b.gpu().attention_context_backward(dctx.gpu, probs.gpu, qkv.gpu, dqkv.gpu, s, "dctx");
     const Tensor dpc =
