@@ -130,7 +130,13 @@ GemmShape shape_of(const RawMeasurement& r) {
 
 GemmRunner::GemmRunner(const GemmShape& shape, int device, cudaStream_t stream,
                        std::int64_t l2_bytes)
-    : shape_(shape), device_(device), stream_(stream), handle_(device, stream) {
+    : shape_(shape),
+      device_(device),
+      stream_(stream),
+      handle_(device, stream),
+      workspace_(device, kGemmWorkspaceBytes) {
+  check(cublasSetWorkspace(handle_.get(), workspace_.data(), kGemmWorkspaceBytes),
+        "cublasSetWorkspace");
   const DType storage = cublas_types(shape.dtype).storage;
   const std::int64_t size = bytes_per_element(storage);
   const int n = static_cast<int>(std::clamp<std::int64_t>(
@@ -171,14 +177,22 @@ void GemmRunner::run() {
   const float one32 = 1.0f;
   const float zero32 = 0.0f;
   const bool f64 = types.compute == CUBLAS_COMPUTE_64F;
+  const void* alpha = f64 ? static_cast<const void*>(&one64) : &one32;
+  const void* beta = f64 ? static_cast<const void*>(&zero64) : &zero32;
   use_device(device_);
+  if (s.batch == 1) {  // one GEMM as frameworks issue it (cublasGemmEx; batched heuristics differ)
+    check(cublasGemmEx(handle_.get(), op_b, op_a, static_cast<int>(s.n), static_cast<int>(s.m),
+                       static_cast<int>(s.k), alpha, o.b.data(), types.data, static_cast<int>(ld_b),
+                       o.a.data(), types.data, static_cast<int>(ld_a), beta, o.c.data(), types.data,
+                       static_cast<int>(s.n), types.compute, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+    return;
+  }
   check(cublasGemmStridedBatchedEx(handle_.get(), op_b, op_a, static_cast<int>(s.n),
-                                   static_cast<int>(s.m), static_cast<int>(s.k),
-                                   f64 ? static_cast<const void*>(&one64) : &one32, o.b.data(),
+                                   static_cast<int>(s.m), static_cast<int>(s.k), alpha, o.b.data(),
                                    types.data, static_cast<int>(ld_b), elements_b(s), o.a.data(),
-                                   types.data, static_cast<int>(ld_a), elements_a(s),
-                                   f64 ? static_cast<const void*>(&zero64) : &zero32, o.c.data(),
-                                   types.data, static_cast<int>(s.n), elements_c(s),
+                                   types.data, static_cast<int>(ld_a), elements_a(s), beta,
+                                   o.c.data(), types.data, static_cast<int>(s.n), elements_c(s),
                                    static_cast<int>(s.batch), types.compute, CUBLAS_GEMM_DEFAULT),
         "cublasGemmStridedBatchedEx");
 }

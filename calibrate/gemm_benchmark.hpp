@@ -38,9 +38,17 @@ class GemmRunner {
   int device_;
   cudaStream_t stream_;
   CublasHandle handle_;
+  DeviceBuffer workspace_;  ///< kGemmWorkspaceBytes, given to cuBLAS as frameworks do
   std::vector<Operands> copies_;
   int next_ = 0;
 };
+
+/// The cuBLAS workspace PyTorch gives its handles on Hopper (CUBLAS_WORKSPACE_CONFIG's default
+/// :4096:8, 32 MiB). Without one, and through cublasGemmStridedBatchedEx, the calibrator's bf16
+/// GEMMs ran a median 11 % slower than torch.mm on the same shapes and layouts (H100,
+/// 2026-11-27, calibrate/measurements/2026-11-27-h100/run4-torch-gemms/): the profile would be
+/// fitted on a path no framework takes.
+inline constexpr std::size_t kGemmWorkspaceBytes = std::size_t{32} << 20;
 
 /// The "gemm" benchmark (suite gemm).
 BenchmarkDescriptor gemm_benchmark();
