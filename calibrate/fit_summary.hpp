@@ -36,6 +36,13 @@ ErrorStats error_stats(std::vector<double> errors);
 ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
                            const std::function<double(const RawMeasurement&)>& predict);
 
+/// One row's prediction by the fitted profile: what `fit --residuals` writes.
+struct Residual {
+  const RawMeasurement* row = nullptr;  ///< into the fitted RawMeasurements
+  double predicted_s = 0.0;
+  bool held_out = false;
+};
+
 /// The report of one fit.
 struct FitSummary {
   std::string what;  ///< "gemm", "memory", "collectives intra_node", ...
@@ -48,6 +55,9 @@ struct FitSummary {
   /// Figures fitted per subset of the rows (one group size, one dtype): their own values and
   /// held-out errors, on the held-out rows of the subset; no fields of their own.
   std::vector<FitSummary> parts;
+  /// Every row's prediction (fitted and held out), in file order; fits that keep none leave it
+  /// empty.
+  std::vector<Residual> residuals;
 };
 
 /// Median of `values` (the mean of the middle two for an even count); 0 for none.

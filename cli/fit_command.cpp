@@ -23,6 +23,7 @@ struct FitOptions {
   std::vector<std::filesystem::path> nccl_tests;
   std::string base;
   std::filesystem::path out;
+  std::filesystem::path residuals;
 };
 
 // The raw CSV's rows and every nccl-tests log's, one source for the fit and the provenance:
@@ -49,8 +50,25 @@ calibrate::RawMeasurements measurements(const FitOptions& options) {
   return all;
 }
 
+// fit, the row's line and shape, measured and predicted seconds, signed error, held out.
+std::string residuals_csv(const calibrate::ProfileFit& fit) {
+  std::string out =
+      "fit,line,benchmark,dtype,m,n,k,batch,algorithm,measured_s,predicted_s,error,held_out\n";
+  for (const calibrate::FitSummary& s : fit.fits) {
+    for (const calibrate::Residual& r : s.residuals) {
+      const calibrate::RawMeasurement& row = *r.row;
+      out += fmt::format("{},{},{},{},{},{},{},{},{},{:.9e},{:.9e},{:.6f},{}\n", s.what, row.line,
+                         calibrate::to_string(row.benchmark), to_string(row.dtype), row.m, row.n,
+                         row.k, row.batch, row.algorithm, row.time.seconds(), r.predicted_s,
+                         r.predicted_s / row.time.seconds() - 1.0, r.held_out ? "yes" : "no");
+    }
+  }
+  return out;
+}
+
 void run_fit(const FitOptions& options) {
   reports::check_destination(options.out);
+  if (!options.residuals.empty()) reports::check_destination(options.residuals);
   const calibrate::RawMeasurements raw = measurements(options);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
@@ -75,6 +93,11 @@ void run_fit(const FitOptions& options) {
   }
   for (const std::string& note : fit.notes)
     fmt::print("  note: {}\n", note);
+  if (!options.residuals.empty()) {
+    reports::write_atomically(options.residuals, residuals_csv(fit));
+    fmt::print("  residuals (every verified GEMM row, predicted by the fitted profile) → {}\n",
+               options.residuals.string());
+  }
 }
 
 }  // namespace
@@ -97,6 +120,10 @@ void add_fit_command(CLI::App& app) {
                   "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")
       ->required();
   cmd->add_option("-o,--output", options->out, "Calibrated profile YAML to write")->required();
+  cmd->add_option("--residuals", options->residuals,
+                  "Write every fitted (verified) GEMM row's measured and predicted time, signed "
+                  "error and whether "
+                  "it was held out (CSV)");
   cmd->callback([options] { run_fit(*options); });
 }
 

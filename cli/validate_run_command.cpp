@@ -53,8 +53,9 @@ void run_kineto(const ValidateRunOptions& options) {
     hw = inputs::scenario_hardware(scenario);
   } else {
     hardware = options.hardware;
+    // A path typed on the command line is the shell's: relative to the working directory.
     hw = inputs::load_hardware_profile(inputs::resolve_hardware_profile(
-        options.hardware, scenario_file.parent_path(), {scenario_file}, "--hardware"));
+        options.hardware, std::filesystem::current_path(), {"--hardware"}, "--hardware"));
   }
   const reports::ScenarioRun run = reports::run_scenario(scenario, hw);
   reports::KinetoValidation v =
@@ -86,9 +87,10 @@ void run_validate_run(const ValidateRunOptions& options) {
   }
   // The profile named on the command line, else the one the run was measured for.
   const std::string hardware = options.hardware.empty() ? measured.hardware : options.hardware;
-  const std::filesystem::path profile =
-      inputs::resolve_hardware_profile(hardware, options.scenario.parent_path(), {options.measured},
-                                       options.hardware.empty() ? "hardware" : "--hardware");
+  const std::filesystem::path profile = inputs::resolve_hardware_profile(
+      hardware,
+      options.hardware.empty() ? options.scenario.parent_path() : std::filesystem::current_path(),
+      {options.measured}, options.hardware.empty() ? "hardware" : "--hardware");
   const hw::HardwareProfile hw = inputs::load_hardware_profile(profile);
   const reports::ScenarioRun run = reports::run_scenario(scenario, hw);
   reports::RunValidation v =

@@ -5,6 +5,7 @@
 // `trainsim validate-run --kineto TRACE` prints it (and compares it with a scenario's
 // prediction: reports/kineto_validation.hpp).
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -32,6 +33,10 @@ struct KinetoStep {
   std::array<std::int64_t, inputs::kKernelFamilyCount> family_count{};
   /// Gaps inside the step's GPU work (span − busy).
   double gpu_idle_s() const { return gpu_span_s - gpu_busy_s; }
+  /// The step's time: the longer of its host span and its GPU span. A host that runs ahead of
+  /// the GPU leaves the step's span short (28 ms of host time for a 162 ms step on an H100,
+  /// 2026-11-27); a host-bound step's GPU span is the shorter one.
+  double time_s() const { return std::max(wall_s, gpu_span_s); }
 };
 
 struct KinetoStream {
@@ -54,6 +59,8 @@ struct KinetoBreakdown {
   std::int64_t placed_by_launch = 0;
 
   double median_wall_s() const;
+  /// Median of the steps' time_s().
+  double median_step_s() const;
   /// Mean over the steps of a family's time and count (zero without steps).
   double mean_family_s(inputs::KernelFamily f) const;
   double mean_family_count(inputs::KernelFamily f) const;
