@@ -138,13 +138,7 @@ void summarise(FitSummary& s, const std::vector<const RawMeasurement*>& rows, co
   const auto predict = [&profile](const RawMeasurement& r) {
     return predict_gemm_row(r, profile).seconds();
   };
-  s.fitted_rows = split.fit.size();
-  s.held_out = held_out_errors(split.held_out, predict);
-  for (const RawMeasurement* r : rows) {
-    const bool held =
-        std::find(split.held_out.begin(), split.held_out.end(), r) != split.held_out.end();
-    s.residuals.push_back({r, predict(*r), held});
-  }
+  record_predictions(s, rows, split, predict);
   s.ranges = fmt::format("m, n, k {} to {}, {}", lo, hi, fmt::join(dtypes, "/"));
   if (by_dtype.size() < 2) return;
   for (const auto& [dtype, group] : by_dtype) {

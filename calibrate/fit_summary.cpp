@@ -1,6 +1,7 @@
 #include "calibrate/fit_summary.hpp"
 
 #include <cmath>
+#include <set>
 #include <utility>
 
 #include "reports/error_statistics.hpp"
@@ -30,6 +31,16 @@ ErrorStats held_out_errors(const std::vector<const RawMeasurement*>& rows,
   for (const RawMeasurement* r : rows)
     errors.push_back(relative_error(predict(*r), r->time.seconds()));
   return error_stats(std::move(errors));
+}
+
+void record_predictions(FitSummary& s, const std::vector<const RawMeasurement*>& rows,
+                        const RowSplit& split,
+                        const std::function<double(const RawMeasurement&)>& predict) {
+  s.fitted_rows = split.fit.size();
+  s.held_out = held_out_errors(split.held_out, predict);
+  const std::set<const RawMeasurement*> held(split.held_out.begin(), split.held_out.end());
+  for (const RawMeasurement* r : rows)
+    s.residuals.push_back({r, predict(*r), held.count(r) > 0});
 }
 
 double median(std::vector<double> values) {

@@ -60,6 +60,12 @@ struct FitSummary {
   std::vector<Residual> residuals;
 };
 
+/// Fills `s`'s fitted row count, its held-out errors and every row's residual from `predict`
+/// (seconds), `rows` in file order.
+void record_predictions(FitSummary& s, const std::vector<const RawMeasurement*>& rows,
+                        const RowSplit& split,
+                        const std::function<double(const RawMeasurement&)>& predict);
+
 /// Median of `values` (the mean of the middle two for an even count); 0 for none.
 double median(std::vector<double> values);
 

@@ -57,6 +57,21 @@ bool set_field(YAML::Node root, const std::string& path, const hw::HardwareProfi
     root["gpu"]["memory_efficiency"] = fraction(p.gpu.memory_efficiency);
   } else if (path == "gpu.kernel_launch") {
     root["gpu"]["kernel_launch"] = microseconds(p.gpu.kernel_launch);
+  } else if (path.starts_with("gpu.attention.") && p.gpu.attention) {
+    const hw::AttentionSpec& a = *p.gpu.attention;
+    const std::string key = path.substr(std::string("gpu.attention.").size());
+    YAML::Node node = root["gpu"]["attention"];
+    if (key == "efficiency") {
+      node["efficiency"] = fraction(a.efficiency);
+    } else if (key == "backward_efficiency") {
+      node["backward_efficiency"] = fraction(a.backward_efficiency);
+    } else if (key == "fixed_time") {
+      node["fixed_time"] = microseconds(a.fixed_time);
+    } else if (key == "backward_fixed_time") {
+      node["backward_fixed_time"] = microseconds(a.backward_fixed_time);
+    } else {
+      throw std::logic_error("no attention field " + key);
+    }
   } else if (path == "gpu.gemm.max_efficiency") {
     root["gpu"]["gemm"]["max_efficiency"] = fraction(p.gpu.gemm.max_efficiency);
   } else if (path == "gpu.gemm.max_efficiency_by_dtype") {

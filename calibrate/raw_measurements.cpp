@@ -23,11 +23,20 @@ constexpr std::int64_t kMaxDimension =
 constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;  // 1 PiB
 constexpr std::int64_t kMaxGroup = std::int64_t{1} << 20;  // GPUs in a collective
 constexpr std::int64_t kMaxRepetitions = std::int64_t{1} << 40;
+// Attention rows: bounds under which 2·batch·k·m·(m + 1) stays far inside a double's range
+// and every real call (sequences to 16M tokens, heads of 1024 dimensions) fits.
+constexpr std::int64_t kMaxAttentionSequence = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxHeadDim = 1024;
+constexpr std::int64_t kMaxAttentionBatch = std::int64_t{1} << 24;
 
-constexpr std::array<std::string_view, 12> kBenchmarkNames{
-    "gemm",       "memcpy",     "elementwise",    "launch",
-    "all_reduce", "all_gather", "reduce_scatter", "broadcast",
-    "reduce",     "all_to_all", "send_recv",      "gemm_during_collective"};
+constexpr std::array<std::string_view, 14> kBenchmarkNames{
+    "gemm",           "memcpy",
+    "elementwise",    "launch",
+    "all_reduce",     "all_gather",
+    "reduce_scatter", "broadcast",
+    "reduce",         "all_to_all",
+    "send_recv",      "gemm_during_collective",
+    "attention",      "attention_backward"};
 constexpr std::array<std::string_view, 2> kTierNames{"intra_node", "inter_node"};
 
 std::string join_names(std::span<const std::string_view> names) {
@@ -100,10 +109,6 @@ std::vector<std::pair<std::string_view, int>> split(std::string_view line) {
   return cells;
 }
 
-bool is_gemm(Benchmark b) {
-  return b == Benchmark::gemm || b == Benchmark::gemm_during_collective;
-}
-
 RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line) {
   RawMeasurement r;
   r.line = line;
@@ -123,7 +128,26 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
   r.verified = verified.text == "yes";
   r.algorithm = std::string(cells.at("algorithm").text);
 
-  if (is_gemm(r.benchmark)) {
+  if (is_attention(r.benchmark)) {
+    const Cell& dtype = required("dtype");
+    const auto d = dtype_from_string(dtype.text);
+    if (!d || (*d != DType::bf16 && *d != DType::fp16)) dtype.fail("bf16 or fp16");
+    r.dtype = *d;
+    r.m = required("m").as_int(1, kMaxAttentionSequence);
+    r.k = required("k").as_int(1, kMaxHeadDim);
+    r.n = r.m;
+    if (const Cell& n = cells.at("n"); !n.empty() && n.as_int(1, kMaxDimension) != r.m)
+      n.fail(fmt::format("empty or m ({}): attention is square", r.m));
+    r.batch = required("batch").as_int(1, kMaxAttentionBatch);
+    const double flops = attention_row_flops(r.benchmark, r.m, r.k, r.batch);
+    r.flops = Flops::of(flops);
+    if (const Cell& f = cells.at("flops"); !f.empty()) {
+      if (std::abs(f.as_positive_double() - flops) > 1e-6 * flops) {
+        f.fail(fmt::format("the causal count {:.17g} ({}2·batch·k·m·(m + 1))", flops,
+                           r.benchmark == Benchmark::attention ? "" : "2.5 × "));
+      }
+    }
+  } else if (is_gemm(r.benchmark)) {
     const Cell& dtype = required("dtype");
     const auto d = dtype_from_string(dtype.text);
     if (!d) dtype.fail("one of fp64, fp32, tf32, bf16, fp16");
@@ -158,6 +182,22 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
 }
 
 }  // namespace
+
+bool is_gemm(Benchmark b) {
+  return b == Benchmark::gemm || b == Benchmark::gemm_during_collective;
+}
+
+bool is_attention(Benchmark b) {
+  return b == Benchmark::attention || b == Benchmark::attention_backward;
+}
+
+double attention_row_flops(Benchmark b, std::int64_t seq, std::int64_t head_dim,
+                           std::int64_t batch) {
+  const double s = static_cast<double>(seq);
+  const double forward =
+      2.0 * static_cast<double>(batch) * static_cast<double>(head_dim) * s * (s + 1.0);
+  return b == Benchmark::attention_backward ? 2.5 * forward : forward;
+}
 
 std::string_view to_string(Benchmark b) {
   return kBenchmarkNames[static_cast<std::size_t>(b)];

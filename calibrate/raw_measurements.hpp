@@ -31,12 +31,25 @@ enum class Benchmark : std::uint8_t {
   all_to_all,
   send_recv,               ///< one point-to-point transfer of `bytes` between two GPUs
   gemm_during_collective,  ///< the GEMM of the row while a large collective runs beside it
+  /// A fused causal attention call (cuDNN / FlashAttention): m = sequence, k = head dim,
+  /// batch = micro batch × query heads, flops = the simulator's causal count
+  /// (causal_attention_flops: 2·batch·k·m·(m + 1)); n = m.
+  attention,
+  attention_backward,  ///< its backward alone (flops 2.5× the forward's)
 };
 
 /// Which links a collective crosses: one node's fabric, or the network between nodes.
 enum class Tier : std::uint8_t { intra_node, inter_node };
 
 std::string_view to_string(Benchmark b);
+/// gemm and gemm_during_collective: the rows with dtype, m, n, k, batch and GEMM FLOPs.
+bool is_gemm(Benchmark b);
+/// attention and attention_backward.
+bool is_attention(Benchmark b);
+/// The FLOPs a causal attention row counts (the simulator's convention): the forward's
+/// 2·batch·head_dim·s·(s + 1), 2.5× that for the backward.
+double attention_row_flops(Benchmark b, std::int64_t seq, std::int64_t head_dim,
+                           std::int64_t batch);
 std::string_view to_string(Tier t);
 /// The simulator's collective for a collective benchmark; nullopt for the others.
 std::optional<program::CollectiveKind> collective_kind(Benchmark b);

@@ -8,9 +8,6 @@
 namespace trainsim::calibrate {
 namespace {
 
-bool is_gemm(Benchmark b) {
-  return b == Benchmark::gemm || b == Benchmark::gemm_during_collective;
-}
 bool is_memory(Benchmark b) {
   return b == Benchmark::memcpy || b == Benchmark::elementwise;
 }
@@ -49,7 +46,7 @@ void write_raw_measurements(std::ostream& out,
     out << (i ? "," : "") << columns[i];
   out << '\n';
   for (const RawMeasurement& r : rows) {
-    const bool gemm = is_gemm(r.benchmark);
+    const bool gemm = is_gemm(r.benchmark) || is_attention(r.benchmark);
     const bool transfer = is_transfer(r.benchmark);
     const bool memory = is_memory(r.benchmark);
     out << to_string(r.benchmark) << ',';

@@ -24,6 +24,7 @@ struct FitOptions {
   std::string base;
   std::filesystem::path out;
   std::filesystem::path residuals;
+  bool include_unverified = false;
 };
 
 // The raw CSV's rows and every nccl-tests log's, one source for the fit and the provenance:
@@ -73,7 +74,7 @@ void run_fit(const FitOptions& options) {
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
-  const calibrate::ProfileFit fit = calibrate::fit_profile(raw, base);
+  const calibrate::ProfileFit fit = calibrate::fit_profile(raw, base, {options.include_unverified});
   const hw::HardwareProfile written =
       calibrate::write_fitted_profile(options.out, base_file, fit, {raw.file, raw.environment});
 
@@ -95,8 +96,9 @@ void run_fit(const FitOptions& options) {
     fmt::print("  note: {}\n", note);
   if (!options.residuals.empty()) {
     reports::write_atomically(options.residuals, residuals_csv(fit));
-    fmt::print("  residuals (every verified GEMM row, predicted by the fitted profile) → {}\n",
-               options.residuals.string());
+    fmt::print(
+        "  residuals (every fitted GEMM and attention row, predicted by the fitted profile) → {}\n",
+        options.residuals.string());
   }
 }
 
@@ -107,7 +109,8 @@ void add_fit_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "fit",
       "Fit a calibrated hardware profile from raw microbenchmark rows (GEMM per dtype, memory, "
-      "launch, collectives per group size, send/recv, interference); every 5th row per fit is held "
+      "launch, fused attention, collectives per group size, send/recv, interference); every 5th "
+      "row per fit is held "
       "out and its error reported");
   cmd->add_option("raw", options->raw,
                   "Raw measurement CSV (schema: calibrate/README.md); optional with --nccl-tests");
@@ -120,8 +123,11 @@ void add_fit_command(CLI::App& app) {
                   "Base profile (a name in hwprofiles/ or a path); unfitted fields are kept")
       ->required();
   cmd->add_option("-o,--output", options->out, "Calibrated profile YAML to write")->required();
+  cmd->add_flag("--include-unverified", options->include_unverified,
+                "Fit rows with verified = no too (PyTorch's kernels timed by calibrate/pytorch/, "
+                "whose results the scripts do not check); the report says how many");
   cmd->add_option("--residuals", options->residuals,
-                  "Write every fitted (verified) GEMM row's measured and predicted time, signed "
+                  "Write every fitted GEMM and attention row's measured and predicted time, signed "
                   "error and whether "
                   "it was held out (CSV)");
   cmd->callback([options] { run_fit(*options); });

@@ -243,10 +243,15 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   if (auto kernels = gpu.find("kernels"))
     spec.kernel_efficiency = read_kernel_efficiency(*kernels, rec);
   if (auto attention = gpu.find("attention")) {
-    const YamlMap map = attention->as_map({"efficiency", "backward_efficiency"});
+    const YamlMap map = attention->as_map(
+        {"efficiency", "backward_efficiency", "fixed_time", "backward_fixed_time"});
     spec.attention = hw::AttentionSpec{
         rec.numeric(map.required("efficiency")).as_fraction(),
-        rec.numeric(map.required("backward_efficiency")).as_fraction()};
+        rec.numeric(map.required("backward_efficiency")).as_fraction(), Time{}, Time{}};
+    if (auto t = map.find("fixed_time"))
+      spec.attention->fixed_time = latency_in_range(rec.numeric(*t));
+    if (auto t = map.find("backward_fixed_time"))
+      spec.attention->backward_fixed_time = latency_in_range(rec.numeric(*t));
   }
   spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 

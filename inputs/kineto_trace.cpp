@@ -42,6 +42,11 @@ constexpr std::array kRules{
     Rule{"attention", KernelFamily::attention},
     Rule{"attn", KernelFamily::attention},
     Rule{"cudnn_generated", KernelFamily::attention},
+    // cuDNN's attention backward around its main kernel: the pre-pass D = rowsum(dO ∘ O) is
+    // element-wise work (the replay records it so: MetaBackend::flash_attention_backward), the
+    // dQ conversion and head reduction belong to the attention kernel.
+    Rule{"compute_dot_do_o", KernelFamily::elementwise},
+    Rule{"cudnn::fusion", KernelFamily::attention},
     Rule{"layer_norm", KernelFamily::normalization},
     Rule{"layernorm", KernelFamily::normalization},
     Rule{"rms_norm", KernelFamily::normalization},

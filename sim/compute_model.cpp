@@ -166,7 +166,9 @@ Time attention_time(const program::Kernel& kernel, const hw::HardwareProfile& hw
   const Time math = kernel.flops / (peak->second * share);
   const Time memory =
       (kernel.read + kernel.written) / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency);
-  return std::max(math, memory) + hw.gpu.kernel_launch;
+  const Time fixed =
+      backward ? hw.gpu.attention->backward_fixed_time : hw.gpu.attention->fixed_time;
+  return std::max(math, memory) + fixed + hw.gpu.kernel_launch;
 }
 }  // namespace
 

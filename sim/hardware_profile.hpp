@@ -87,6 +87,12 @@ struct GemmModel {
 struct AttentionSpec {
   double efficiency = 0.0;           ///< forward
   double backward_efficiency = 0.0;  ///< backward
+  /// Per call, beyond the FLOPs at the efficiency: the pipeline's fill and drain and the
+  /// causal last wave, which a short call cannot hide (cuDNN's forward on an H100: 0.43 of
+  /// peak at 34 GFLOP, 0.62 at 550; calibrate/measurements/2026-11-27-h100/). Zero unless
+  /// fitted (`trainsim fit` on attention rows).
+  Time fixed_time;
+  Time backward_fixed_time;
 };
 
 struct GpuSpec {

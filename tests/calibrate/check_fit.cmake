@@ -20,7 +20,7 @@ foreach(run 1 2)
 endforeach()
 message("${stdout}")
 foreach(what "gemm" "memory" "collectives intra_node" "collectives inter_node" "p2p"
-        "interference" "  tf32" "  8 GPUs")
+        "interference" "attention" "  tf32" "  8 GPUs")
   if(NOT stdout MATCHES "  ${what} +[0-9]+ +[0-9]+ +[0-9.]+% +[0-9.]+%")
     message(FATAL_ERROR "no '${what}' row with held-out errors in the report")
   endif()

@@ -82,6 +82,7 @@ hw::HardwareProfile synthetic_truth(const hw::HardwareProfile& base) {
   t.collectives.p2p.intra_node_efficiency = scaled(base.collectives.intra_node_efficiency, 0.8);
   t.collectives.p2p.inter_node_efficiency = scaled(base.collectives.inter_node_efficiency, 0.95);
   t.compute_slowdown_during_comm = 0.21;
+  t.gpu.attention = hw::AttentionSpec{0.57, 0.44, Time::from_us(25.0), Time::from_us(90.0)};
   return t;
 }
 
@@ -164,6 +165,29 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
       const program::Gemm g = program::Gemm::of(m, n, 4096, 1);
       w.row("gemm_during_collective", gemm_cells(g), "268435456", "8", "intra_node",
             sim::estimate_gemm(g, truth).time.scaled(1.0 + truth.compute_slowdown_during_comm), "");
+    }
+  }
+  // Fused attention, forward and backward, over the sequences and head dims kernels.py sweeps
+  // (8192 tokens per call, 16 heads). The backward row times the pre-pass D = rowsum(dO ∘ O)
+  // too: an element-wise kernel reading dO and O (bf16), writing D (fp32), as the replay has it.
+  for (const std::int64_t d : {64, 128}) {
+    for (const std::int64_t s : {1024, 2048, 4096, 8192}) {
+      const std::int64_t batch = 8192 / s * 16;
+      const double flops = 2.0 * static_cast<double>(batch * d * s) * static_cast<double>(s + 1);
+      const std::string cells = fmt::format("bf16,{},,{},{}", s, d, batch);
+      program::Kernel forward;
+      forward.flops = Flops::of(flops);
+      w.row("attention", cells, "", "", "",
+            sim::kernel_time(forward, truth, program::KernelClass::attention), "");
+      program::Kernel backward;
+      backward.flops = Flops::of(2.5 * flops);
+      program::Kernel pre_pass;
+      pre_pass.read = Bytes::of(2 * 2 * batch * s * d);
+      pre_pass.written = Bytes::of(4 * batch * s);
+      w.row("attention_backward", cells, "", "", "",
+            sim::kernel_time(pre_pass, truth, program::KernelClass::elementwise) +
+                sim::kernel_time(backward, truth, program::KernelClass::attention_backward),
+            "");
     }
   }
   // A failed verification with a wild time: must not move any fit.

@@ -117,6 +117,17 @@ void check_recovery(double noise, double tolerance,
               3 * tolerance);
   CHECK(p.compute_slowdown_during_comm ==
         doctest::Approx(truth.compute_slowdown_during_comm).epsilon(3 * tolerance));
+  // Fused attention: both passes' efficiency and fixed time (a base without gpu.attention).
+  REQUIRE(p.gpu.attention.has_value());
+  CHECK(p.gpu.attention->efficiency ==
+        doctest::Approx(truth.gpu.attention->efficiency).epsilon(tolerance));
+  CHECK(p.gpu.attention->backward_efficiency ==
+        doctest::Approx(truth.gpu.attention->backward_efficiency).epsilon(tolerance));
+  CHECK(p.gpu.attention->fixed_time.us() ==
+        doctest::Approx(truth.gpu.attention->fixed_time.us()).epsilon(10 * tolerance + 0.02));
+  CHECK(p.gpu.attention->backward_fixed_time.us() ==
+        doctest::Approx(truth.gpu.attention->backward_fixed_time.us())
+            .epsilon(10 * tolerance + 0.02));
   for (const FitSummary& s : fit.fits) {
     INFO(s.what);
     CHECK(s.held_out.rows > 0);

@@ -47,6 +47,30 @@ TEST_CASE("rows of every kind are read with their fields") {
   CHECK(raw.rows[3].bytes_moved == Bytes::of(2048));
 }
 
+TEST_CASE("attention rows: sequence, head dim, batch x heads, the causal FLOPs") {
+  // 2·64·128·2048·2049 = 68 753 031 168 causal FLOPs; the backward 2.5x.
+  const RawMeasurements raw = parse(
+      "attention,bf16,2048,,128,64,,,,cudnn,1.4e-4,50,68753031168,,no\n"
+      "attention_backward,bf16,2048,2048,128,64,,,,cudnn,5e-4,50,,,no\n");
+  REQUIRE(raw.rows.size() == 2);
+  CHECK(raw.rows[0].benchmark == Benchmark::attention);
+  CHECK(raw.rows[0].n == 2048);  // square: n = m
+  CHECK(raw.rows[0].flops.count() == doctest::Approx(68753031168.0));
+  CHECK(raw.rows[1].benchmark == Benchmark::attention_backward);
+  CHECK(raw.rows[1].flops.count() == doctest::Approx(2.5 * 68753031168.0));
+  CHECK_THROWS_WITH_AS(parse("attention,bf16,2048,,128,64,,,,,1e-4,5,68719476736,,no\n"),
+                       doctest::Contains("flops: expected the causal count 68753031168"),
+                       ConfigError);
+  CHECK_THROWS_WITH_AS(parse("attention,fp32,2048,,128,64,,,,,1e-4,5,,,no\n"),
+                       doctest::Contains("dtype: expected bf16 or fp16, got 'fp32'"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse("attention,bf16,2048,1024,128,64,,,,,1e-4,5,,,no\n"),
+                       doctest::Contains("n: expected empty or m (2048)"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse("attention,bf16,2048,,4096,64,,,,,1e-4,5,,,no\n"),
+                       doctest::Contains("k: expected an integer in 1..1024"), ConfigError);
+  CHECK_THROWS_WITH_AS(parse("attention_backward,bf16,2048,,128,,,,,,1e-4,5,,,no\n"),
+                       doctest::Contains("batch: expected a value"), ConfigError);
+}
+
 TEST_CASE("bad cells name file, line, column, the value and what is valid") {
   CHECK_THROWS_WITH_AS(parse("gem,bf16,1,1,1,1,,,,,1e-3,1,,,yes\n"),
                        doctest::Contains("raw.csv:2:1: benchmark: expected one of gemm, memcpy"),

@@ -100,6 +100,48 @@ meta = json.load(open(path[:-len(".csv")] + ".json"))
 assert meta["rows"] == len(rows) and not meta["budget_spent"], meta
 print(f"kernels.csv: {len(rows)} rows, {len(ok)} ok, families {sorted(families)}")
 PY
+# 4. attention_raw.py: kernels.py's attention rows (the explicit form: every torch has it) as raw rows, both
+#    passes per shape, the simulator's causal FLOP count; a backend without rows is an error.
+"$python" "$scripts/attention_raw.py" "$out/kernels.csv" --backend explicit --out "$out/raw-attention.csv"
+"$python" - "$out/raw-attention.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+assert rows and len(rows) % 2 == 0, rows
+for forward, backward in zip(rows[::2], rows[1::2]):
+    assert forward["benchmark"] == "attention" and backward["benchmark"] == "attention_backward"
+    s, d, batch = int(forward["m"]), int(forward["k"]), int(forward["batch"])
+    assert int(forward["flops"]) == 2 * batch * d * s * (s + 1), forward
+    assert int(backward["flops"]) == int(2.5 * int(forward["flops"])), backward
+    assert float(forward["time_s"]) > 0 and float(backward["time_s"]) > 0
+    assert forward["verified"] == "no"
+print(f"raw-attention.csv: {len(rows)} rows")
+PY
+if "$python" "$scripts/attention_raw.py" "$out/kernels.csv" --backend nosuch --out "$out/none.csv" 2>/dev/null; then
+  echo "FAIL: attention_raw.py accepted a backend without rows"; exit 1
+fi
+# 5. gemms.py: calibrator GEMM rows replayed through torch.mm, every layout and dtype the CPU
+#    has, in the calibrator's CSV (environment lines kept, library replaced, verified no).
+cat >"$out/raw-gemm.csv" <<'CSV'
+# gpu: test
+# cublas: 130100
+# date: 2026-11-27T00:00:00Z
+benchmark,dtype,m,n,k,batch,bytes,group_size,tier,algorithm,time_s,repetitions,flops,bytes_moved,verified
+gemm,fp32,64,32,48,1,,,,shape:NN,1e-5,10,196608,,yes
+gemm,fp32,64,32,48,1,,,,shape:NT,1e-5,10,196608,,yes
+gemm,fp32,64,32,48,1,,,,shape:TN,1e-5,10,196608,,yes
+gemm,bf16,64,32,48,1,,,,cublas-default:NN,1e-5,10,196608,,yes
+CSV
+"$python" "$scripts/gemms.py" "$out/raw-gemm.csv" --device cpu --out "$out/raw-torch-gemm.csv"
+"$python" - "$out/raw-torch-gemm.csv" <<'PY'
+import csv, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert "# gpu: test" in lines and not any(l.startswith("# cublas") for l in lines), lines
+assert any(l.startswith("# library: torch") for l in lines), lines
+rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
+assert [r["algorithm"] for r in rows][:3] == ["torch.mm:NN", "torch.mm:NT", "torch.mm:TN"], rows
+assert all(r["verified"] == "no" and float(r["time_s"]) > 0 for r in rows), rows
+print(f"raw-torch-gemm.csv: {len(rows)} rows")
+PY
 # --impl auto with a transformers whose API is not what the script assumes (the GPU machine's
 # version is untestable here): the entry records the failure and the native model is measured.
 mkdir -p "$out/fake/transformers"

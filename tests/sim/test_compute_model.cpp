@@ -67,7 +67,7 @@ TEST_CASE("fused attention runs its FLOPs at gpu.attention's share of the bf16 p
   // Without the profile's section the kernel cannot be timed: a clear error, not a default.
   CHECK_THROWS_WITH_AS(kernel_time(k, hw, program::KernelClass::attention),
                        doctest::Contains("has no gpu.attention"), Infeasible);
-  hw.gpu.attention = hw::AttentionSpec{0.6, 0.4};
+  hw.gpu.attention = hw::AttentionSpec{0.6, 0.4, Time::zero(), Time::zero()};
   CHECK(kernel_time(k, hw, program::KernelClass::attention) ==
         Flops::of(6e9) / (FlopRate::tflops(100) * 0.6) + Time::from_us(3));
   CHECK(kernel_time(k, hw, program::KernelClass::attention_backward) ==
@@ -77,6 +77,13 @@ TEST_CASE("fused attention runs its FLOPs at gpu.attention's share of the bf16 p
   CHECK(kernel_time(thin, hw, program::KernelClass::attention) ==
         Bytes::of(1'500'000'000) / (hw.gpu.memory_bandwidth * hw.gpu.memory_efficiency) +
             Time::from_us(3));
+  // A fitted fixed time per call, per pass, on top.
+  hw.gpu.attention->fixed_time = Time::from_us(20);
+  hw.gpu.attention->backward_fixed_time = Time::from_us(70);
+  CHECK(kernel_time(k, hw, program::KernelClass::attention) ==
+        Flops::of(6e9) / (FlopRate::tflops(100) * 0.6) + Time::from_us(20) + Time::from_us(3));
+  CHECK(kernel_time(k, hw, program::KernelClass::attention_backward) ==
+        Flops::of(6e9) / (FlopRate::tflops(100) * 0.4) + Time::from_us(70) + Time::from_us(3));
 }
 
 TEST_CASE("a per-dtype max_efficiency replaces the scalar for its dtype only") {
