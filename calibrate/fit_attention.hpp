@@ -1,6 +1,6 @@
 #pragma once
 // gpu.attention from fused attention calls (rows `attention` and `attention_backward`: what
-// calibrate/pytorch/attention_raw.py makes of kernels.py's cuDNN rows), through the
+// calibrate/pytorch/kernels_raw.py makes of kernels.py's cuDNN rows), through the
 // simulator's own model: time = causal FLOPs / (bf16 peak x efficiency) + fixed time +
 // launch, linear in (1 / efficiency, fixed time), solved per pass by least squares on relative
 // error. The fixed time is what a short call cannot hide (pipeline fill and drain, the causal

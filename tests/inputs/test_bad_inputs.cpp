@@ -181,7 +181,7 @@ const std::vector<BadInput>& bad_scenarios() {
       {"s_unknown_profile.yaml",
        "2:11",
        {"hardware: unknown hardware profile \"selene\"", "did you mean \"selene-a100-80gb\"?",
-        "dgx-h100, dgx-h200"}},
+        "dgx-h100, dgx-h100-calibrated, dgx-h200"}},
       {"s_missing_profile_file.yaml",
        "2:11",
        {"hardware: no such profile file \"profiles/nope.yaml\""}},

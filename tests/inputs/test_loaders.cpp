@@ -33,9 +33,9 @@ class CurrentDirectory {
 
 TEST_CASE("profiles: every shipped profile loads with provenance for every numeric field") {
   const std::vector<std::string> names = available_profiles();
-  CHECK(names == std::vector<std::string>{"dgx-b200", "dgx-h100", "dgx-h200", "dgx1-v100",
-                                          "frontera-rtx5000", "hgx-a100-4gpu", "longhorn-v100",
-                                          "selene-a100-80gb"});
+  CHECK(names == std::vector<std::string>{"dgx-b200", "dgx-h100", "dgx-h100-calibrated", "dgx-h200",
+                                          "dgx1-v100", "frontera-rtx5000", "hgx-a100-4gpu",
+                                          "longhorn-v100", "selene-a100-80gb"});
   for (const std::string& name : names) {
     CAPTURE(name);
     const hw::HardwareProfile p = load_hardware_profile(root / "hwprofiles" / (name + ".yaml"));

@@ -100,12 +100,19 @@ meta = json.load(open(path[:-len(".csv")] + ".json"))
 assert meta["rows"] == len(rows) and not meta["budget_spent"], meta
 print(f"kernels.csv: {len(rows)} rows, {len(ok)} ok, families {sorted(families)}")
 PY
-# 4. attention_raw.py: kernels.py's attention rows (the explicit form: every torch has it) as raw rows, both
-#    passes per shape, the simulator's causal FLOP count; a backend without rows is an error.
-"$python" "$scripts/attention_raw.py" "$out/kernels.csv" --backend explicit --out "$out/raw-attention.csv"
-"$python" - "$out/raw-attention.csv" <<'PY'
+# 4. kernels_raw.py: kernels.py's mm rows as gemm rows (NT, 2mnk) and its attention rows (the
+#    explicit form: every torch has it), both passes per shape, the simulator's causal FLOP
+#    count; a backend without attention rows is an error.
+"$python" "$scripts/kernels_raw.py" "$out/kernels.csv" --backend explicit --out "$out/raw-kernels.csv"
+"$python" - "$out/raw-kernels.csv" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+all_rows = list(csv.DictReader(l for l in open(sys.argv[1]) if not l.startswith("#")))
+gemms = [r for r in all_rows if r["benchmark"] == "gemm"]
+assert gemms, all_rows
+for g in gemms:
+    assert g["algorithm"] == "torch.mm:NT" and g["dtype"] == "bf16", g
+    assert int(g["flops"]) == 2 * int(g["m"]) * int(g["n"]) * int(g["k"]), g
+rows = [r for r in all_rows if r["benchmark"] != "gemm"]
 assert rows and len(rows) % 2 == 0, rows
 for forward, backward in zip(rows[::2], rows[1::2]):
     assert forward["benchmark"] == "attention" and backward["benchmark"] == "attention_backward"
@@ -114,10 +121,10 @@ for forward, backward in zip(rows[::2], rows[1::2]):
     assert int(backward["flops"]) == int(2.5 * int(forward["flops"])), backward
     assert float(forward["time_s"]) > 0 and float(backward["time_s"]) > 0
     assert forward["verified"] == "no"
-print(f"raw-attention.csv: {len(rows)} rows")
+print(f"raw-kernels.csv: {len(gemms)} gemm rows, {len(rows)} attention rows")
 PY
-if "$python" "$scripts/attention_raw.py" "$out/kernels.csv" --backend nosuch --out "$out/none.csv" 2>/dev/null; then
-  echo "FAIL: attention_raw.py accepted a backend without rows"; exit 1
+if "$python" "$scripts/kernels_raw.py" "$out/kernels.csv" --backend nosuch --out "$out/none.csv" 2>/dev/null; then
+  echo "FAIL: kernels_raw.py accepted a backend without rows"; exit 1
 fi
 # 5. gemms.py: calibrator GEMM rows replayed through torch.mm, every layout and dtype the CPU
 #    has, in the calibrator's CSV (environment lines kept, library replaced, verified no).

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""kernels.py's attention rows of one SDPA backend as raw rows that `trainsim fit` reads.
+"""kernels.py's rows that `trainsim fit` can use, as raw rows: attention and GEMMs.
 
-    attention_raw.py KERNELS.csv --out RAW.csv [--backend cudnn]
+    kernels_raw.py KERNELS.csv --out RAW.csv [--backend cudnn]
 
-For every shape with both a BACKEND:forward and a BACKEND:forward+backward row (status ok):
+GEMMs: every ok `mm` row (bf16 torch.mm and FP8 torch._scaled_mm, both x @ w.T) as a `gemm` row
+with layout NT (algorithm "torch.mm:NT" / "torch._scaled_mm:NT"), dtype bf16 or fp8, batch 1,
+flops 2·m·n·k: the fit gets FP8's efficiency from them (the calibrator has no FP8 path).
+
+Attention: for every shape with both a BACKEND:forward and a BACKEND:forward+backward row (ok):
 an `attention` row (the forward's time) and an `attention_backward` row (forward+backward
 minus forward), m = sequence, k = head dim, batch = b x query heads, flops the simulator's
 causal count (2·batch·k·s·(s + 1), 2.5x for the backward; kernels.py's own column uses s² and
@@ -41,12 +45,29 @@ def environment_lines(kernels_json):
     keys = {"gpu": "device_name", "date": "date_utc", "torch": "torch", "cuda_runtime": "cuda",
             "cudnn": "cudnn", "compute_capability": "device_capability"}
     lines = [f"# {key}: {env[name]}\n" for key, name in keys.items() if env.get(name) is not None]
-    return lines + ["# library: torch.nn.functional.scaled_dot_product_attention, is_causal=True "
-                    "(calibrate/pytorch/kernels.py, converted by attention_raw.py)\n"]
+    return lines + ["# library: torch.mm, torch._scaled_mm (FP8 E4M3, tensorwise scales), "
+                    "torch.nn.functional.scaled_dot_product_attention with is_causal=True "
+                    "(calibrate/pytorch/kernels.py, converted by kernels_raw.py)\n"]
 
 
-def convert(rows, backend):
-    """(forward rows, backward rows) in kernels.csv's order of shapes."""
+def gemm_rows(rows):
+    """kernels.py's ok mm rows (x @ w.T: B transposed) as raw gemm rows, in file order."""
+    out = []
+    for r in rows:
+        if r["kernel"] != "mm" or r["status"] != "ok" or r["dtype"] not in ("bf16", "fp8"):
+            continue
+        shape = shape_of(r["shape"])
+        m, n, k = (int(shape[x]) for x in ("m", "n", "k"))
+        library = "torch._scaled_mm" if r["dtype"] == "fp8" else "torch.mm"
+        out.append({"benchmark": "gemm", "dtype": r["dtype"], "m": m, "n": n, "k": k, "batch": 1,
+                    "bytes": "", "group_size": "", "tier": "", "algorithm": f"{library}:NT",
+                    "time_s": f"{float(r['time_s']):.9e}", "repetitions": r["repetitions"],
+                    "flops": 2 * m * n * k, "bytes_moved": "", "verified": "no"})
+    return out
+
+
+def attention_rows(rows, backend):
+    """Forward and backward rows per shape, in kernels.csv's order of shapes."""
     timed = {}
     order = []
     for r in rows:
@@ -87,15 +108,17 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("kernels", help="kernels.py's CSV")
     p.add_argument("--out", required=True)
-    p.add_argument("--backend", default="cudnn")
+    p.add_argument("--backend", default="cudnn", help="the SDPA backend's attention rows")
     args = p.parse_args(argv)
     with open(args.kernels, encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
-    out = convert(rows, args.backend)
-    if not out:
-        print(f"attention_raw: {args.kernels}: no {args.backend} rows with both passes",
+    attention = attention_rows(rows, args.backend)
+    if not attention:
+        print(f"kernels_raw: {args.kernels}: no {args.backend} attention rows with both passes",
               file=sys.stderr)
         return 1
+    gemms = gemm_rows(rows)
+    out = gemms + attention
     buf = io.StringIO()
     buf.writelines(environment_lines(os.path.splitext(args.kernels)[0] + ".json"))
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
@@ -105,7 +128,8 @@ def main(argv):
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(buf.getvalue())
     os.replace(tmp, args.out)
-    print(f"attention_raw: {len(out)} rows ({args.backend}) -> {args.out}")
+    print(f"kernels_raw: {len(gemms)} gemm rows, {len(attention)} attention rows "
+          f"({args.backend}) -> {args.out}")
     return 0
 
 
