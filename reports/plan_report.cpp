@@ -87,6 +87,7 @@ nlohmann::ordered_json layout_json(const sim::Layout& layout) {
   j["depth"] = p.tensor.depth;
   j["sequence_parallel"] = p.tensor.sequence_parallel;
   j["context_size"] = p.context.size;
+  j["expert_size"] = p.expert.size;
   j["pipeline_size"] = p.pipeline.size;
   j["schedule"] = std::string(to_string(p.pipeline.schedule));
   j["chunks"] = p.pipeline.chunks;
@@ -178,16 +179,17 @@ std::string plan_csv(const PlanReport& report) {
   for (const sim::ReplayedLayout& r : s.rejected)
     replayed[r.candidate.index] = &r;
   std::string out =
-      "estimate_rank,tensor_kind,tensor_size,depth,sequence_parallel,context_size,pipeline_size,"
+      "estimate_rank,tensor_kind,tensor_size,depth,sequence_parallel,context_size,expert_size,"
+      "pipeline_size,"
       "schedule,"
       "chunks,data_size,zero,recompute,micro_batch,estimated_iteration_s,estimated_bubble_s,"
       "estimated_peak_bytes,iteration_s,peak_bytes,fits\n";
   for (std::size_t i = 0; i < s.ranked.size(); ++i) {
     const sim::EstimatedLayout& e = s.ranked[i];
     const ParallelPlan& p = e.layout.plan;
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{}", i + 1,
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.9g},{:.9g},{}", i + 1,
                        to_string(p.tensor.kind), p.tensor.size, p.tensor.depth,
-                       p.tensor.sequence_parallel, p.context.size, p.pipeline.size,
+                       p.tensor.sequence_parallel, p.context.size, p.expert.size, p.pipeline.size,
                        to_string(p.pipeline.schedule), p.pipeline.chunks, p.data.size, p.data.zero,
                        to_string(p.recompute), e.layout.micro_batch, e.estimate.iteration.seconds(),
                        e.estimate.bubble.seconds(), e.estimate.peak.count());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 #include "models/build_program.hpp"
 #include "models/dtype.hpp"
@@ -93,22 +94,55 @@ std::string reduced_key(const Layout& layout) {
 
 Layout compute_layout(const Layout& layout) {
   Layout r = reduced_layout(layout);
-  r.plan.data.size = 1;
+  // The fewest data ranks the expert groups need (e divides t·c·d): the all-to-all stays in
+  // the floor's replays, as it does in every layout of this tensor block.
+  const std::int64_t tc = layout.plan.tensor.size * layout.plan.context.size;
+  r.plan.data.size = layout.plan.expert.size / std::gcd(layout.plan.expert.size, tc);
   r.plan.data.zero = 0;
   return r;
 }
 
+StageParameters stage_parameters(const ModelSpec& model, const Layout& layout) {
+  const ParallelPlan& p = layout.plan;
+  const std::int64_t stage_layers = model.layers / p.pipeline.size;
+  StageParameters out;
+  if (!model.moe) {
+    out.dense =
+        static_cast<double>(model.parameters_per_layer()) * static_cast<double>(stage_layers);
+    return out;
+  }
+  // Fewest MoE layers any stage holds (one in `every`), the rest dense; a MoE layer's
+  // attention, norms, router and shared experts split over TP, its routed experts over EP.
+  const MoeSpec& moe = *model.moe;
+  const std::int64_t moe_layers = stage_layers / moe.every;
+  const std::int64_t h = model.hidden;
+  const std::int64_t mlp =
+      h * model.fc1_width() + model.ffn * h + (model.bias ? model.fc1_width() + h : 0);
+  const auto dense_layer = static_cast<double>(model.parameters_per_layer());
+  const auto moe_layer =
+      static_cast<double>(model.parameters_per_layer() - mlp + moe.dense_parameters(h));
+  out.dense = dense_layer * static_cast<double>(stage_layers - moe_layers) +
+              moe_layer * static_cast<double>(moe_layers);
+  out.experts = static_cast<double>(moe.expert_parameters(h)) * static_cast<double>(moe_layers) /
+                static_cast<double>(p.expert.size);
+  out.expert_data = static_cast<double>(p.tensor.size * p.context.size * p.data.size) /
+                    static_cast<double>(p.expert.size);
+  return out;
+}
+
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
   const ParallelPlan& p = layout.plan;
-  const double params = static_cast<double>(model.parameters_per_layer()) *
-                        static_cast<double>(model.layers / p.pipeline.size) /
-                        static_cast<double>(p.tensor.size);
-  // ZeRO shards over the gradient group: DP x CP.
+  const StageParameters params = stage_parameters(model, layout);
+  // ZeRO shards over the gradient group: DP x CP; the experts' state over their
+  // expert-data group (ZeRO 0 or 1 with experts).
   const double d = static_cast<double>(p.data.size * p.context.size);
   const double weights = 2.0 / (p.data.zero >= 3 ? d : 1.0);  // bf16
   const double grads = 4.0 / (p.data.zero >= 2 ? d : 1.0);    // fp32
   const double adam = 12.0 / (p.data.zero >= 1 ? d : 1.0);    // fp32 master, m, v
-  return Bytes::rounded(params * (weights + grads + adam));
+  const double expert_adam = 12.0 / (p.data.zero >= 1 ? params.expert_data : 1.0);
+  return Bytes::rounded(params.dense / static_cast<double>(p.tensor.size) *
+                            (weights + grads + adam) +
+                        params.experts * (2.0 + 4.0 + expert_adam));
 }
 
 ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
@@ -201,15 +235,18 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   out.iteration = Time::from_seconds(
       std::max(0.0, once + m * (time_s_.c + time_s_.e * L) + bubble_s(plan, micro_batches, L)));
   // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
-  // the bf16 weight's 2, each kept 1/d.
-  const double params = (static_cast<double>(model.parameters_per_layer()) * L +
-                         static_cast<double>(model.embedding_parameters())) /
+  // the bf16 weight's 2, each kept 1/d; the experts' Adam state over the expert-data group
+  // (the compute layout kept none of it sharded).
+  const StageParameters stage = stage_parameters(model, layout);
+  const double params = (stage.dense + static_cast<double>(model.embedding_parameters())) /
                         static_cast<double>(plan.tensor.size);
   const int z = plan.data.zero;
   const double sharded = (z >= 1 ? 12.0 : 0.0) + (z >= 2 ? 4.0 : 0.0) + (z >= 3 ? 2.0 : 0.0);
+  const double experts_sharded =
+      z >= 1 ? stage.experts * 12.0 * (1.0 - 1.0 / stage.expert_data) : 0.0;
   const LayoutEstimate at_d1 = estimate(model, layout, global_batch);
-  out.peak =
-      Bytes::rounded(std::max(0.0, at_d1.peak.as_double() - params * sharded * (1.0 - 1.0 / d)));
+  out.peak = Bytes::rounded(
+      std::max(0.0, at_d1.peak.as_double() - params * sharded * (1.0 - 1.0 / d) - experts_sharded));
   return out;
 }
 

@@ -53,11 +53,21 @@ Layout reduced_layout(const Layout& layout);
 std::string reduced_key(const Layout& layout);
 
 /// The reduced layout of the compute alone: reduced_layout without data parallelism (d = 1,
-/// ZeRO 0), replayed on the tensor block's GPUs only, so cheap even where d is large.
+/// ZeRO 0), replayed on the tensor block's GPUs only, so cheap even where d is large; with
+/// experts, the fewest data ranks their groups need (e / gcd(e, t·c)), so that the
+/// all-to-all stays in it.
 Layout compute_layout(const Layout& layout);
 
 /// A lower bound on the bytes one GPU of `layout` holds (see above).
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout);
+
+/// Parameters a GPU of the pipeline's first stage holds, for the closed forms above.
+struct StageParameters {
+  double dense = 0.0;        ///< attention, norms, dense MLPs, router, shared experts: before TP
+  double experts = 0.0;      ///< routed experts of the stage's MoE layers, already over EP
+  double expert_data = 1.0;  ///< GPUs the experts' optimizer state is sharded over (t·c·d / e)
+};
+StageParameters stage_parameters(const ModelSpec& model, const Layout& layout);
 
 /// The four replays of one reduced layout, fitted.
 class ReducedFit {

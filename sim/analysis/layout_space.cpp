@@ -61,6 +61,18 @@ std::vector<PipelineParallel> pipelines(std::int64_t p, std::int64_t layers) {
   return out;
 }
 
+/// Expert-parallel sizes of a stage of `stage` GPUs: 1 for a dense model; with experts every
+/// size dividing both the experts and the stage (Megatron-Core draws the expert groups from
+/// the stage's tensor, context and data ranks).
+std::vector<std::int64_t> expert_sizes(const ModelSpec& model, std::int64_t stage) {
+  if (!model.moe) return {1};
+  std::vector<std::int64_t> out;
+  for (std::int64_t e : divisors(stage)) {
+    if (model.moe->experts % e == 0) out.push_back(e);
+  }
+  return out;
+}
+
 bool accepted(const ModelSpec& model, const ParallelPlan& plan, const TrainingSpec& training) {
   try {
     check_supported(model, plan, training);
@@ -78,6 +90,7 @@ std::string describe(const Layout& layout) {
   if (p.tensor.kind == TensorKind::two_and_half_d) tensor += fmt::format(" d={}", p.tensor.depth);
   if (p.tensor.sequence_parallel) tensor += p.tensor.comm_overlap ? " sp overlap" : " sp";
   if (p.context.size > 1) tensor += fmt::format(" · cp {}", p.context.size);
+  if (p.expert.size > 1) tensor += fmt::format(" · ep {}", p.expert.size);
   std::string pipe = fmt::format("pp {} {}", p.pipeline.size, to_string(p.pipeline.schedule));
   if (p.pipeline.chunks > 1) pipe += fmt::format(" v={}", p.pipeline.chunks);
   return fmt::format("{} · {} · dp {} zero {}{} · recompute {} · mb {}", tensor, pipe, p.data.size,
@@ -114,23 +127,27 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
           if (model.layers % p != 0) continue;
           const std::int64_t d = gpus / (t * c * p);
           if (global_batch % d != 0) continue;
-          for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
-            for (int zero = 0; zero <= (d * c == 1 ? 0 : 3); ++zero) {
-              for (Recompute recompute : {Recompute::none, Recompute::selective, Recompute::full}) {
-                for (std::int64_t mb : divisors(global_batch / d)) {
-                  if (mb > options.max_micro_batch) break;
-                  Layout layout;
-                  layout.plan.tensor = tensor;
-                  layout.plan.context.size = c;
-                  layout.plan.pipeline = pipeline;
-                  layout.plan.data = {d, zero, options.overlap_grad_reduce,
-                                      options.overlap_param_gather && (zero == 1 || zero == 2)};
-                  layout.plan.recompute = recompute;
-                  layout.micro_batch = mb;
-                  layout.fp8 = options.fp8;
-                  if (options.keep && !options.keep(layout)) continue;
-                  if (accepted(model, layout.plan, training_of(layout, global_batch))) {
-                    out.push_back(layout);
+          for (std::int64_t e : expert_sizes(model, t * c * d)) {
+            for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
+              for (int zero = 0; zero <= (d * c == 1 ? 0 : 3); ++zero) {
+                for (Recompute recompute :
+                     {Recompute::none, Recompute::selective, Recompute::full}) {
+                  for (std::int64_t mb : divisors(global_batch / d)) {
+                    if (mb > options.max_micro_batch) break;
+                    Layout layout;
+                    layout.plan.tensor = tensor;
+                    layout.plan.context.size = c;
+                    layout.plan.expert.size = e;
+                    layout.plan.pipeline = pipeline;
+                    layout.plan.data = {d, zero, options.overlap_grad_reduce,
+                                        options.overlap_param_gather && (zero == 1 || zero == 2)};
+                    layout.plan.recompute = recompute;
+                    layout.micro_batch = mb;
+                    layout.fp8 = options.fp8;
+                    if (options.keep && !options.keep(layout)) continue;
+                    if (accepted(model, layout.plan, training_of(layout, global_batch))) {
+                      out.push_back(layout);
+                    }
                   }
                 }
               }

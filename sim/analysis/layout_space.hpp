@@ -7,7 +7,9 @@
 // dividing heads and ffn, with and without sequence parallelism; 2D q²; 2.5D q²·d; 3D q³,
 // each grid in its kind's default order), context-parallel size c (1, or where the model runs
 // context parallelism: flash attention, RoPE, 1D, seq_len divisible by 2c; up to
-// max_context), pipeline size p dividing the layers, schedule and
+// max_context), expert-parallel size e (mixture-of-experts models: every e dividing the
+// experts and the stage's t·c·d GPUs the expert groups are drawn from; 1 otherwise),
+// pipeline size p dividing the layers, schedule and
 // chunks (p = 1: plain gradient accumulation, or layered with one layer per chunk; p >= 2:
 // gpipe, 1f1b, interleaved and breadth-first with every chunk count v >= 2 whose p·v divides
 // the layers, layered with v = layers / p), data parallel size d = gpus / (t·c·p), ZeRO stage

@@ -4,7 +4,8 @@
 # best layout's model TFLOP/s per GPU must reach that percentage of the reference's (the
 # scenario's own layout); both are printed.
 # -DTRAINSIM=<binary> -DSCENARIO=<yaml> -DARGS=<;-list> -DOUT=<dir> -DNAME=<file stem>
-# -DMATCH=<regex> [-DSAME_THREADS=1] [-DMIN_RATIO_PERCENT=<integer>]
+# -DMATCH=<regex> [-DSAME_THREADS=1] [-DMIN_RATIO_PERCENT=<integer>] [-DCSV_MATCH=<regex>: a
+# line of the CSV must match it]
 cmake_minimum_required(VERSION 3.25)
 file(MAKE_DIRECTORY "${OUT}")
 set(json_file "${OUT}/${NAME}.json")
@@ -24,6 +25,12 @@ string(JSON best GET "${json}" best 0 description)
 file(STRINGS "${csv_file}" header LIMIT_COUNT 1)
 if(NOT header MATCHES "^estimate_rank,tensor_kind,")
   message(FATAL_ERROR "${csv_file} has no header: ${header}")
+endif()
+if(CSV_MATCH)
+  file(STRINGS "${csv_file}" matching REGEX "${CSV_MATCH}")
+  if(NOT matching)
+    message(FATAL_ERROR "no line of ${csv_file} matches '${CSV_MATCH}'")
+  endif()
 endif()
 if(SAME_THREADS)
   execute_process(COMMAND "${TRAINSIM}" plan "${SCENARIO}" ${ARGS} --threads 1

@@ -31,6 +31,19 @@ ModelSpec small_model(std::int64_t layers) {
   return m;
 }
 
+/// small_model with a mixture of experts in every layer: 4 experts of width 256, top 2.
+ModelSpec small_moe_model(std::int64_t layers) {
+  ModelSpec m = small_model(layers);
+  m.activation = Activation::swiglu;
+  m.bias = false;
+  MoeSpec moe;
+  moe.experts = 4;
+  moe.top_k = 2;
+  moe.expert_ffn = 256;
+  m.moe = moe;
+  return m;
+}
+
 /// The space of the pruning and estimate tests: 4 layers on 4 GPUs (one node), batch 8.
 constexpr std::int64_t kGpus = 4;
 constexpr std::int64_t kBatch = 8;
@@ -88,10 +101,8 @@ TEST_CASE("enumerate_layouts: the grid kinds appear where their shape fits, and 
   CHECK(has(TensorKind::three_d));
 }
 
-TEST_CASE(
-    "search_layouts: pruning never drops a layout whose full replay fits, and the estimate "
-    "stays within its bound") {
-  const ModelSpec model = small_model(4);
+namespace {
+void check_pruning_and_estimates(const ModelSpec& model, const char* what) {
   hw::HardwareProfile hw = test::small_profile();
   const std::vector<Layout> layouts = enumerate_layouts(model, kGpus, kBatch, small_space());
   REQUIRE(layouts.size() > 100);
@@ -143,9 +154,8 @@ TEST_CASE(
     }
   }
   std::printf(
-      "layout estimate vs replay, %zu layouts of a 4-layer model on 4 GPUs: worst %+.1f%% "
-      "(%s)\n",
-      result.ranked.size(), 100.0 * worst, worst_layout.c_str());
+      "layout estimate vs replay, %zu layouts of a 4-layer %s on 4 GPUs: worst %+.1f%% (%s)\n",
+      result.ranked.size(), what, 100.0 * worst, worst_layout.c_str());
   CHECK(std::abs(worst) < kEstimateBound);
   // The winners are the fastest fitting replays among those replayed.
   REQUIRE_FALSE(result.best.empty());
@@ -160,6 +170,30 @@ TEST_CASE(
   REQUIRE(bounded.best.size() == result.best.size());
   for (std::size_t i = 0; i < result.best.size(); ++i)
     CHECK(bounded.best[i].candidate.index == result.best[i].candidate.index);
+}
+}  // namespace
+
+TEST_CASE(
+    "search_layouts: pruning never drops a layout whose full replay fits, and the estimate "
+    "stays within its bound") {
+  check_pruning_and_estimates(small_model(4), "model");
+}
+
+TEST_CASE(
+    "search_layouts: the same holds for a mixture of experts, its expert-parallel sizes searched") {
+  const ModelSpec model = small_moe_model(4);
+  const std::vector<Layout> layouts = enumerate_layouts(model, kGpus, kBatch, small_space());
+  std::set<std::int64_t> sizes;
+  for (const Layout& l : layouts) {
+    const ParallelPlan& p = l.plan;
+    CHECK(model.moe->experts % p.expert.size == 0);
+    CHECK((p.tensor.size * p.context.size * p.data.size) % p.expert.size == 0);
+    sizes.insert(p.expert.size);
+  }
+  CHECK(sizes == std::set<std::int64_t>{1, 2, 4});
+  for (const Layout& l : enumerate_layouts(small_model(4), kGpus, kBatch, small_space()))
+    CHECK(l.plan.expert.size == 1);
+  check_pruning_and_estimates(model, "mixture of experts");
 }
 
 TEST_CASE("search_layouts: the same result on 1 and 2 threads") {
