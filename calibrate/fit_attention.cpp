@@ -132,15 +132,15 @@ FitSummary fit_attention(const std::vector<const RawMeasurement*>& rows,
     return predict_attention_row(r, profile).seconds();
   };
   record_predictions(s, rows, split, predict);
-  const auto [lo, hi] = std::minmax_element(
+  const auto [fewest, most] = std::minmax_element(
       rows.begin(), rows.end(),
       [](const RawMeasurement* a, const RawMeasurement* b) { return a->flops < b->flops; });
-  s.ranges = fmt::format("causal FLOPs {:.3g} to {:.3g} per call, sequences {} to {}",
-                         (*lo)->flops.count(), (*hi)->flops.count(),
-                         std::min_element(rows.begin(), rows.end(),
-                                          [](auto* a, auto* b) { return a->m < b->m; })[0]->m,
-                         std::max_element(rows.begin(), rows.end(),
-                                          [](auto* a, auto* b) { return a->m < b->m; })[0]->m);
+  const auto [shortest, longest] = std::minmax_element(
+      rows.begin(), rows.end(),
+      [](const RawMeasurement* a, const RawMeasurement* b) { return a->m < b->m; });
+  s.ranges =
+      fmt::format("causal FLOPs {:.3g} to {:.3g} per call, sequences {} to {}",
+                  (*fewest)->flops.count(), (*most)->flops.count(), (*shortest)->m, (*longest)->m);
   s.values = fmt::format("{}", fmt::join(values, "; "));
   return s;
 }

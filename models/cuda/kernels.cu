@@ -135,8 +135,8 @@ __global__ void add_bias_kernel(Array x, ConstArray bias, Index n, Index cols) {
 // Column sums (bias and LayerNorm parameter gradients) in two deterministic passes, no atomics:
 // blocks of kColumnTile x kRowLanes threads each sum one tile of columns over one chunk of rows
 // into a workspace, then one thread per column adds the chunks in order. Enough chunks that the
-// whole GPU reads the input: a block per 32 columns alone (8192 x 1024 -> 32 blocks) left most
-// SMs idle and ran 100x slower than the bandwidth allows (measured on an H100, 2026-11-27).
+// whole GPU reads the input: one thread per column (1024 columns: 4 blocks) left most SMs idle,
+// and 4 LayerNorm backwards of 8192 x 1024 took 20.6 ms, now 0.48 ms (H100, 2026-11-27).
 constexpr int kColumnTile = 32;
 constexpr int kRowLanes = 16;
 constexpr Index kColumnBlocks = 1024;  // a few waves of 512-thread blocks on 100+ SMs
@@ -538,7 +538,6 @@ __global__ void unscale_and_check_kernel(Array x, Index n, float inv_scale, floa
     st(x.data, x.dtype, i, v * inv_scale);
   }
 }
-
 
 // out0 (and out1 for two sums) += the column sums of `terms`; the workspace is stream-ordered.
 template <typename Terms>
