@@ -22,17 +22,24 @@ bool backward(const RawMeasurement& r) {
   return r.benchmark == Benchmark::attention_backward;
 }
 
-// The backward's pre-pass D = rowsum(dO ∘ O) as the meta backend records it (an element-wise
-// kernel reading dO and O, writing D in fp32): a backward row times it too (cuDNN's
-// dot_do_o), so the fit charges it as the replay does and fits the main kernel on the rest.
-Time pre_pass(const RawMeasurement& r, const hw::HardwareProfile& profile) {
+// The backward's element-wise kernels around its main one, as MetaBackend::
+// flash_attention_backward records them: the pre-pass D = rowsum(dO ∘ O) (reads dO and O,
+// writes D in fp32) and the conversion of the fp32 dQ accumulator into dqkv's dtype. A
+// backward row times both too (cuDNN's dot_do_o and convert_dq), so the fit charges them as
+// the replay does and fits the main kernel on the rest.
+Time side_kernels(const RawMeasurement& r, const hw::HardwareProfile& profile) {
   if (!backward(r)) return Time::zero();
   const double rows = static_cast<double>(r.batch) * static_cast<double>(r.m);
+  const double elements = rows * static_cast<double>(r.k);
+  const auto element = static_cast<double>(bytes_per_element(r.dtype));
   program::Kernel delta;
-  delta.read = Bytes::of(2.0 * rows * static_cast<double>(r.k) *
-                         static_cast<double>(bytes_per_element(r.dtype)));
+  delta.read = Bytes::of(2.0 * elements * element);
   delta.written = Bytes::of(4.0 * rows);
-  return sim::kernel_time(delta, profile, program::KernelClass::elementwise);
+  program::Kernel dq_convert;
+  dq_convert.read = Bytes::of(4.0 * elements);
+  dq_convert.written = Bytes::of(elements * element);
+  return sim::kernel_time(delta, profile, program::KernelClass::elementwise) +
+         sim::kernel_time(dq_convert, profile, program::KernelClass::elementwise);
 }
 
 struct PassFit {
@@ -60,7 +67,7 @@ PassFit fit_pass(const std::vector<const RawMeasurement*>& rows,
     const double t = rows[static_cast<std::size_t>(i)]->time.seconds();
     a(i, 0) = rows[static_cast<std::size_t>(i)]->flops.count() / t;
     a(i, 1) = 1.0 / t;
-    b(i) = 1.0 - (launch + pre_pass(*rows[static_cast<std::size_t>(i)], profile).seconds()) / t;
+    b(i) = 1.0 - (launch + side_kernels(*rows[static_cast<std::size_t>(i)], profile).seconds()) / t;
   }
   const Eigen::Vector2d both = a.colPivHouseholderQr().solve(b);
   double x = both(0);
@@ -87,7 +94,7 @@ PassFit fit_pass(const std::vector<const RawMeasurement*>& rows,
 Time predict_attention_row(const RawMeasurement& row, const hw::HardwareProfile& profile) {
   program::Kernel kernel;
   kernel.flops = row.flops;
-  return pre_pass(row, profile) +
+  return side_kernels(row, profile) +
          sim::kernel_time(kernel, profile,
                           backward(row) ? program::KernelClass::attention_backward
                                         : program::KernelClass::attention);

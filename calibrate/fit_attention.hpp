@@ -5,7 +5,8 @@
 // launch, linear in (1 / efficiency, fixed time), solved per pass by least squares on relative
 // error. The fixed time is what a short call cannot hide (pipeline fill and drain, the causal
 // last wave): one efficiency alone read 0.43 of peak for a 34-GFLOP cuDNN forward and 0.62 for
-// a 550-GFLOP one on an H100.
+// a 550-GFLOP one on an H100. A backward row's element-wise side kernels (the dO·O pre-pass,
+// the dQ conversion) are charged as the replay records them, the main kernel fitted on the rest.
 
 #include <vector>
 
@@ -25,7 +26,7 @@ FitSummary fit_attention(const std::vector<const RawMeasurement*>& rows,
                          hw::HardwareProfile& profile);
 
 /// The simulator's time for an attention row on `profile` (a backward row: the pre-pass
-/// D = rowsum(dO ∘ O), an element-wise kernel, then the main kernel, as the replay has them).
+/// D = rowsum(dO ∘ O), the main kernel and the dQ conversion, as the replay has them).
 Time predict_attention_row(const RawMeasurement& row, const hw::HardwareProfile& profile);
 
 }  // namespace trainsim::calibrate

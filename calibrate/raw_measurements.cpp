@@ -150,7 +150,7 @@ RawMeasurement parse_row(const std::map<std::string_view, Cell>& cells, int line
   } else if (is_gemm(r.benchmark)) {
     const Cell& dtype = required("dtype");
     const auto d = dtype_from_string(dtype.text);
-    if (!d) dtype.fail("one of fp64, fp32, tf32, bf16, fp16");
+    if (!d) dtype.fail("one of fp64, fp32, tf32, bf16, fp16, fp8");
     r.dtype = *d;
     r.m = required("m").as_int(1, kMaxDimension);
     r.n = required("n").as_int(1, kMaxDimension);

@@ -42,10 +42,12 @@ constexpr std::array kRules{
     Rule{"attention", KernelFamily::attention},
     Rule{"attn", KernelFamily::attention},
     Rule{"cudnn_generated", KernelFamily::attention},
-    // cuDNN's attention backward around its main kernel: the pre-pass D = rowsum(dO ∘ O) is
-    // element-wise work (the replay records it so: MetaBackend::flash_attention_backward), the
-    // dQ conversion and head reduction belong to the attention kernel.
+    // cuDNN's attention backward around its main kernel: the pre-pass D = rowsum(dO ∘ O) and
+    // the dQ conversion are element-wise work (the replay records them so:
+    // MetaBackend::flash_attention_backward); the head reduction (grouped-query dK, dV) belongs
+    // to the attention kernel.
     Rule{"compute_dot_do_o", KernelFamily::elementwise},
+    Rule{"convert_dq", KernelFamily::elementwise},
     Rule{"cudnn::fusion", KernelFamily::attention},
     Rule{"layer_norm", KernelFamily::normalization},
     Rule{"layernorm", KernelFamily::normalization},

@@ -7,7 +7,7 @@ as frameworks call it), written as raw rows that `trainsim fit` reads.
 RAW_GEMM.csv is what `trainsim-calibrate --suite gemm` wrote: every gemm row (dtype, m, n, k,
 batch 1, the layout in its algorithm's ":XY" suffix, X for A and Y for B, T transposed) is timed
 again with torch.mm on the same layout, row-major as trainsim's matmul: C[m, n] = op(A) op(B),
-A stored k x m when transposed. tf32 rows run fp32 tensors with TF32 matmuls allowed, fp32 rows
+A stored k x m when transposed; rows with batch > 1 are left out (logged). tf32 rows run fp32 tensors with TF32 matmuls allowed, fp32 rows
 with them forbidden. Out: the input's environment lines (date, library and algorithm replaced),
 the calibrator's header, one row per timed input row in input order (algorithm "torch.mm:XY";
 rows that raised or were not reached are logged and left out, as a raw row needs its time).
@@ -124,12 +124,17 @@ def main(argv):
     cuda = device.type == "cuda"
     timing = kernels.Timing(10, 0.02, 1.0) if cuda else kernels.Timing(2, 0.0, 1.0, warmup=1)
     l2 = (env.get("device_l2_bytes") or 50 * 2 ** 20) if cuda else 0
-    out_rows, failed, reached = [], 0, 0
+    out_rows, failed, batched, reached = [], 0, 0, 0
     common.write_atomic(args.out, csv_text(environment, columns, out_rows))
     for row in inputs:
         if time.perf_counter() - START > args.budget_s:
             break
         reached += 1
+        if row.get("batch") not in ("", "1", None):
+            batched += 1  # one torch.mm would carry the batch's FLOPs: left out, said so
+            log(f"  {row['dtype']} {row['m']}x{row['n']}x{row['k']} batch {row['batch']}: "
+                "left out (gemms.py times one GEMM; batched rows need torch.bmm)")
+            continue
         try:
             measured = kernels.measure(case_of(row, device), device, timing, l2)
         except (ValueError, KeyError) as e:
@@ -149,8 +154,8 @@ def main(argv):
         if len(out_rows) % 20 == 0:
             common.write_atomic(args.out, csv_text(environment, columns, out_rows))
     common.write_atomic(args.out, csv_text(environment, columns, out_rows))
-    log(f"gemms: {len(out_rows)} of {len(inputs)} rows timed ({failed} failed, "
-        f"{len(inputs) - reached} not reached) in {time.perf_counter() - START:.1f} s "
+    log(f"gemms: {len(out_rows)} of {len(inputs)} rows timed ({failed} failed, {batched} batched "
+        f"left out, {len(inputs) - reached} not reached) in {time.perf_counter() - START:.1f} s "
         f"-> {args.out}")
     return 0 if out_rows else 1
 

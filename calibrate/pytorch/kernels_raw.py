@@ -113,12 +113,14 @@ def main(argv):
     with open(args.kernels, encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     attention = attention_rows(rows, args.backend)
-    if not attention:
-        print(f"kernels_raw: {args.kernels}: no {args.backend} attention rows with both passes",
-              file=sys.stderr)
-        return 1
     gemms = gemm_rows(rows)
+    if not attention:
+        print(f"kernels_raw: {args.kernels}: no {args.backend} attention rows with both passes; "
+              "the gemm rows alone", file=sys.stderr)
     out = gemms + attention
+    if not out:
+        print(f"kernels_raw: {args.kernels}: nothing to convert", file=sys.stderr)
+        return 1
     buf = io.StringIO()
     buf.writelines(environment_lines(os.path.splitext(args.kernels)[0] + ".json"))
     writer = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")

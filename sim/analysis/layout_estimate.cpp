@@ -102,7 +102,7 @@ Layout compute_layout(const Layout& layout) {
   return r;
 }
 
-StageParameters stage_parameters(const ModelSpec& model, const Layout& layout) {
+StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage) {
   const ParallelPlan& p = layout.plan;
   const std::int64_t stage_layers = model.layers / p.pipeline.size;
   StageParameters out;
@@ -111,10 +111,19 @@ StageParameters stage_parameters(const ModelSpec& model, const Layout& layout) {
         static_cast<double>(model.parameters_per_layer()) * static_cast<double>(stage_layers);
     return out;
   }
-  // Fewest MoE layers any stage holds (one in `every`), the rest dense; a MoE layer's
-  // attention, norms, router and shared experts split over TP, its routed experts over EP.
+  // The MoE layers this stage holds: its chunks of L / (p·v) layers, p chunks apart (the
+  // Transformer's layer tags), the rest dense; a MoE layer's attention, norms, router and
+  // shared experts split over TP, its routed experts over EP.
   const MoeSpec& moe = *model.moe;
-  const std::int64_t moe_layers = stage_layers / moe.every;
+  const std::int64_t chunks = p.pipeline.chunks;
+  const std::int64_t chunk_layers = stage_layers / chunks;
+  std::int64_t moe_layers = 0;
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    for (std::int64_t i = 0; i < chunk_layers; ++i) {
+      if (model.moe_layer(stage * chunk_layers + c * p.pipeline.size * chunk_layers + i))
+        ++moe_layers;
+    }
+  }
   const std::int64_t h = model.hidden;
   const std::int64_t mlp =
       h * model.fc1_width() + model.ffn * h + (model.bias ? model.fc1_width() + h : 0);
@@ -132,17 +141,27 @@ StageParameters stage_parameters(const ModelSpec& model, const Layout& layout) {
 
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
   const ParallelPlan& p = layout.plan;
-  const StageParameters params = stage_parameters(model, layout);
   // ZeRO shards over the gradient group: DP x CP; the experts' state over their
   // expert-data group (ZeRO 0 or 1 with experts).
   const double d = static_cast<double>(p.data.size * p.context.size);
   const double weights = 2.0 / (p.data.zero >= 3 ? d : 1.0);  // bf16
   const double grads = 4.0 / (p.data.zero >= 2 ? d : 1.0);    // fp32
   const double adam = 12.0 / (p.data.zero >= 1 ? d : 1.0);    // fp32 master, m, v
-  const double expert_adam = 12.0 / (p.data.zero >= 1 ? params.expert_data : 1.0);
-  return Bytes::rounded(params.dense / static_cast<double>(p.tensor.size) *
-                            (weights + grads + adam) +
-                        params.experts * (2.0 + 4.0 + expert_adam));
+  const auto floor_of = [&](const StageParameters& params) {
+    const double expert_adam = 12.0 / (p.data.zero >= 1 ? params.expert_data : 1.0);
+    return Bytes::rounded(params.dense / static_cast<double>(p.tensor.size) *
+                              (weights + grads + adam) +
+                          params.experts * (2.0 + 4.0 + expert_adam));
+  };
+  // The stage that holds the most: pruning compares with the largest peak over the GPUs, and
+  // with experts the stages differ (a dense layer can outweigh a MoE layer per GPU, or the
+  // reverse). Without experts every stage holds the same.
+  Bytes most = floor_of(stage_parameters(model, layout, 0));
+  if (model.moe) {
+    for (std::int64_t s = 1; s < p.pipeline.size; ++s)
+      most = std::max(most, floor_of(stage_parameters(model, layout, s)));
+  }
+  return most;
 }
 
 ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
@@ -237,7 +256,7 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
   // the bf16 weight's 2, each kept 1/d; the experts' Adam state over the expert-data group
   // (the compute layout kept none of it sharded).
-  const StageParameters stage = stage_parameters(model, layout);
+  const StageParameters stage = stage_parameters(model, layout, 0);
   const double params = (stage.dense + static_cast<double>(model.embedding_parameters())) /
                         static_cast<double>(plan.tensor.size);
   const int z = plan.data.zero;

@@ -61,13 +61,13 @@ Layout compute_layout(const Layout& layout);
 /// A lower bound on the bytes one GPU of `layout` holds (see above).
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout);
 
-/// Parameters a GPU of the pipeline's first stage holds, for the closed forms above.
+/// Parameters a GPU of pipeline stage `stage` holds, for the closed forms above.
 struct StageParameters {
   double dense = 0.0;        ///< attention, norms, dense MLPs, router, shared experts: before TP
   double experts = 0.0;      ///< routed experts of the stage's MoE layers, already over EP
   double expert_data = 1.0;  ///< GPUs the experts' optimizer state is sharded over (t·c·d / e)
 };
-StageParameters stage_parameters(const ModelSpec& model, const Layout& layout);
+StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage);
 
 /// The four replays of one reduced layout, fitted.
 class ReducedFit {

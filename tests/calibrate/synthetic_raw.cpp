@@ -169,7 +169,8 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
   }
   // Fused attention, forward and backward, over the sequences and head dims kernels.py sweeps
   // (8192 tokens per call, 16 heads). The backward row times the pre-pass D = rowsum(dO ∘ O)
-  // too: an element-wise kernel reading dO and O (bf16), writing D (fp32), as the replay has it.
+  // (reads dO and O, writes D in fp32) and the dQ conversion (fp32 to bf16) too, as the replay
+  // has them.
   for (const std::int64_t d : {64, 128}) {
     for (const std::int64_t s : {1024, 2048, 4096, 8192}) {
       const std::int64_t batch = 8192 / s * 16;
@@ -184,9 +185,13 @@ std::string synthetic_raw_csv(const hw::HardwareProfile& truth, double noise) {
       program::Kernel pre_pass;
       pre_pass.read = Bytes::of(2 * 2 * batch * s * d);
       pre_pass.written = Bytes::of(4 * batch * s);
+      program::Kernel dq_convert;
+      dq_convert.read = Bytes::of(4 * batch * s * d);
+      dq_convert.written = Bytes::of(2 * batch * s * d);
       w.row("attention_backward", cells, "", "", "",
             sim::kernel_time(pre_pass, truth, program::KernelClass::elementwise) +
-                sim::kernel_time(backward, truth, program::KernelClass::attention_backward),
+                sim::kernel_time(backward, truth, program::KernelClass::attention_backward) +
+                sim::kernel_time(dq_convert, truth, program::KernelClass::elementwise),
             "");
     }
   }

@@ -196,6 +196,23 @@ TEST_CASE(
   check_pruning_and_estimates(model, "mixture of experts");
 }
 
+TEST_CASE("model_state_floor: with experts on some layers, the stage that holds the most") {
+  // MoE on layers 0 and 3 (every 3) of 4, experts far lighter than the dense MLP: with two
+  // stages each holds one MoE and one dense layer; the floor must count the dense layer each
+  // holds, not assume the fewest MoE layers (which undercounts nothing here but would count two
+  // dense layers where a stage holds one, above what any GPU allocates).
+  ModelSpec model = small_moe_model(4);
+  model.moe->every = 3;
+  model.moe->expert_ffn = 64;
+  const hw::HardwareProfile hw = test::small_profile();
+  for (const Layout& l : enumerate_layouts(model, kGpus, kBatch, small_space())) {
+    if (l.plan.pipeline.size < 2 || l.plan.recompute != Recompute::none || l.micro_batch != 1)
+      continue;
+    INFO(describe(l));
+    CHECK(model_state_floor(model, l) <= replay_layout(model, hw, l, kBatch).peak);
+  }
+}
+
 TEST_CASE("search_layouts: the same result on 1 and 2 threads") {
   const ModelSpec model = small_model(4);
   const hw::HardwareProfile hw = test::small_profile();
