@@ -7,20 +7,22 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/claims_command.hpp"
+#include "cli/collectives_command.hpp"
 #include "cli/compare_command.hpp"
 #include "cli/critical_batch_command.hpp"
 #include "cli/exec_command.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/fit_runs_command.hpp"
-#include "cli/collectives_command.hpp"
 #include "cli/gemm_shapes_command.hpp"
+#include "cli/import_command.hpp"
 #include "cli/isoefficiency_command.hpp"
 #include "cli/max_batch_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/report_command.hpp"
+#include "cli/schema_command.hpp"
 #include "cli/simulate_command.hpp"
 #include "cli/training_time_command.hpp"
-#include "cli/claims_command.hpp"
 #include "cli/validate_command.hpp"
 #include "cli/validate_run_command.hpp"
 #include "models/errors.hpp"
@@ -35,6 +37,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "trainsim 0.1.0");
   app.require_subcommand(1);
   trainsim::cli::add_simulate_command(app);
+  trainsim::cli::add_import_command(app);
   trainsim::cli::add_exec_command(app);
   trainsim::cli::add_validate_command(app);
   trainsim::cli::add_claims_command(app);
@@ -50,6 +53,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_gemm_shapes_command(app);
   trainsim::cli::add_collectives_command(app);
   trainsim::cli::add_report_command(app);
+  trainsim::cli::add_schema_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

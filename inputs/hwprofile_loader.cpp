@@ -8,6 +8,7 @@
 #include <map>
 #include <system_error>
 
+#include "inputs/profile_keys.hpp"
 #include "inputs/quantity.hpp"
 #include "inputs/yaml_reader.hpp"
 #include "units/format.hpp"
@@ -220,9 +221,7 @@ void read_gemm_heuristic(const YamlMap& gemm, const YamlValue& tile_value, hw::G
 }
 
 hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap gpu =
-      value.as_map({"model", "peak", "sm_count", "memory", "memory_bandwidth",
-                    "memory_efficiency", "kernels", "attention", "kernel_launch", "gemm"});
+  const YamlMap gpu = value.as_map(profile_keys_under("gpu"));
   hw::GpuSpec spec;
   spec.model = rec.descriptive(gpu.required("model")).as_string();
   const YamlMap peak = gpu.required("peak").as_open_map();
@@ -243,8 +242,7 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   if (auto kernels = gpu.find("kernels"))
     spec.kernel_efficiency = read_kernel_efficiency(*kernels, rec);
   if (auto attention = gpu.find("attention")) {
-    const YamlMap map = attention->as_map(
-        {"efficiency", "backward_efficiency", "fixed_time", "backward_fixed_time"});
+    const YamlMap map = attention->as_map(profile_keys_under("gpu.attention"));
     spec.attention = hw::AttentionSpec{
         rec.numeric(map.required("efficiency")).as_fraction(),
         rec.numeric(map.required("backward_efficiency")).as_fraction(), Time{}, Time{}};
@@ -255,9 +253,7 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
   }
   spec.kernel_launch = latency_in_range(rec.numeric(gpu.required("kernel_launch")));
 
-  const YamlMap gemm = gpu.required("gemm").as_map(
-      {"max_efficiency", "max_efficiency_by_dtype", "tile", "ctas_per_sm", "size_efficiency",
-       "candidate_tiles", "operand_bandwidth", "cta_overhead_k", "max_split_k"});
+  const YamlMap gemm = gpu.required("gemm").as_map(profile_keys_under("gpu.gemm"));
   spec.gemm.max_efficiency = rec.numeric(gemm.required("max_efficiency")).as_fraction();
   if (auto by_dtype = gemm.find("max_efficiency_by_dtype")) {
     const YamlMap map = rec.numeric(*by_dtype).as_open_map();
@@ -290,8 +286,7 @@ hw::GpuSpec read_gpu(const YamlValue& value, FieldRecorder& rec) {
 }
 
 hw::NodeSpec read_node(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap node =
-      value.as_map({"gpus", "fabric", "gpu_bandwidth", "latency", "host_bridge_bandwidth"});
+  const YamlMap node = value.as_map(profile_keys_under("node"));
   hw::NodeSpec spec;
   spec.gpus = rec.numeric(node.required("gpus")).as_positive_int();
   spec.fabric = rec.descriptive(node.required("fabric")).as_choice(fabric_names) == 0
@@ -309,8 +304,7 @@ hw::NodeSpec read_node(const YamlValue& value, FieldRecorder& rec) {
 }
 
 hw::NetworkSpec read_network(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap net =
-      value.as_map({"nics_per_node", "nic_bandwidth", "latency", "oversubscription"});
+  const YamlMap net = value.as_map(profile_keys_under("network"));
   hw::NetworkSpec spec;
   spec.nics_per_node = rec.numeric(net.required("nics_per_node")).as_positive_int();
   spec.nic_bandwidth = bandwidth_in_range(rec.numeric(net.required("nic_bandwidth")));
@@ -345,8 +339,7 @@ std::map<std::int64_t, hw::EfficiencyCurve> read_curves_by_group_size(const Yaml
 }
 
 hw::P2pSpec read_p2p(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap p2p =
-      value.as_map({"base_latency", "intra_node_efficiency", "inter_node_efficiency"});
+  const YamlMap p2p = value.as_map(profile_keys_under("collectives.p2p"));
   if (p2p.entries().empty()) {
     value.fail(
         "expected at least one of base_latency, intra_node_efficiency, "
@@ -364,10 +357,7 @@ hw::P2pSpec read_p2p(const YamlValue& value, FieldRecorder& rec) {
 
 hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gpus,
                                     FieldRecorder& rec) {
-  const YamlMap coll = value.as_map({"base_latency", "intra_node_efficiency",
-                                     "inter_node_efficiency", "intra_node_efficiency_by_group_size",
-                                     "inter_node_efficiency_by_group_size", "p2p",
-                                     "algorithms"});
+  const YamlMap coll = value.as_map(profile_keys_under("collectives"));
   hw::CollectiveSpec spec;
   if (auto algorithms = coll.find("algorithms")) {
     // NCCL_ALGO: a setting, so no provenance needed.
@@ -406,12 +396,10 @@ hw::CollectiveSpec read_collectives(const YamlValue& value, std::int64_t node_gp
 }
 
 hw::HostSpec read_host(const YamlValue& value, FieldRecorder& rec) {
-  const YamlMap host = value.as_map(
-      {"framework", "dispatch", "sync_latency", "sync_points", "device_max_connections"});
+  const YamlMap host = value.as_map(profile_keys_under("host"));
   hw::HostSpec spec;
   spec.framework = rec.descriptive(host.required("framework")).as_string();
-  const YamlMap dispatch =
-      host.required("dispatch").as_map({"gemm", "kernel", "collective", "p2p"});
+  const YamlMap dispatch = host.required("dispatch").as_map(profile_keys_under("host.dispatch"));
   // An eager op costs microseconds of CPU (fidelity-data.md §1.1); a millisecond per op is a
   // typo in the unit.
   const Time max_dispatch = Time::from_ms(1.0);
@@ -518,8 +506,7 @@ std::filesystem::path resolve_hardware_profile(std::string_view hardware,
 
 hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   const YamlValue root = load_yaml_file(file);
-  const YamlMap top = root.as_map({"name", "description", "gpu", "node", "network", "collectives",
-                                   "host", "interference", "provenance"});
+  const YamlMap top = root.as_map(profile_keys_under(""));
   FieldRecorder rec;
   hw::HardwareProfile profile;
   profile.file = file;
@@ -531,8 +518,7 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.collectives = read_collectives(top.required("collectives"), profile.node.gpus, rec);
   if (auto host = top.find("host")) profile.host = read_host(*host, rec);
   const YamlMap interference =
-      top.required("interference")
-          .as_map({"compute_slowdown_during_comm", "comm_slowdown_during_compute"});
+      top.required("interference").as_map(profile_keys_under("interference"));
   profile.compute_slowdown_during_comm =
       rec.numeric(interference.required("compute_slowdown_during_comm")).as_double_in(0.0, 1.0);
   profile.comm_slowdown_during_compute =

@@ -55,7 +55,9 @@ std::string SourceLocation::to_string() const {
 }
 
 ConfigError::ConfigError(SourceLocation where, const std::string& message)
-    : std::runtime_error(fmt::format("{}: {}", where.to_string(), printable(message))),
+    : std::runtime_error(where.file.empty() && where.line <= 0
+                             ? printable(message)
+                             : fmt::format("{}: {}", where.to_string(), printable(message))),
       where_(std::move(where)),
       message_(printable(message)) {}
 

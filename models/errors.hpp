@@ -18,7 +18,8 @@ struct SourceLocation {
   std::string to_string() const;
 };
 
-/// Bad input: names the file, line, column, field, value and what is valid.
+/// Bad input: names the file, line, column, field, value and what is valid (a location with
+/// neither file nor line, for a fact missing from the input as a whole, prints no prefix).
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(SourceLocation where, const std::string& message);

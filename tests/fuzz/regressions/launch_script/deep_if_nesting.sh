@@ -1,0 +1,4001 @@
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+if true; then
+torchrun pretrain_gpt.py
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi
+fi

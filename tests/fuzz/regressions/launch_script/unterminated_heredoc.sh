@@ -1,0 +1,2 @@
+cat <<EOF
+torchrun pretrain_gpt.py

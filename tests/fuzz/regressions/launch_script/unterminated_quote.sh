@@ -1,0 +1,6 @@
+#!/bin/bash
+ARGS=(
+    --num-layers 96
+    --tokenizer-model "meta-llama/Llama-3
+)
+torchrun pretrain_gpt.py ${ARGS[@]}
