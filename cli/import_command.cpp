@@ -118,14 +118,18 @@ void check_loads(const std::string& yaml, const std::filesystem::path& out) {
       out.empty() ? std::filesystem::current_path() : std::filesystem::absolute(out).parent_path();
   const std::filesystem::path probe = dir / fmt::format(".trainsim-import-{}.yaml", ::getpid());
   reports::write_atomically(probe, yaml);
+  // Removed however the load ends.
+  const std::unique_ptr<const std::filesystem::path, void (*)(const std::filesystem::path*)> guard(
+      &probe, [](const std::filesystem::path* p) {
+        std::error_code ignored;
+        std::filesystem::remove(*p, ignored);
+      });
   try {
     (void)inputs::load_scenario(probe);
   } catch (const ConfigError& e) {
-    std::filesystem::remove(probe);
     throw ConfigError({"the imported scenario", e.where().line, e.where().column},
                       fmt::format("does not load, so it was not written: {}", e.message()));
   }
-  std::filesystem::remove(probe);
 }
 
 void run_import(const std::string& format, const ImportArguments& a) {

@@ -19,13 +19,31 @@ std::string yaml_scalar(const std::string& text) {
   return out.c_str();
 }
 
+// Text for a `#` comment: a line break in a value or a file name would end the comment and
+// let the rest be read as YAML, so control characters are written as escapes.
+std::string one_line(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      out += fmt::format("\\x{:02X}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // Header comment lines: "# " + text, wrapped at nothing (one item per line).
 void comment_lines(std::string& out, std::string_view title,
                    const std::vector<std::string>& items) {
   if (items.empty()) return;
   out += fmt::format("#\n# {}:\n", title);
   for (const std::string& item : items)
-    out += fmt::format("#   {}\n", item);
+    out += fmt::format("#   {}\n", one_line(item));
 }
 
 // Writes the keys under `section` ("" = the document) at `depth`: each name once, in the
@@ -46,7 +64,7 @@ void emit_level(std::string& out, const std::vector<ImportedKey>& keys, const st
     if (leaf != keys.end()) {
       const std::string line =
           fmt::format("{:{}}{}: {}", "", 2 * depth, name, yaml_scalar(leaf->value));
-      out += fmt::format("{:<40} # {}\n", line, leaf->source);
+      out += fmt::format("{:<40} # {}\n", line, one_line(leaf->source));
       continue;
     }
     out += fmt::format("{:{}}{}:\n", "", 2 * depth, name);
@@ -74,7 +92,7 @@ std::optional<std::string> ImportedScenario::value(const std::string& key) const
 }
 
 std::string ImportedScenario::to_yaml() const {
-  std::string out = fmt::format("# Imported from {} by `trainsim import`.\n", origin);
+  std::string out = fmt::format("# Imported from {} by `trainsim import`.\n", one_line(origin));
   out +=
       "# Each value's comment names the setting it came from; keys not written take trainsim's\n"
       "# defaults (`trainsim simulate --help` lists them).\n";

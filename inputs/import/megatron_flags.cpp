@@ -23,6 +23,11 @@ namespace trainsim::inputs::import {
 namespace {
 
 constexpr std::int64_t kMaxInt = std::int64_t{1} << 40;
+// Sizes within the scenario's own ranges (inputs/parameters.cpp), so products of two or three
+// of them stay far inside int64.
+constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxWidth = std::int64_t{1} << 22;
+constexpr std::int64_t kMaxBatch = std::int64_t{1} << 30;
 
 // Flags known not to change the time of a training step: optimiser hyper-parameters, data and
 // tokenizer paths, logging, evaluation and checkpoint intervals, launcher plumbing. A name
@@ -242,8 +247,8 @@ struct Layout {
   std::string world_source;
 };
 
-std::int64_t required(Flags& f, std::string_view name) {
-  const std::optional<std::int64_t> v = f.integer(name);
+std::int64_t required(Flags& f, std::string_view name, std::int64_t hi = kMaxWidth) {
+  const std::optional<std::int64_t> v = f.integer(name, 1, hi);
   if (!v)
     throw ConfigError({}, fmt::format("{} is required (Megatron's own rule): the flags do not "
                                       "give it",
@@ -258,7 +263,7 @@ void import_model(Flags& f, ImportedScenario& s, const ImportOptions& o, Layout&
   s.set("model.hidden", str(hidden), f.source("--hidden-size"));
   const std::int64_t heads = required(f, "--num-attention-heads");
   s.set("model.heads", str(heads), f.source("--num-attention-heads"));
-  if (const auto kv = f.integer("--kv-channels")) {
+  if (const auto kv = f.integer("--kv-channels", 1, kMaxWidth)) {
     if (*kv * heads != hidden) s.set("model.head_dim", str(*kv), f.source("--kv-channels"));
   } else if (hidden % heads != 0) {
     f.fail("--num-attention-heads",
@@ -383,9 +388,9 @@ void import_model(Flags& f, ImportedScenario& s, const ImportOptions& o, Layout&
   static constexpr std::array<std::string_view, 3> impls = {"transformer_engine", "local",
                                                             "inference_optimized"};
   const std::string impl = f.choice("--transformer-impl", impls).value_or("transformer_engine");
+  const bool legacy_flash = f.enabled("--use-flash-attn");  // read whatever the backend
   const bool fused = backend == "flash" || backend == "fused" ||
-                     (backend == "auto" && impl == "transformer_engine") ||
-                     f.enabled("--use-flash-attn");
+                     (backend == "auto" && impl == "transformer_engine") || legacy_flash;
   if (fused && (bf16 || fp16)) {
     s.set("model.attention", "flash",
           f.has("--attention-backend")
@@ -465,7 +470,7 @@ void import_moe(Flags& f, ImportedScenario& s, const Layout& l) {
   if (*experts % l.ep != 0)
     f.fail("--expert-model-parallel-size",
            fmt::format("{} does not divide the {} experts (Megatron asserts)", l.ep, *experts));
-  const std::int64_t etp = f.integer("--expert-tensor-parallel-size").value_or(l.tp);
+  const std::int64_t etp = f.integer("--expert-tensor-parallel-size", 1, kMaxGpus).value_or(l.tp);
   if (etp != 1)
     f.fail(f.has("--expert-tensor-parallel-size") ? "--expert-tensor-parallel-size"
                                                   : "--tensor-model-parallel-size",
@@ -489,6 +494,10 @@ void import_pipeline(Flags& f, ImportedScenario& s, const Layout& l) {
   s.set("parallel.pipeline.size", str(l.pp), f.source("--pipeline-model-parallel-size"));
   std::int64_t chunks = 1;
   std::string chunks_source;
+  if (f.has("--num-layers-per-virtual-pipeline-stage") &&
+      f.has("--num-virtual-stages-per-pipeline-rank"))
+    f.fail("--num-virtual-stages-per-pipeline-rank",
+           "and --num-layers-per-virtual-pipeline-stage exclude each other (Megatron asserts)");
   if (const auto per_stage = f.integer("--num-layers-per-virtual-pipeline-stage")) {
     if (l.layers % l.pp != 0 || (l.layers / l.pp) % *per_stage != 0)
       f.fail("--num-layers-per-virtual-pipeline-stage",
@@ -521,6 +530,10 @@ void import_pipeline(Flags& f, ImportedScenario& s, const Layout& l) {
           f.source("--decoder-last-pipeline-num-layers"));
   const bool embedding = f.enabled("--account-for-embedding-in-pipeline-split");
   const bool loss = f.enabled("--account-for-loss-in-pipeline-split");
+  if ((embedding || loss) && (first || last))
+    f.fail(embedding ? "--account-for-embedding-in-pipeline-split"
+                     : "--account-for-loss-in-pipeline-split",
+           "and --decoder-first/last-pipeline-num-layers exclude each other (Megatron asserts)");
   if ((embedding || loss) && !first && !last) {
     if (chunks > 1)
       f.fail(embedding ? "--account-for-embedding-in-pipeline-split"
@@ -687,7 +700,7 @@ WorldSize torchrun_world_size(std::span<const std::string> words,
     const SourceLocation at = i < where.size() ? where[i] : SourceLocation{};
     std::int64_t v = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-    if (ec != std::errc() || end != value.data() + value.size() || v < 1 || v > kMaxInt)
+    if (ec != std::errc() || end != value.data() + value.size() || v < 1 || v > kMaxGpus)
       throw ConfigError(at,
                         fmt::format("{} '{}': the importer needs a whole number of {} (an elastic "
                                     "range or 'gpu' is not a world size): give `--gpus N`",
@@ -751,10 +764,10 @@ ImportedScenario scenario_from_megatron(std::span<const FlagValue> flags, const 
                       "`--gpus N`, or a launch script whose torchrun line has --nproc_per_node "
                       "and --nnodes");
   }
-  l.tp = f.integer("--tensor-model-parallel-size").value_or(1);
-  l.pp = f.integer("--pipeline-model-parallel-size").value_or(1);
-  l.cp = f.integer("--context-parallel-size").value_or(1);
-  l.ep = f.integer("--expert-model-parallel-size").value_or(1);
+  l.tp = f.integer("--tensor-model-parallel-size", 1, kMaxGpus).value_or(1);
+  l.pp = f.integer("--pipeline-model-parallel-size", 1, kMaxGpus).value_or(1);
+  l.cp = f.integer("--context-parallel-size", 1, kMaxGpus).value_or(1);
+  l.ep = f.integer("--expert-model-parallel-size", 1, kMaxGpus).value_or(1);
   if (l.world % (l.tp * l.pp * l.cp) != 0)
     throw ConfigError({},
                       fmt::format("{} GPUs ({}) are not divisible by TP {} x PP {} x CP {} = {} "
@@ -765,8 +778,9 @@ ImportedScenario scenario_from_megatron(std::span<const FlagValue> flags, const 
   s.set("gpus", str(l.world), l.world_source);
 
   import_model(f, s, options, l);
-  l.micro = required(f, "--micro-batch-size");
-  const std::int64_t global = f.integer("--global-batch-size").value_or(l.micro * l.dp);
+  l.micro = required(f, "--micro-batch-size", kMaxBatch);
+  const std::int64_t global =
+      f.integer("--global-batch-size", 1, kMaxBatch).value_or(l.micro * l.dp);
   if (global % (l.micro * l.dp) != 0)
     f.fail("--global-batch-size", fmt::format("{} is not a multiple of micro batch {} x DP {} "
                                               "(Megatron asserts)",

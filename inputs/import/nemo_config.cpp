@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,7 @@ namespace trainsim::inputs::import {
 namespace {
 
 constexpr int kMaxInterpolationDepth = 16;
+constexpr std::size_t kMaxResolutions = 100000;
 // A config has a few hundred fields; aliases can make a small file name millions.
 constexpr std::size_t kMaxFields = 100000;
 
@@ -47,6 +49,10 @@ class Config {
   std::string scalar(const YAML::Node& node, const std::string& parent_path, int depth = 0) const {
     const std::string text = node.Scalar();
     if (!text.starts_with("${") || !text.ends_with("}")) return text;
+    // Interpolations referring to each other twice over grow exponentially; a config needs few.
+    if (++resolutions_ > kMaxResolutions)
+      throw ConfigError(at(file_, node), fmt::format("'{}': more than {} interpolations resolved",
+                                                     text, kMaxResolutions));
     if (depth > kMaxInterpolationDepth)
       throw ConfigError(at(file_, node), fmt::format("'{}': interpolations nest deeper than {}",
                                                      text, kMaxInterpolationDepth));
@@ -113,6 +119,7 @@ class Config {
 
   YAML::Node root_;
   std::filesystem::path file_;
+  mutable std::size_t resolutions_ = 0;  // against kMaxResolutions
 };
 
 // How one YAML field becomes Megatron flags.
@@ -145,6 +152,7 @@ constexpr std::array kBridgeRules = {
 // NeMo 1's model fields with names of their own (ecosystem-formats.md §2.4).
 constexpr std::array kNemo1Rules = {
     FieldRule{"model.encoder_seq_length", "--seq-length"},
+    FieldRule{"model.rotary_percentage", "--rotary-percent"},
     FieldRule{"model.share_embeddings_and_output_weights", "--untie-embeddings-and-output-weights",
               FieldRule::if_false},
     FieldRule{"model.bias", "--disable-bias-linear", FieldRule::if_false},
@@ -230,6 +238,14 @@ class Collector {
           fmt::format("{} ({}): a mandatory value left missing (\"???\")", path, where(node)));
       return;
     }
+    if (const YAML::Node dataset = config_.root()["dataset"];
+        path == "model.seq_length" && dataset && dataset.IsMap() && dataset["seq_length"]) {
+      out_.notes.push_back(
+          fmt::format("{} ({}): replaced by dataset.seq_length, as Bridge's runner "
+                      "syncs it",
+                      spelled, where(node)));
+      return;
+    }
     const auto rule = std::find_if(rules_.begin(), rules_.end(),
                                    [&](const FieldRule& r) { return r.field == path; });
     const bool boolean =
@@ -245,8 +261,13 @@ class Collector {
       return;
     }
     if (boolean) {
-      if (truth) add(flag, {}, node, spelled);
-      return;  // false: the store_true flag's default
+      if (truth) {
+        add(flag, {}, node, spelled);
+      } else {  // the store_true flag's default: listed, not dropped
+        out_.ignored.push_back(
+            fmt::format("{} ({}): false, the flag's default", spelled, where(node)));
+      }
+      return;
     }
     add(flag, std::move(values), node, spelled);
   }
@@ -326,6 +347,39 @@ Collected collect_bridge(const Config& config) {
       out.ignored.push_back(
           fmt::format("{} ({})", key, at(config.file(), entry.second).to_string()));
     }
+  }
+  auto find = [&](std::string_view flag) {
+    return std::find_if(out.flags.begin(), out.flags.end(),
+                        [&](const FlagValue& f) { return f.flag == flag; });
+  };
+  // Bridge's own defaults where Megatron's command line has others: ffn 4h even with a gated
+  // unit (no SwiGLU rule), and no vocabulary padding unless should_pad_vocab.
+  if (const auto hidden = find("--hidden-size"); hidden != out.flags.end() &&
+                                                 find("--ffn-hidden-size") == out.flags.end() &&
+                                                 hidden->values.size() == 1) {
+    std::int64_t h = 0;
+    const std::string& t = hidden->values.front();
+    const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), h);
+    if (ec == std::errc() && end == t.data() + t.size() && h > 0 && h <= (std::int64_t{1} << 22))
+      out.flags.push_back({"--ffn-hidden-size",
+                           {std::to_string(4 * h)},
+                           hidden->where,
+                           "Bridge's default ffn_hidden_size: 4 x hidden_size"});
+  }
+  if (const auto pad = find("--should-pad-vocab"); pad != out.flags.end()) {
+    out.notes.push_back(fmt::format("{} ({}): padded to make_vocab_size_divisible_by x TP",
+                                    pad->spelled, pad->where.to_string()));
+    out.flags.erase(pad);
+  } else {
+    out.flags.erase(std::remove_if(out.flags.begin(), out.flags.end(),
+                                   [](const FlagValue& f) {
+                                     return f.flag == "--make-vocab-size-divisible-by";
+                                   }),
+                    out.flags.end());
+    out.flags.push_back({"--make-vocab-size-divisible-by",
+                         {"1"},
+                         {},
+                         "model.should_pad_vocab false (Bridge's default): no padding"});
   }
   // Bridge's GQA needs no enabling flag: a group count is GQA.
   const auto groups = std::find_if(out.flags.begin(), out.flags.end(), [](const FlagValue& f) {
@@ -441,7 +495,12 @@ Collected collect_nemo1(const Config& config) {
                            {te ? "transformer_engine" : "local"},
                            where,
                            "model.transformer_engine: " + config.scalar(v, "model")});
-    } else if (key == "mcore_gpt" || key == "fp8_hybrid" || key == "fp8_e4m3") {
+    } else if (key == "mcore_gpt") {
+      out.ignored.push_back(
+          fmt::format("model.mcore_gpt ({}): Megatron-Core and the legacy model "
+                      "run the same kernels here",
+                      where.to_string()));
+    } else if (key == "fp8_hybrid" || key == "fp8_e4m3") {
       // read with model.fp8
     } else if (key == "tokenizer" && v.IsMap()) {
       if (v["type"] && config.scalar(v["type"], "model.tokenizer") == "GPT2BPETokenizer")

@@ -303,3 +303,29 @@ TEST_CASE("import megatron: the Mixtral 8x7B script needs the nodes its expert g
   CHECK(s.value("parallel.pipeline.size") == "4");
   (void)trainsim::test::load_imported(s, "mixtral");
 }
+
+TEST_CASE(
+    "import megatron: sizes beyond the scenario's ranges and line breaks cannot break the import") {
+  const std::string gpt =
+      "--num-layers 4 --hidden-size 1024 --num-attention-heads 16 "
+      "--seq-length 1024 --vocab-size 32000 --micro-batch-size 1 ";
+  // 2^32 x 2^32 would wrap to 0 and divide by it.
+  CHECK(error_of(gpt + "--tensor-model-parallel-size 4294967296 --pipeline-model-parallel-size "
+                       "4294967296",
+                 8)
+            .find("is not a whole number in 1..1048576") != std::string::npos);
+  const std::vector<std::string> words = {"torchrun", "--nproc_per_node", "4294967297", "--nnodes",
+                                          "4294967297"};
+  const std::vector<SourceLocation> where(words.size(), SourceLocation{"train.sh", 1, 1});
+  CHECK_THROWS_AS((void)im::torchrun_world_size(words, where), ConfigError);
+  // A value holding a line break stays inside its comment.
+  std::vector<im::FlagValue> flags = flags_of(gpt);
+  flags.push_back(
+      {"--foo", {"x\nruntime: {device_max_connections: 1} #"}, {}, "--foo x\nruntime: #"});
+  const im::ImportedScenario s =
+      im::scenario_from_megatron(flags, {}, options("dgx-h100", 1), "a\nb: c");
+  const std::string yaml = s.to_yaml();
+  CHECK(yaml.find("\nruntime:") == std::string::npos);
+  CHECK(yaml.find("\nb: c") == std::string::npos);
+  CHECK(yaml.find("--foo x\\nruntime") != std::string::npos);
+}

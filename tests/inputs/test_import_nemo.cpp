@@ -104,3 +104,16 @@ TEST_CASE("import nemo: bad configs are located errors naming the key and what i
             .find("bad.yaml:4:24: model.num_attention_heads: 3: hidden 64 is not divisible") !=
         std::string::npos);
 }
+
+TEST_CASE("import nemo: Bridge's own defaults, and false settings listed rather than dropped") {
+  const std::string bridge =
+      "model:\n  num_layers: 2\n  hidden_size: 64\n  num_attention_heads: 4\n  seq_length: 128\n"
+      "  vocab_size: 100\n  gated_linear_unit: true\n  made_up_field: false\n"
+      "dataset:\n  seq_length: 256\ntrain:\n  micro_batch_size: 1\n";
+  const im::ImportedScenario s = im::import_nemo(bridge, "bridge.yaml", options(1, "bridge"));
+  CHECK(s.value("model.ffn") == "256");      // 4 x hidden: Bridge has no SwiGLU rule
+  CHECK(s.value("model.seq_len") == "256");  // dataset.seq_length wins, as Bridge syncs it
+  CHECK(contains(s.notes, "model.seq_length: 128"));
+  CHECK(s.value("model.make_vocab_divisible_by") == "1");  // should_pad_vocab false by default
+  CHECK(contains(s.ignored, "model.made_up_field: false"));
+}

@@ -478,7 +478,8 @@ TEST_CASE("shell script: hostile input is rejected, never crashed on") {
   }
   CHECK(rejection(chain + "a31=1\nX=$((a0))\n").find("more than 4 MiB") != std::string::npos);
 
-  CHECK(rejection(std::string("\0\xff$\x01{\"\x7f'(", 11)).find("train.sh:1:") == 0);
+  static constexpr char junk[] = "\0\xff$\x01{\"\x7f'(";  // 9 bytes, the first a NUL
+  CHECK(rejection(std::string(junk, sizeof(junk) - 1)).find("train.sh:1:") == 0);
 }
 
 TEST_CASE("shell script: every fuzz regression input is accepted or rejected with a ConfigError") {
