@@ -83,28 +83,14 @@ im::ImportedScenario import_megatron(const ImportArguments& a,
                                      std::map<std::string, std::string>& exported) {
   if (a.file.empty() == a.args.empty())
     throw ConfigError({}, "give either --file LAUNCH.sh or Megatron's arguments after `--`");
-  std::vector<std::string> words;
-  std::vector<SourceLocation> where;
   if (!a.file.empty()) {
     const im::LaunchCommand command = im::parse_launch_script(read_file(a.file), a.file);
-    for (const im::ShellWord& w : command.arguments) {
-      words.push_back(w.text);
-      where.push_back(w.where);
-    }
-    std::vector<std::string> launcher;
-    std::vector<SourceLocation> launcher_where;
-    for (const im::ShellWord& w : command.launcher) {
-      launcher.push_back(w.text);
-      launcher_where.push_back(w.where);
-    }
-    const im::WorldSize world = im::torchrun_world_size(launcher, launcher_where);
-    im::ImportedScenario s =
-        im::scenario_from_megatron(im::split_megatron_arguments(words, where), world, a.options(),
-                                   fmt::format("{} (Megatron-LM launch script)", a.file.string()));
+    im::ImportedScenario s = im::scenario_from_launch_command(
+        command, a.options(), fmt::format("{} (Megatron-LM launch script)", a.file.string()));
     exported = command.exported;
-    s.notes.insert(s.notes.end(), command.notes.begin(), command.notes.end());
     return s;
   }
+  std::vector<SourceLocation> where;
   for (std::size_t i = 0; i < a.args.size(); ++i)
     where.push_back({"command line", 1, static_cast<int>(i + 1)});
   return im::scenario_from_megatron(im::split_megatron_arguments(a.args, where), {}, a.options(),

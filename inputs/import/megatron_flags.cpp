@@ -811,4 +811,23 @@ ImportedScenario scenario_from_megatron(std::span<const FlagValue> flags, const 
   return s;
 }
 
+ImportedScenario scenario_from_launch_command(const LaunchCommand& command,
+                                              const ImportOptions& options, std::string origin) {
+  auto split = [](const std::vector<ShellWord>& words) {
+    std::pair<std::vector<std::string>, std::vector<SourceLocation>> out;
+    for (const ShellWord& w : words) {
+      out.first.push_back(w.text);
+      out.second.push_back(w.where);
+    }
+    return out;
+  };
+  const auto [words, where] = split(command.arguments);
+  const auto [launcher, launcher_where] = split(command.launcher);
+  ImportedScenario s = scenario_from_megatron(split_megatron_arguments(words, where),
+                                              torchrun_world_size(launcher, launcher_where),
+                                              options, std::move(origin));
+  s.notes.insert(s.notes.end(), command.notes.begin(), command.notes.end());
+  return s;
+}
+
 }  // namespace trainsim::inputs::import

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "inputs/import/imported_scenario.hpp"
+#include "inputs/import/shell_script.hpp"
 #include "models/errors.hpp"
 
 namespace trainsim::inputs::import {
@@ -48,5 +49,11 @@ WorldSize torchrun_world_size(std::span<const std::string> words,
 /// a missing required flag or world size.
 ImportedScenario scenario_from_megatron(std::span<const FlagValue> flags, const WorldSize& world,
                                         const ImportOptions& options, std::string origin);
+
+/// The scenario a launch script's training command runs: its arguments through
+/// `split_megatron_arguments`, its launcher's world size, then `scenario_from_megatron`; the
+/// expander's notes (unset `$1`, commands not run) join the scenario's.
+ImportedScenario scenario_from_launch_command(const LaunchCommand& command,
+                                              const ImportOptions& options, std::string origin);
 
 }  // namespace trainsim::inputs::import

@@ -236,24 +236,10 @@ namespace {
 
 // A launch script of tests/inputs/data/import/megatron/ through the expander and the mapping,
 // as `trainsim import megatron --file` runs them.
-im::ImportedScenario import_script(const std::string& name, im::ImportOptions o) {
+im::ImportedScenario import_script(const std::string& name, const im::ImportOptions& o) {
   const std::string file = std::string(TRAINSIM_TEST_DATA) + "/import/megatron/" + name;
-  std::ifstream in(file);
-  std::ostringstream text;
-  text << in.rdbuf();
-  const im::LaunchCommand command = im::parse_launch_script(text.str(), file);
-  std::vector<std::string> words, launcher;
-  std::vector<SourceLocation> where, launcher_where;
-  for (const im::ShellWord& w : command.arguments) {
-    words.push_back(w.text);
-    where.push_back(w.where);
-  }
-  for (const im::ShellWord& w : command.launcher) {
-    launcher.push_back(w.text);
-    launcher_where.push_back(w.where);
-  }
-  return im::scenario_from_megatron(im::split_megatron_arguments(words, where),
-                                    im::torchrun_world_size(launcher, launcher_where), o, name);
+  return im::scenario_from_launch_command(
+      im::parse_launch_script(trainsim::test::read_text(file), file), o, name);
 }
 
 }  // namespace

@@ -20,13 +20,6 @@ std::string data(const std::string& name) {
   return std::string(TRAINSIM_TEST_DATA) + "/import/nemo/" + name;
 }
 
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 im::ImportOptions options(std::int64_t gpus, std::string name) {
   im::ImportOptions o;
   o.hardware = "dgx-h100";
@@ -55,7 +48,8 @@ TEST_CASE(
     "import nemo: Bridge's Llama 3 8B FP8 recipe builds scenarios/llama3/llama3-8b.yaml's "
     "Program") {
   const std::string file = data("llama3_8b_bridge.yaml");
-  const im::ImportedScenario s = im::import_nemo(read(file), file, options(8, "llama3-8b"));
+  const im::ImportedScenario s =
+      im::import_nemo(trainsim::test::read_text(file), file, options(8, "llama3-8b"));
   CHECK(s.value("model.kv_heads") == "8");  // Bridge's GQA needs no enabling flag
   CHECK(s.value("model.activation") == "swiglu");
   CHECK(s.value("parallel.data.zero") == "3");  // Megatron FSDP, optim_grads_params
@@ -71,7 +65,8 @@ TEST_CASE(
 
 TEST_CASE("import nemo: NeMo 1's megatron_gpt_config.yaml, interpolations resolved") {
   const std::string file = data("megatron_gpt_config.yaml");
-  const im::ImportedScenario s = im::import_nemo(read(file), file, options(0, "megatron-gpt"));
+  const im::ImportedScenario s =
+      im::import_nemo(trainsim::test::read_text(file), file, options(0, "megatron-gpt"));
   CHECK(s.value("gpus") == "8");  // trainer.devices x trainer.num_nodes
   CHECK(s.value("model.seq_len") == "2048");
   CHECK(s.value("model.vocab") == "50257");  // tokenizer.type GPT2BPETokenizer

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "import_test_support.hpp"
 #include "inputs/import/torchtitan_config.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/build_program.hpp"
@@ -28,21 +29,13 @@ namespace {
 
 const fs::path data = fs::path(TRAINSIM_TEST_DATA) / "import" / "torchtitan";
 
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 ImportOptions options(std::int64_t gpus) {
   return {"dgx-h100", gpus, {}, ""};
 }
 
 ImportedScenario import_fixture(const std::string& name, std::int64_t gpus) {
   const fs::path file = data / name;
-  return import_torchtitan(read_file(file), file, options(gpus));
+  return import_torchtitan(test::read_text(file), file, options(gpus));
 }
 
 ImportedScenario import_text(const std::string& text, std::int64_t gpus) {
@@ -72,29 +65,6 @@ bool any_contains(const std::vector<std::string>& lines, const std::string& part
 
 std::string value(const ImportedScenario& s, const std::string& key) {
   return s.value(key).value_or("(unset)");
-}
-
-/// The imported scenario written to a file of this process and loaded.
-Scenario load_imported(const ImportedScenario& s, const std::string& name) {
-  const fs::path file =
-      fs::temp_directory_path() / fmt::format("trainsim-torchtitan-{}-{}.yaml", getpid(), name);
-  {
-    std::ofstream out(file);
-    out << s.to_yaml();
-  }
-  Scenario scenario = inputs::load_scenario(file);
-  fs::remove(file);
-  return scenario;
-}
-
-/// The Program's statistics and every op's label, rank by rank.
-std::string digest(const program::Program& p) {
-  std::string out = reports::format_program_stats(p);
-  for (const program::RankProgram& rank : p.ranks) {
-    for (const program::Op& op : rank.ops)
-      out += program::op_label(p, op) + "\n";
-  }
-  return out;
 }
 
 // A minimal config around `body`: llama3 8B, full recomputation (torchtitan's default
@@ -166,14 +136,14 @@ TEST_CASE("torchtitan llama3_8b.toml of v0.2.0 imports Llama 3 8B on FSDP") {
 
 TEST_CASE("torchtitan llama3_8b.toml's scenario builds the Program of a hand-written one") {
   const ImportedScenario imported = import_fixture("llama3_8b.toml", 8);
-  const Scenario ours = load_imported(imported, "8b");
+  const Scenario ours = test::load_imported(imported, "8b");
   const Scenario expected = inputs::load_scenario(data / "llama3-8b-expected.yaml");
   CHECK(ours.model.layers == expected.model.layers);
   CHECK(ours.model.ffn == expected.model.ffn);
   CHECK(ours.parallel.data.zero == expected.parallel.data.zero);
   CHECK(ours.training.global_batch == expected.training.global_batch);
-  const std::string a = digest(build_program(ours, ProgramScope::representative));
-  const std::string b = digest(build_program(expected, ProgramScope::representative));
+  const std::string a = test::program_digest(ours);
+  const std::string b = test::program_digest(expected);
   CHECK(a.size() > 1000);
   CHECK(a == b);
 }
@@ -194,7 +164,7 @@ TEST_CASE("torchtitan llama3_70b.toml imports TP 8 with sequence parallelism and
   CHECK(value(s, "training.micro_batch") == "8");
   CHECK(value(s, "parallel.recompute") == "full");
   CHECK(s.unknown.empty());
-  const Scenario loaded = load_imported(s, "70b");
+  const Scenario loaded = test::load_imported(s, "70b");
   CHECK(loaded.parallel.tensor.size == 8);
   CHECK(loaded.model.ffn == 28672);
 }
@@ -218,7 +188,7 @@ TEST_CASE("torchtitan llama3_405b.toml imports float8 tensorwise and async TP") 
   CHECK(any_contains(s.notes, "async TP"));
   CHECK(any_contains(s.ignored, "filter_fqns"));
   CHECK(s.unknown.empty());
-  const Scenario loaded = load_imported(s, "405b");
+  const Scenario loaded = test::load_imported(s, "405b");
   CHECK(loaded.gpus == 128);
 }
 
@@ -241,7 +211,7 @@ TEST_CASE("torchtitan 2024 names: batch_size, data_parallel_degree, [experimenta
   CHECK(any_contains(s.ignored, "float8.enable_float8_linear = false"));
   CHECK(any_contains(s.ignored, "training.warmup_steps = 200"));
   CHECK(s.unknown.empty());
-  const Scenario loaded = load_imported(s, "2024");
+  const Scenario loaded = test::load_imported(s, "2024");
   CHECK(loaded.parallel.pipeline.size == 2);
   CHECK_NOTHROW((void)build_program(loaded, ProgramScope::representative));
 }
@@ -303,7 +273,7 @@ TEST_CASE("torchtitan pipeline schedules, stages per rank and uneven first and l
   CHECK(value(one, "training.global_batch") == "8");
   CHECK(any_contains(one.notes, "as 8/9/8/7"));
   CHECK(any_contains(one.notes, "imports 7/9/9/7"));
-  (void)load_imported(one, "pp4");
+  (void)test::load_imported(one, "pp4");
 
   // PP 2: 16 + 18 effective layers split 17/17, minus one each: 16/16, even.
   const ImportedScenario two = import_text(
@@ -423,7 +393,7 @@ TEST_CASE("torchtitan activation checkpointing modes") {
 }
 
 TEST_CASE("torchtitan import errors name the option, the key, the value and what is valid") {
-  const std::string text = read_file(data / "llama3_8b.toml");
+  const std::string text = test::read_text(data / "llama3_8b.toml");
   const std::string no_gpus = error_of(text, ImportOptions{"dgx-h100", {}, {}, ""});
   CHECK(contains(no_gpus, "train.toml: no world size"));
   CHECK(contains(no_gpus, "--gpus N"));
@@ -504,5 +474,5 @@ TEST_CASE("torchtitan unknown keys are listed, never dropped, and stay one comme
     CAPTURE(line);
     CHECK((line.starts_with("#") || line.find(':') != std::string::npos));
   }
-  (void)load_imported(s, "unknown");
+  (void)test::load_imported(s, "unknown");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "import_test_support.hpp"
 #include "inputs/import/shell_script.hpp"
 
 using namespace trainsim;
@@ -17,15 +18,9 @@ namespace fs = std::filesystem;
 namespace {
 const fs::path megatron = fs::path(TRAINSIM_TEST_DATA) / "import" / "megatron";
 
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 LaunchCommand parse_fixture(const std::string& name) {
   const fs::path path = megatron / name;
-  return parse_launch_script(read_file(path), path);
+  return parse_launch_script(test::read_text(path), path);
 }
 
 LaunchCommand parse(std::string_view text) {
@@ -182,7 +177,7 @@ TEST_CASE("shell script: the Llama 3 8B FP8 example takes the fp8 branch and spl
 }
 
 TEST_CASE("shell script: the bf16 branch of the Llama 3 example adds no fp8 flags") {
-  std::string text = read_file(megatron / "train_llama3_8b_h100_fp8.sh");
+  std::string text = test::read_text(megatron / "train_llama3_8b_h100_fp8.sh");
   const std::string from = "DTYPE=${3:-\"fp8\"}";
   REQUIRE(text.find(from) != std::string::npos);
   text.replace(text.find(from), from.size(), "DTYPE=bf16");
@@ -489,7 +484,7 @@ TEST_CASE("shell script: every fuzz regression input is accepted or rejected wit
     CAPTURE(entry.path());
     ++files;
     try {
-      (void)parse_launch_script(read_file(entry.path()), entry.path());
+      (void)parse_launch_script(test::read_text(entry.path()), entry.path());
     } catch (const ConfigError&) {
     }
   }
