@@ -28,7 +28,7 @@
 #include "calibrate/nccl_communicators.hpp"
 #include "calibrate/raw_writer.hpp"
 #include "calibrate/timing.hpp"
-#include "reports/atomic_file.hpp"
+#include "documents/atomic_file.hpp"
 
 #ifdef TRAINSIM_WITH_MPI
 #include "calibrate/mpi_group.hpp"
@@ -191,7 +191,7 @@ int run(const Options& options) {
   Launch launch;
   if (options.mpi) start_mpi(launch, static_cast<int>(env->devices.size()));
   const bool writer = launch.rank == 0;
-  if (writer) trainsim::reports::check_destination(options.out);
+  if (writer) trainsim::documents::check_destination(options.out);
   std::ostream silent(nullptr);  // the other processes' logs: rank 0 speaks for the job
 
   BenchContext ctx;
@@ -228,7 +228,7 @@ int run(const Options& options) {
   std::vector<RawMeasurement> rows;
   auto write = [&] {
     if (!writer) return;
-    trainsim::reports::write_atomically(
+    trainsim::documents::write_atomically(
         options.out, [&](std::ostream& out) { write_raw_measurements(out, environment, rows); });
   };
   for (const BenchmarkDescriptor& d : descriptors(options.suite)) {

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::calibrate {
 namespace {
@@ -197,7 +197,8 @@ std::string fitted_profile_yaml(const std::filesystem::path& base_file, const Pr
 hw::HardwareProfile write_fitted_profile(const std::filesystem::path& out,
                                          const std::filesystem::path& base_file,
                                          const ProfileFit& fit, const MeasurementSource& source) {
-  reports::write_atomically(out, fitted_profile_yaml(base_file, fit, source, out.stem().string()));
+  documents::write_atomically(out,
+                              fitted_profile_yaml(base_file, fit, source, out.stem().string()));
   return inputs::load_hardware_profile(out);
 }
 

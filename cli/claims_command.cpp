@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/claims/claim_map_report.hpp"
-#include "reports/claims/paper_maps.hpp"
+#include "reproductions/claims/claim_map_report.hpp"
+#include "reproductions/claims/paper_maps.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -27,7 +27,7 @@ struct ClaimsOptions {
 
 // A map to run, with the number of its setups evaluated at once.
 struct Selected {
-  reports::claim_maps::ClaimMapSpec spec;
+  reproductions::claim_maps::ClaimMapSpec spec;
   unsigned threads = 0;
 };
 
@@ -36,13 +36,14 @@ std::vector<Selected> selected(const std::filesystem::path& root, const ClaimsOp
   std::vector<Selected> out;
   std::vector<std::string> unmatched = o.names;
   std::string known;
-  for (const reports::claim_maps::PaperMaps& paper : reports::claim_maps::paper_maps()) {
+  for (const reproductions::claim_maps::PaperMaps& paper :
+       reproductions::claim_maps::paper_maps()) {
     const auto named = [&](const std::string& n) {
       return std::find(o.names.begin(), o.names.end(), n) != o.names.end();
     };
     const bool whole = o.names.empty() || named(paper.paper);
     std::erase(unmatched, paper.paper);
-    for (reports::claim_maps::ClaimMapSpec& spec : paper.build(root)) {
+    for (reproductions::claim_maps::ClaimMapSpec& spec : paper.build(root)) {
       known += fmt::format("{}{} ({})", known.empty() ? "" : ", ", spec.id, paper.paper);
       std::erase(unmatched, spec.id);
       if (whole || named(spec.id)) {
@@ -58,34 +59,35 @@ std::vector<Selected> selected(const std::filesystem::path& root, const ClaimsOp
 }
 
 void run_claims(const ClaimsOptions& o) {
-  if (!o.json.empty()) reports::check_destination(o.json);
+  if (!o.json.empty()) documents::check_destination(o.json);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
   std::vector<Selected> specs = selected(root, o);
   if (o.list) {
     for (const Selected& one : specs) {
-      const reports::claim_maps::ClaimMapSpec& s = one.spec;
+      const reproductions::claim_maps::ClaimMapSpec& s = one.spec;
       fmt::print("{}  {} ({}): published {:g}{}\n", s.id, s.claim, s.paper, s.published, s.unit);
     }
     return;
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
-  std::vector<reports::claim_maps::ClaimMap> done;
+  std::vector<reproductions::claim_maps::ClaimMap> done;
   for (Selected& one : specs) {
-    const reports::claim_maps::ClaimMap map =
-        reports::claim_maps::run_claim_map(std::move(one.spec), one.threads);
-    fmt::print("{}\n", reports::claim_maps::format_claim_map(map));
-    if (!o.json.empty()) json.push_back(reports::claim_maps::claim_map_json(map));
+    const reproductions::claim_maps::ClaimMap map =
+        reproductions::claim_maps::run_claim_map(std::move(one.spec), one.threads);
+    fmt::print("{}\n", reproductions::claim_maps::format_claim_map(map));
+    if (!o.json.empty()) json.push_back(reproductions::claim_maps::claim_map_json(map));
     if (!o.plots.empty()) {
       std::filesystem::create_directories(o.plots);
       const std::filesystem::path file =
           std::filesystem::path(o.plots) / ("map-" + map.spec.id + ".svg");
-      reports::write_atomically(file, reports::render_svg(reports::claim_maps::heatmap(map)));
+      documents::write_atomically(file,
+                                  documents::render_svg(reproductions::claim_maps::heatmap(map)));
       fmt::print("wrote {}\n\n", file.string());
     }
     done.push_back(map);
   }
-  fmt::print("Summary:\n{}", reports::claim_maps::format_claim_summary(done));
-  if (!o.json.empty()) reports::write_atomically(o.json, json.dump(2) + "\n");
+  fmt::print("Summary:\n{}", reproductions::claim_maps::format_claim_summary(done));
+  if (!o.json.empty()) documents::write_atomically(o.json, json.dump(2) + "\n");
 }
 
 }  // namespace
@@ -96,7 +98,7 @@ void add_claims_command(CLI::App& app) {
       "claims",
       "Map where each seed paper's published ratio arises among the setups the paper leaves "
       "unknown: our ratio along each unknown through the paper's machine, a grid of two, and "
-      "the closest plausible setup (reports/claims/README.md)");
+      "the closest plausible setup (reproductions/claims/README.md)");
   cmd->add_option("names", o->names,
                   "Map ids or paper names (default: every map; --list shows them)");
   cmd->add_flag("--list", o->list, "List the maps and their published figures, run nothing");

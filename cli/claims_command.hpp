@@ -1,5 +1,5 @@
 #pragma once
-// `trainsim claims`: the claim maps of the seed papers (reports/claims/): where, among the
+// `trainsim claims`: the claim maps of the seed papers (reproductions/claims/): where, among the
 // setups each paper leaves unknown, its published ratio arises.
 
 #include <CLI/CLI.hpp>

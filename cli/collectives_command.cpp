@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/quantity.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 #include "sim/collective_model.hpp"
 #include "sim/topology.hpp"
 
@@ -59,7 +59,7 @@ struct SweepRow {
 };
 
 void run_collectives(const CollectivesOptions& options) {
-  if (!options.csv.empty()) reports::check_destination(options.csv);
+  if (!options.csv.empty()) documents::check_destination(options.csv);
   const program::CollectiveKind kind = parse_kind(options.op);
   const Bytes low = parse_size(options.min_size, "--min");
   const Bytes high = parse_size(options.max_size, "--max");
@@ -99,7 +99,7 @@ void run_collectives(const CollectivesOptions& options) {
                hw::to_string(r.estimate.algorithm));
   }
   if (options.csv.empty()) return;
-  reports::write_atomically(options.csv, [&](std::ostream& out) {
+  documents::write_atomically(options.csv, [&](std::ostream& out) {
     out << "size_bytes,time_us,algbw_gb_s,busbw_gb_s,algorithm,latency_us\n";
     for (const SweepRow& r : rows) {
       out << fmt::format("{},{:.3f},{:.3f},{:.3f},{},{:.3f}\n", r.size.count(),

@@ -14,12 +14,12 @@
 #include <system_error>
 #include <vector>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/scheme_comparison.hpp"
-#include "reports/scheme_comparison_report.hpp"
+#include "reports/analyses/scheme_comparison.hpp"
+#include "reports/analyses/scheme_comparison_report.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -63,7 +63,7 @@ void run_compare(const CompareCommandOptions& options) {
         "--depth", fmt::format("applies to 2.5d only, and --tensor '{}' has none", options.tensor));
   }
   const bool json_to_stdout = options.json == "-";
-  if (!options.json.empty() && !json_to_stdout) reports::check_destination(options.json);
+  if (!options.json.empty() && !json_to_stdout) documents::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   reports::CompareOptions compare;
@@ -76,7 +76,7 @@ void run_compare(const CompareCommandOptions& options) {
     std::cout << json;
   } else {
     std::cout << reports::format_scheme_table(scenario, hardware, rows);
-    if (!json.empty()) reports::write_atomically(options.json, json);
+    if (!json.empty()) documents::write_atomically(options.json, json);
   }
   const bool none_ran = std::all_of(rows.begin(), rows.end(), [](const reports::SchemeResult& r) {
     return r.problem.has_value();

@@ -1,6 +1,6 @@
 #pragma once
 // `trainsim compare SCENARIO --tensor 1d,2d,2.5d [--depth D] [--json FILE|-]`: the scenario's
-// model, batch and GPUs under each tensor-parallel scheme (reports/scheme_comparison.hpp).
+// model, batch and GPUs under each tensor-parallel scheme (reports/analyses/scheme_comparison.hpp).
 
 #include <CLI/CLI.hpp>
 

@@ -11,11 +11,11 @@
 #include <optional>
 #include <string>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/errors.hpp"
 #include "models/scaling_laws.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/critical_batch_report.hpp"
+#include "reports/analyses/critical_batch_report.hpp"
 #include "sim/analysis/critical_batch.hpp"
 
 namespace trainsim::cli {
@@ -130,12 +130,12 @@ CriticalBatchOutcome analyze_options(const CriticalBatchOptions& o) {
 }
 
 void run_critical_batch(const CriticalBatchOptions& o) {
-  if (!o.json.empty()) reports::check_destination(o.json);
+  if (!o.json.empty()) documents::check_destination(o.json);
   const CriticalBatchOutcome r = analyze_options(o);
   fmt::print("{}", reports::critical_batch_text(r.analysis, r.scenario));
   if (!o.json.empty())
-    reports::write_atomically(o.json,
-                              reports::critical_batch_json(r.analysis, r.scenario).dump(2) + "\n");
+    documents::write_atomically(
+        o.json, reports::critical_batch_json(r.analysis, r.scenario).dump(2) + "\n");
 }
 
 void define_options(CLI::App& cmd, CriticalBatchOptions& o) {
@@ -169,15 +169,15 @@ void add_critical_batch_command(CLI::App& app) {
   cmd->callback([o] { run_critical_batch(*o); });
 }
 
-reports::ReportContent critical_batch_report(const std::filesystem::path& root,
-                                             const std::vector<std::string>& args) {
+documents::ReportContent critical_batch_report(const std::filesystem::path& root,
+                                               const std::vector<std::string>& args) {
   CriticalBatchOptions options = parse_report_options(define_options, "critical-batch", args);
   if (!options.scenario.empty()) options.scenario = root / options.scenario;
   const CriticalBatchOutcome r = analyze_options(options);
-  reports::ReportContent content;
+  documents::ReportContent content;
   add_command_block(content, "critical-batch", args);
   content.add_block("output",
-                    reports::fenced(reports::critical_batch_text(r.analysis, r.scenario)));
+                    documents::fenced(reports::critical_batch_text(r.analysis, r.scenario)));
   content.add_table(reports::critical_batch_trade_off_table(r.analysis));
   return content;
 }

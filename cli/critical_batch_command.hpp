@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_content.hpp"
+#include "documents/report_content.hpp"
 
 namespace trainsim::cli {
 
@@ -18,7 +18,7 @@ void add_critical_batch_command(CLI::App& app);
 /// The analysis run with the command's own `args` (a --scenario path relative to `root`) as a
 /// report: blocks `command` and `output` (the text the command prints) and the table
 /// `trade-off`.
-reports::ReportContent critical_batch_report(const std::filesystem::path& root,
-                                             const std::vector<std::string>& args);
+documents::ReportContent critical_batch_report(const std::filesystem::path& root,
+                                               const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

@@ -11,12 +11,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/build_program.hpp"
 #include "models/equivalence_check.hpp"
 #include "models/errors.hpp"
 #include "models/rank_layout.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/measured_run_json.hpp"
 #include "reports/program_table.hpp"
 
@@ -250,7 +250,7 @@ void run_cuda(const Scenario& scenario, const ExecOptions& options) {
   const MeasuredRun run = cuda::run_timed(scenario, timed);
   print_measured(run);
   if (!options.json.empty()) {
-    reports::write_atomically(options.json, reports::measured_run_to_json(run));
+    documents::write_atomically(options.json, reports::measured_run_to_json(run));
     fmt::print("  wrote {}\n", options.json.string());
   }
 #endif
@@ -260,7 +260,7 @@ void run_exec(const ExecOptions& options) {
   if (!options.json.empty() && !(options.backend == "cuda" && options.time)) {
     throw std::invalid_argument("--json writes measured times: it needs --backend cuda --time");
   }
-  if (!options.json.empty()) reports::check_destination(options.json);
+  if (!options.json.empty()) documents::check_destination(options.json);
   if (options.mpi && !(options.backend == "cuda" && !options.time)) {
     throw std::invalid_argument(
         "--mpi runs one cuda rank per process: it needs --backend cuda "

@@ -11,9 +11,9 @@
 #include "calibrate/nccl_tests_log.hpp"
 #include "calibrate/profile_writer.hpp"
 #include "calibrate/raw_measurements.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -68,8 +68,8 @@ std::string residuals_csv(const calibrate::ProfileFit& fit) {
 }
 
 void run_fit(const FitOptions& options) {
-  reports::check_destination(options.out);
-  if (!options.residuals.empty()) reports::check_destination(options.residuals);
+  documents::check_destination(options.out);
+  if (!options.residuals.empty()) documents::check_destination(options.residuals);
   const calibrate::RawMeasurements raw = measurements(options);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
@@ -95,7 +95,7 @@ void run_fit(const FitOptions& options) {
   for (const std::string& note : fit.notes)
     fmt::print("  note: {}\n", note);
   if (!options.residuals.empty()) {
-    reports::write_atomically(options.residuals, residuals_csv(fit));
+    documents::write_atomically(options.residuals, residuals_csv(fit));
     fmt::print(
         "  residuals (every fitted GEMM and attention row, predicted by the fitted profile) → {}\n",
         options.residuals.string());

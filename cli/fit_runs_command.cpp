@@ -7,9 +7,9 @@
 
 #include "calibrate/fit_runs.hpp"
 #include "calibrate/profile_writer.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/run_measurements.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -33,7 +33,7 @@ std::string value_text(const calibrate::RunParameter& p, double v) {
 }
 
 void run_fit_runs(const FitRunsOptions& options) {
-  reports::check_destination(options.out);
+  documents::check_destination(options.out);
   const inputs::RunMeasurements runs = inputs::read_run_measurements(options.runs);
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");

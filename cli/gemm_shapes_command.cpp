@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "calibrate/gemm_shapes.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -21,7 +21,7 @@ struct GemmShapesOptions {
 };
 
 void run_gemm_shapes(const GemmShapesOptions& options) {
-  reports::check_destination(options.out);
+  documents::check_destination(options.out);
   std::vector<calibrate::GemmShape> shapes;
   for (const std::filesystem::path& file : options.scenarios) {
     const Scenario scenario = inputs::load_scenario(file);
@@ -29,8 +29,8 @@ void run_gemm_shapes(const GemmShapesOptions& options) {
     const program::Program program = build_program(scenario, ProgramScope::representative);
     calibrate::collect_gemm_shapes(program, shapes);
   }
-  reports::write_atomically(options.out,
-                            [&](std::ostream& out) { calibrate::write_gemm_shapes(out, shapes); });
+  documents::write_atomically(
+      options.out, [&](std::ostream& out) { calibrate::write_gemm_shapes(out, shapes); });
   fmt::print("{} unique GEMM shapes from {} scenarios → {}\n", shapes.size(),
              options.scenarios.size(), options.out.string());
 }

@@ -9,13 +9,13 @@
 #include <memory>
 #include <sstream>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/import/megatron_flags.hpp"
 #include "inputs/import/nemo_config.hpp"
 #include "inputs/import/shell_script.hpp"
 #include "inputs/import/torchtitan_config.hpp"
 #include "inputs/scenario_loader.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -103,7 +103,7 @@ void check_loads(const std::string& yaml, const std::filesystem::path& out) {
   const std::filesystem::path dir =
       out.empty() ? std::filesystem::current_path() : std::filesystem::absolute(out).parent_path();
   const std::filesystem::path probe = dir / fmt::format(".trainsim-import-{}.yaml", ::getpid());
-  reports::write_atomically(probe, yaml);
+  documents::write_atomically(probe, yaml);
   // Removed however the load ends.
   const std::unique_ptr<const std::filesystem::path, void (*)(const std::filesystem::path*)> guard(
       &probe, [](const std::filesystem::path* p) {
@@ -119,7 +119,7 @@ void check_loads(const std::string& yaml, const std::filesystem::path& out) {
 }
 
 void run_import(const std::string& format, const ImportArguments& a) {
-  if (!a.out.empty()) reports::check_destination(a.out);
+  if (!a.out.empty()) documents::check_destination(a.out);
   im::ImportedScenario s;
   std::map<std::string, std::string> exported;
   if (format == "megatron") {
@@ -135,7 +135,7 @@ void run_import(const std::string& format, const ImportArguments& a) {
   if (a.out.empty()) {
     fmt::print("{}", yaml);
   } else {
-    reports::write_atomically(a.out, yaml);
+    documents::write_atomically(a.out, yaml);
   }
   fmt::print(stderr, "{}", s.summary());
 }

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/isoefficiency_report.hpp"
-#include "reports/scheme_comparison.hpp"
+#include "reports/analyses/isoefficiency_report.hpp"
+#include "reports/analyses/scheme_comparison.hpp"
 #include "sim/analysis/isoefficiency.hpp"
 
 namespace trainsim::cli {
@@ -130,14 +130,14 @@ IsoOutcome analyze(const IsoCommandOptions& o) {
 }
 
 void run_isoefficiency(const IsoCommandOptions& o) {
-  if (!o.json.empty()) reports::check_destination(o.json);
-  if (!o.plot.empty()) reports::check_destination(o.plot);
+  if (!o.json.empty()) documents::check_destination(o.json);
+  if (!o.plot.empty()) documents::check_destination(o.plot);
   const IsoOutcome outcome = analyze(o);
   const reports::IsoRequest request = outcome.request();
   std::cout << reports::isoefficiency_text(request, outcome.schemes);
   if (!o.json.empty()) {
-    reports::write_atomically(o.json,
-                              reports::isoefficiency_json(request, outcome.schemes).dump(2) + "\n");
+    documents::write_atomically(
+        o.json, reports::isoefficiency_json(request, outcome.schemes).dump(2) + "\n");
   }
   if (!o.plot.empty()) reports::write_isoefficiency_plot(o.plot, request, outcome.schemes);
 }
@@ -168,12 +168,12 @@ void add_isoefficiency_command(CLI::App& app) {
   cmd->callback([options] { run_isoefficiency(*options); });
 }
 
-reports::ReportContent isoefficiency_report(const std::filesystem::path& root,
-                                            const std::vector<std::string>& args) {
+documents::ReportContent isoefficiency_report(const std::filesystem::path& root,
+                                              const std::vector<std::string>& args) {
   IsoCommandOptions options = parse_report_options(define_options, "isoefficiency", args);
   options.scenario = root / options.scenario;
   const IsoOutcome outcome = analyze(options);
-  reports::ReportContent content =
+  documents::ReportContent content =
       reports::isoefficiency_content(outcome.request(), outcome.schemes);
   add_command_block(content, "isoefficiency", args);
   return content;

@@ -6,10 +6,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 #include "sim/max_batch.hpp"
 #include "units/format.hpp"
 
@@ -22,7 +22,7 @@ struct MaxBatchOptions {
 };
 
 void run_max_batch(const MaxBatchOptions& options) {
-  if (!options.json.empty()) reports::check_destination(options.json);
+  if (!options.json.empty()) documents::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   const sim::MaxBatchResult r = sim::find_max_batch(scenario, hardware);
@@ -64,7 +64,7 @@ void run_max_batch(const MaxBatchOptions& options) {
           {{"micro_batch", p.micro_batch}, {"peak_bytes", p.peak.count()}, {"fits", p.fits}});
     }
     j["probes"] = probes;
-    reports::write_atomically(options.json, j.dump(2) + "\n");
+    documents::write_atomically(options.json, j.dump(2) + "\n");
   }
 }
 

@@ -13,10 +13,10 @@
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
 #include "cli/search_options.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/plan_report.hpp"
+#include "reports/analyses/plan_report.hpp"
 #include "sim/analysis/layout_search.hpp"
 
 namespace trainsim::cli {
@@ -41,8 +41,8 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   if (o.batch && *o.batch < 1) {
     throw CLI::ValidationError("--batch", fmt::format("at least 1 sequence; got {}", *o.batch));
   }
-  if (!o.json.empty()) reports::check_destination(o.json);
-  if (!o.csv.empty()) reports::check_destination(o.csv);
+  if (!o.json.empty()) documents::check_destination(o.json);
+  if (!o.csv.empty()) documents::check_destination(o.csv);
   const Scenario scenario = inputs::load_scenario(o.scenario);
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   const std::int64_t gpus = o.gpus.value_or(scenario.gpus);
@@ -94,9 +94,9 @@ void run_plan(const PlanOptions& o) {
   const reports::PlanReport report = analyze_plan(o);
   std::cout << reports::plan_text(report);
   if (!o.json.empty()) {
-    reports::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
+    documents::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
   }
-  if (!o.csv.empty()) reports::write_atomically(o.csv, reports::plan_csv(report));
+  if (!o.csv.empty()) documents::write_atomically(o.csv, reports::plan_csv(report));
 }
 
 void define_options(CLI::App& cmd, PlanOptions& o) {
@@ -111,12 +111,12 @@ void define_options(CLI::App& cmd, PlanOptions& o) {
 
 }  // namespace
 
-reports::ReportContent plan_report(const std::filesystem::path& root,
-                                   const std::vector<std::string>& args) {
+documents::ReportContent plan_report(const std::filesystem::path& root,
+                                     const std::vector<std::string>& args) {
   PlanOptions options = parse_report_options(define_options, "plan", args);
   options.scenario = root / options.scenario;
   // The result is the same on any number of threads (a test), so the report uses them all.
-  reports::ReportContent content = reports::plan_content(analyze_plan(options));
+  documents::ReportContent content = reports::plan_content(analyze_plan(options));
   add_command_block(content, "plan", args);
   return content;
 }

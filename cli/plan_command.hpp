@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_content.hpp"
+#include "documents/report_content.hpp"
 
 namespace trainsim::cli {
 
@@ -18,7 +18,7 @@ void add_plan_command(CLI::App& app);
 
 /// `trainsim report plan`: the search with `args` (as typed after `trainsim plan`; the
 /// scenario relative to `root`), as the result block, the `best` table and the command block.
-reports::ReportContent plan_report(const std::filesystem::path& root,
-                                   const std::vector<std::string>& args);
+documents::ReportContent plan_report(const std::filesystem::path& root,
+                                     const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

@@ -18,7 +18,7 @@ void parse_report_arguments(CLI::App& cmd, const std::string& command,
   }
 }
 
-void add_command_block(reports::ReportContent& content, const std::string& command,
+void add_command_block(documents::ReportContent& content, const std::string& command,
                        const std::vector<std::string>& args) {
   std::string line = "build/bin/trainsim " + command;
   for (const std::string& a : args) {
@@ -29,7 +29,7 @@ void add_command_block(reports::ReportContent& content, const std::string& comma
             std::string::npos;
     line += plain ? " " + a : " '" + a + "'";
   }
-  content.add_block("command", reports::fenced(line, "sh"));
+  content.add_block("command", documents::fenced(line, "sh"));
 }
 
 }  // namespace trainsim::cli

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_content.hpp"
+#include "documents/report_content.hpp"
 
 namespace trainsim::cli {
 
@@ -29,7 +29,7 @@ Options parse_report_options(void (*define)(CLI::App&, Options&), const std::str
 }
 
 /// Adds block `command`: the command line in a shell code fence, run from the repository root.
-void add_command_block(reports::ReportContent& content, const std::string& command,
+void add_command_block(documents::ReportContent& content, const std::string& command,
                        const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

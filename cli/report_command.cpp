@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "cli/report_sources.hpp"
+#include "documents/report_files.hpp"
+#include "documents/subprocess.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/report_files.hpp"
-#include "reports/subprocess.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -59,23 +59,23 @@ void run_report(const ReportOptions& o) {
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
   std::vector<std::string> differing;
   for (const ReportSource* source : sources) {
-    const std::filesystem::path committed = root / "reports" / source->name;
+    const std::filesystem::path committed = root / source->directory;
     const std::filesystem::path readme = committed / "README.md";
     // The README is read after the (possibly long) computation, so prose edited meanwhile is
     // kept.
-    const reports::ReportContent content = source->generate(root);
+    const documents::ReportContent content = source->generate(root);
     const std::string readme_text =
-        std::filesystem::exists(readme) ? reports::read_file(readme) : std::string();
-    const reports::ReportFiles files =
-        reports::render_report(source->name, source->title, content, readme_text, readme.string());
+        std::filesystem::exists(readme) ? documents::read_file(readme) : std::string();
+    const documents::ReportFiles files = documents::render_report(
+        source->name, source->title, content, readme_text, readme.string());
     const std::filesystem::path dir = o.out.empty() ? committed : std::filesystem::path(o.out);
     if (!o.check) {
-      reports::write_report_files(files, dir);
+      documents::write_report_files(files, dir);
       fmt::print("{}: wrote {} files to {}\n", source->name, files.size(), dir.string());
       continue;
     }
-    const std::vector<reports::ReportDifference> differences =
-        reports::compare_report_files(files, dir);
+    const std::vector<documents::ReportDifference> differences =
+        documents::compare_report_files(files, dir);
     if (differences.empty()) {
       fmt::print("{}: the {} committed files are what the code regenerates\n", source->name,
                  files.size());
@@ -84,7 +84,7 @@ void run_report(const ReportOptions& o) {
     differing.push_back(source->name);
     fmt::print("{}: {} files differ from what the code regenerates:\n", source->name,
                differences.size());
-    for (const reports::ReportDifference& d : differences)
+    for (const documents::ReportDifference& d : differences)
       fmt::print("  {}: {}\n", (dir / d.file).string(), d.what);
   }
   if (!differing.empty()) {
@@ -104,16 +104,16 @@ void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   CLI::App* cmd = app.add_subcommand(
       "report",
-      "Regenerate reports/NAME/ (README.md's generated blocks, CSV tables, gnuplot SVG plots), or "
-      "check the committed ones");
+      "Regenerate a report's directory (reproductions/NAME/ or reports/analyses/NAME/: README.md's "
+      "generated blocks, CSV tables, gnuplot SVG plots), or check the committed ones");
   cmd->add_option("name", o->names, "Reports to regenerate (" + known_names() + ")");
   cmd->add_flag("--all", o->all, "Every report");
   cmd->add_flag("--check", o->check,
                 "Regenerate in memory and fail, listing each file and its first differing line, "
                 "where the committed reports differ");
   cmd->add_option("--out", o->out,
-                  "Write (with --check: compare) the report in DIR instead of reports/NAME/ (its "
-                  "README's prose still comes from reports/NAME/README.md)");
+                  "Write (with --check: compare) the report in DIR instead of its directory (its "
+                  "README's prose still comes from the committed README.md)");
   cmd->callback([o] { run_report(*o); });
 }
 

@@ -9,15 +9,15 @@
 #include "cli/isoefficiency_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/training_time_command.hpp"
-#include "reports/reproductions/comparison_sets.hpp"
-#include "reports/reproductions/reproduction.hpp"
-#include "reports/reproductions/reproduction_content.hpp"
+#include "reproductions/comparison_sets.hpp"
+#include "reproductions/reproduction.hpp"
+#include "reproductions/reproduction_content.hpp"
 
 namespace trainsim::cli {
 namespace {
 
-const reports::Reproduction& reproduction(const std::string& name) {
-  for (const reports::Reproduction& r : reports::reproductions()) {
+const reproductions::Reproduction& reproduction(const std::string& name) {
+  for (const reproductions::Reproduction& r : reproductions::reproductions()) {
     if (r.name == name) return r;
   }
   throw std::logic_error(fmt::format("no reproduction named '{}'", name));
@@ -31,24 +31,29 @@ struct Part {
 };
 
 ReportSource reproduction_report(const std::string& name, std::vector<Part> parts) {
-  return {name, reproduction(parts.front().reproduction).title,
+  return {name, std::filesystem::path("reproductions") / name,
+          reproduction(parts.front().reproduction).title,
           [parts](const std::filesystem::path& root) {
-            reports::ReportContent content;
-            std::vector<reports::ReproductionRun> runs;
+            documents::ReportContent content;
+            std::vector<reproductions::ReproductionRun> runs;
             for (const Part& part : parts) {
-              const reports::Reproduction& r = reproduction(part.reproduction);
+              const reproductions::Reproduction& r = reproduction(part.reproduction);
               runs.push_back({r.name, r.run(root, {true})});
-              reports::add_reproduction(content, r.name, runs.back().report, part.prefix);
+              reproductions::add_reproduction(content, r.name, runs.back().report, part.prefix);
             }
             // The sets over all parts, so a set that spans them (Table 5's times) is whole.
-            reports::add_set_summary(content, reports::evaluate_sets(runs));
+            reproductions::add_set_summary(content, reproductions::evaluate_sets(runs));
             return content;
           }};
 }
 
+std::filesystem::path analysis_directory(const std::string& name) {
+  return std::filesystem::path("reports") / "analyses" / name;
+}
+
 std::vector<ReportSource> all_sources() {
   std::vector<ReportSource> out;
-  for (const reports::Reproduction& r : reports::reproductions()) {
+  for (const reproductions::Reproduction& r : reproductions::reproductions()) {
     // Table 5's pipelined rows are told in korthikanti2022's README.
     if (r.name == "korthikanti2022-pipelines") continue;
     if (r.name == "korthikanti2022") {
@@ -59,23 +64,24 @@ std::vector<ReportSource> all_sources() {
     }
   }
   // The analyses: one entry each, the arguments as typed after `trainsim COMMAND`.
-  out.push_back({"isoefficiency",
+  out.push_back({"isoefficiency", analysis_directory("isoefficiency"),
                  "isoefficiency of Korthikanti et al.'s 22B GPT per tensor scheme (selene A100)",
                  [](const std::filesystem::path& root) {
                    return isoefficiency_report(
                        root, {"scenarios/korthikanti2022/gpt-22b.yaml", "--max-gpus", "64"});
                  }});
-  out.push_back({"critical-batch", "Kaplan's critical batch for lamy-poirier2021's 1T GPT",
+  out.push_back({"critical-batch", analysis_directory("critical-batch"),
+                 "Kaplan's critical batch for lamy-poirier2021's 1T GPT",
                  [](const std::filesystem::path& root) {
                    return critical_batch_report(
                        root, {"--scenario", "scenarios/lamy-poirier2021/gpt-1t-1f1b.yaml"});
                  }});
-  out.push_back({"plan",
+  out.push_back({"plan", analysis_directory("plan"),
                  "the best layouts of Megatron's 1T GPT on 3072 A100s against the published one",
                  [](const std::filesystem::path& root) {
                    return plan_report(root, {"scenarios/megatron2021/gpt-1008b.yaml"});
                  }});
-  out.push_back({"training-time",
+  out.push_back({"training-time", analysis_directory("training-time"),
                  "shortest time to train Korthikanti et al.'s 22B GPT to a loss of 2.2 nats on "
                  "up to 1024 A100s",
                  [](const std::filesystem::path& root) {

@@ -8,15 +8,18 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_content.hpp"
+#include "documents/report_content.hpp"
 
 namespace trainsim::cli {
 
 struct ReportSource {
-  std::string name;   ///< its directory, reports/NAME/, and `trainsim report NAME`
+  std::string name;  ///< `trainsim report NAME`, and the last part of its directory
+  /// Where it is committed, relative to the project root: reproductions/NAME/ for a
+  /// reproduction, reports/analyses/NAME/ for an analysis.
+  std::filesystem::path directory;
   std::string title;  ///< the heading of a new README
   /// Computes the report from the project root (scenarios/ and hwprofiles/ below it).
-  std::function<reports::ReportContent(const std::filesystem::path& root)> generate;
+  std::function<documents::ReportContent(const std::filesystem::path& root)> generate;
 };
 
 /// Every report, in a fixed order.

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/input_schema.hpp"
-#include "reports/atomic_file.hpp"
 
 namespace trainsim::cli {
 
@@ -26,8 +26,8 @@ void run_schema(const SchemaOptions& o) {
     fmt::print("{}", text);
     return;
   }
-  reports::check_destination(o.out);
-  reports::write_atomically(o.out, text);
+  documents::check_destination(o.out);
+  documents::write_atomically(o.out, text);
 }
 
 }  // namespace

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cli/keep_until_exit.hpp"
+#include "documents/atomic_file.hpp"
+#include "documents/gzip.hpp"
 #include "inputs/parameters.hpp"
 #include "models/expert_routing.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
-#include "reports/gzip.hpp"
 #include "reports/json_report.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/summary_table.hpp"
@@ -41,8 +41,8 @@ void check_outputs(const SimulateOptions& options) {
   }
   if (!options.trace_ranks.empty() && options.trace.empty())
     throw std::runtime_error("--trace-ranks chooses the GPUs of a trace: give --trace FILE too");
-  if (!options.json.empty()) reports::check_destination(options.json);
-  if (!options.trace.empty()) reports::check_destination(options.trace);
+  if (!options.json.empty()) documents::check_destination(options.json);
+  if (!options.trace.empty()) documents::check_destination(options.trace);
 }
 
 // With experts routed unevenly, the cost of it: the same scenario with balanced routing.
@@ -72,19 +72,19 @@ void run_simulate(const SimulateOptions& options) {
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 
   if (!options.json.empty()) {
-    reports::write_atomically(options.json,
-                              reports::to_json(run.scenario, run.summary).dump(2) + "\n");
+    documents::write_atomically(options.json,
+                                reports::to_json(run.scenario, run.summary).dump(2) + "\n");
   }
   if (!options.trace.empty()) {
     const reports::ChromeTraceOptions trace_options{options.trace_ranks};
-    if (reports::is_gzip_path(options.trace.string())) {
-      reports::write_atomically(options.trace, [&](std::ostream& out) {
-        reports::write_gzip(out, [&](std::ostream& text) {
+    if (documents::is_gzip_path(options.trace.string())) {
+      documents::write_atomically(options.trace, [&](std::ostream& out) {
+        documents::write_gzip(out, [&](std::ostream& text) {
           reports::write_chrome_trace(text, run.program, run.result, trace_options);
         });
       });
     } else {
-      reports::write_atomically(options.trace, [&](std::ostream& out) {
+      documents::write_atomically(options.trace, [&](std::ostream& out) {
         reports::write_chrome_trace(out, run.program, run.result, trace_options);
       });
     }

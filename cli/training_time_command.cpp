@@ -11,10 +11,10 @@
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
 #include "cli/search_options.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/training_time_report.hpp"
+#include "reports/analyses/training_time_report.hpp"
 #include "sim/analysis/training_time.hpp"
 
 namespace trainsim::cli {
@@ -35,7 +35,7 @@ struct TrainingTimeOptions {
 
 reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) {
   for (const std::string& path : {o.json, o.csv, o.plot}) {
-    if (!path.empty()) reports::check_destination(path);
+    if (!path.empty()) documents::check_destination(path);
   }
   const Scenario scenario = inputs::load_scenario(o.scenario);
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
@@ -69,9 +69,9 @@ void run_training_time(const TrainingTimeOptions& o) {
   const reports::TrainingTimeReport report = analyze_training_time(o);
   std::cout << reports::training_time_text(report);
   if (!o.json.empty()) {
-    reports::write_atomically(o.json, reports::training_time_json(report).dump(2) + "\n");
+    documents::write_atomically(o.json, reports::training_time_json(report).dump(2) + "\n");
   }
-  if (!o.csv.empty()) reports::write_atomically(o.csv, reports::training_time_csv(report));
+  if (!o.csv.empty()) documents::write_atomically(o.csv, reports::training_time_csv(report));
   if (!o.plot.empty()) reports::write_training_time_plot(o.plot, report);
 }
 
@@ -95,11 +95,11 @@ void define_options(CLI::App& cmd, TrainingTimeOptions& o) {
 
 }  // namespace
 
-reports::ReportContent training_time_report(const std::filesystem::path& root,
-                                            const std::vector<std::string>& args) {
+documents::ReportContent training_time_report(const std::filesystem::path& root,
+                                              const std::vector<std::string>& args) {
   TrainingTimeOptions options = parse_report_options(define_options, "training-time", args);
   options.scenario = root / options.scenario;
-  reports::ReportContent content = reports::training_time_content(analyze_training_time(options));
+  documents::ReportContent content = reports::training_time_content(analyze_training_time(options));
   add_command_block(content, "training-time", args);
   return content;
 }

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "reports/report_content.hpp"
+#include "documents/report_content.hpp"
 
 namespace trainsim::cli {
 
@@ -19,7 +19,7 @@ void add_training_time_command(CLI::App& app);
 
 /// `trainsim report training-time`: the search with `args` (as typed after `trainsim
 /// training-time`; the scenario relative to `root`) as report blocks, table and plot.
-reports::ReportContent training_time_report(const std::filesystem::path& root,
-                                            const std::vector<std::string>& args);
+documents::ReportContent training_time_report(const std::filesystem::path& root,
+                                              const std::vector<std::string>& args);
 
 }  // namespace trainsim::cli

@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "documents/atomic_file.hpp"
+#include "documents/gnuplot_plot.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
-#include "reports/claims/claim_map_report.hpp"
-#include "reports/comparison_set.hpp"
-#include "reports/gnuplot_plot.hpp"
-#include "reports/reproductions/comparison_sets.hpp"
-#include "reports/reproductions/reproduction.hpp"
-#include "reports/reproductions/reproduction_content.hpp"
+#include "reproductions/claims/claim_map_report.hpp"
+#include "reproductions/comparison_set.hpp"
+#include "reproductions/comparison_sets.hpp"
+#include "reproductions/reproduction.hpp"
+#include "reproductions/reproduction_content.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -32,7 +32,7 @@ struct ValidateOptions {
 
 std::string known_names() {
   std::string names;
-  for (const reports::Reproduction& r : reports::reproductions()) {
+  for (const reproductions::Reproduction& r : reproductions::reproductions()) {
     names += names.empty() ? r.name : ", " + r.name;
   }
   return names;
@@ -40,50 +40,52 @@ std::string known_names() {
 
 // One reproduction's output: its comparisons, claims, notes, tables and sweeps, then its own
 // sets (partial where a set also draws on reproductions not run here).
-void print_reproduction(const reports::Reproduction& r, const reports::ReproductionRun& run,
-                        const std::string& plots) {
-  const reports::ReproductionReport& report = run.report;
+void print_reproduction(const reproductions::Reproduction& r,
+                        const reproductions::ReproductionRun& run, const std::string& plots) {
+  const reproductions::ReproductionReport& report = run.report;
   const std::string title = fmt::format("{} — {}", r.name, r.title);
   if (report.comparisons.empty()) {
     fmt::print("{}\n\n", title);
   } else {
-    fmt::print("{}\n", reports::format_comparisons(title, report.comparisons));
+    fmt::print("{}\n", reproductions::format_comparisons(title, report.comparisons));
   }
   if (!report.claims.empty()) {
-    fmt::print("{}\n", reports::format_claims("Claims (" + r.name + ")", report.claims));
+    fmt::print("{}\n", reproductions::format_claims("Claims (" + r.name + ")", report.claims));
   }
   if (!report.notes.empty()) fmt::print("{}\n", report.notes);
-  for (const reports::ReportTable& table : report.tables)
+  for (const documents::ReportTable& table : report.tables)
     fmt::print("{}:\n{}\n", table.id, table.markdown());
-  for (const reports::Sweep& sweep : report.sweeps) {
+  for (const reproductions::Sweep& sweep : report.sweeps) {
     fmt::print("{}\n", sweep.format());
     if (plots.empty()) continue;
     const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
     std::filesystem::create_directories(dir);
     const std::filesystem::path file = dir / (sweep.id + ".svg");
-    reports::write_svg(file, sweep.plot());
+    documents::write_svg(file, sweep.plot());
     fmt::print("wrote {}\n\n", file.string());
   }
-  for (const reports::claim_maps::ClaimMap& map : report.maps) {
-    fmt::print("{}\n", reports::claim_maps::format_claim_map(map));
+  for (const reproductions::claim_maps::ClaimMap& map : report.maps) {
+    fmt::print("{}\n", reproductions::claim_maps::format_claim_map(map));
     if (plots.empty()) continue;
     const std::filesystem::path dir = std::filesystem::path(plots) / r.name;
     std::filesystem::create_directories(dir);
     const std::filesystem::path file = dir / ("map-" + map.spec.id + ".svg");
-    reports::write_atomically(file, reports::render_svg(reports::claim_maps::heatmap(map)));
+    documents::write_atomically(file,
+                                documents::render_svg(reproductions::claim_maps::heatmap(map)));
     fmt::print("wrote {}\n\n", file.string());
   }
-  const std::vector<reports::SetResult> sets = reports::evaluate_sets({&run, 1});
-  if (!sets.empty()) fmt::print("{}", reports::format_set_summary("Sets (" + r.name + ")", sets));
-  fmt::print("{} sets: {}\n", r.name, reports::set_verdict_line(sets));
-  fmt::print("{}\n\n", reports::reproduction_summary(r.name, report));
+  const std::vector<reproductions::SetResult> sets = reproductions::evaluate_sets({&run, 1});
+  if (!sets.empty())
+    fmt::print("{}", reproductions::format_set_summary("Sets (" + r.name + ")", sets));
+  fmt::print("{} sets: {}\n", r.name, reproductions::set_verdict_line(sets));
+  fmt::print("{}\n\n", reproductions::reproduction_summary(r.name, report));
 }
 
 void run_validate(const ValidateOptions& o) {
-  if (!o.json.empty()) reports::check_destination(o.json);
+  if (!o.json.empty()) documents::check_destination(o.json);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
-  std::vector<reports::ReproductionRun> runs;
-  for (const reports::Reproduction& r : reports::reproductions()) {
+  std::vector<reproductions::ReproductionRun> runs;
+  for (const reproductions::Reproduction& r : reproductions::reproductions()) {
     if (!o.only.empty() && r.name != o.only) continue;
     runs.push_back({r.name, r.run(root, {o.sweeps || !o.plots.empty()})});
     print_reproduction(r, runs.back(), o.plots);
@@ -92,22 +94,22 @@ void run_validate(const ValidateOptions& o) {
     throw Infeasible(fmt::format("no reproduction named '{}'; known: {}", o.only, known_names()));
   }
   // Every set over all the reproductions that ran: with all of them (--all), each set whole.
-  const std::vector<reports::SetResult> sets = reports::evaluate_sets(runs);
+  const std::vector<reproductions::SetResult> sets = reproductions::evaluate_sets(runs);
   if (o.only.empty()) {
     fmt::print("{}",
-               reports::format_set_summary(
+               reproductions::format_set_summary(
                    "Every set (error = ours / published - 1; bias = mean signed error; rows not "
                    "reproduced or whose setup their map chose, the + count, left out)",
                    sets));
-    fmt::print("all sets: {}\n", reports::set_verdict_line(sets));
+    fmt::print("all sets: {}\n", reproductions::set_verdict_line(sets));
   }
   if (!o.json.empty()) {
-    reports::write_atomically(o.json, reports::validation_json(runs, sets).dump(2) + "\n");
+    documents::write_atomically(o.json, reproductions::validation_json(runs, sets).dump(2) + "\n");
   }
   int failures = 0;
-  for (const reports::ReproductionRun& run : runs)
-    failures += reports::reproduction_failures(run.report);
-  const int set_failures = reports::count_set_failures(sets);
+  for (const reproductions::ReproductionRun& run : runs)
+    failures += reproductions::reproduction_failures(run.report);
+  const int set_failures = reproductions::count_set_failures(sets);
   if (failures > 0 || set_failures > 0) {
     throw std::runtime_error(fmt::format(
         "{} comparisons outside their tolerance or claims not as predicted; {} set{} outside "

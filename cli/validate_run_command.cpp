@@ -6,11 +6,11 @@
 #include <memory>
 #include <string>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/kineto_trace.hpp"
 #include "inputs/scenario_loader.hpp"
 #include "models/errors.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/kineto_breakdown.hpp"
 #include "reports/kineto_validation.hpp"
 #include "reports/measured_run_json.hpp"
@@ -40,7 +40,7 @@ void run_kineto(const ValidateRunOptions& options) {
   const reports::KinetoBreakdown breakdown = reports::kineto_breakdown(trace);
   fmt::print("{}", reports::format_kineto_breakdown(breakdown));
   if (!options.json.empty())
-    reports::write_atomically(options.json, reports::kineto_breakdown_json(breakdown));
+    documents::write_atomically(options.json, reports::kineto_breakdown_json(breakdown));
   if (scenario_file.empty()) return;
   // Refused before the scenario is simulated: there is nothing to compare it with.
   if (breakdown.steps.empty())

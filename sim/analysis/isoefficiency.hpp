@@ -110,7 +110,7 @@ std::vector<std::int64_t> iso_device_counts(TensorKind kind, std::int64_t depth,
 
 /// The TP plan of `kind` on p GPUs; throws Infeasible saying why there is none. The caller
 /// supplies it so that the analysis uses the plan construction of `trainsim compare`
-/// (reports/scheme_comparison.hpp), which sim/ cannot depend on.
+/// (reports/analyses/scheme_comparison.hpp), which sim/ cannot depend on.
 using PlanForScheme = std::function<ParallelPlan(TensorKind kind, std::int64_t gpus)>;
 
 struct SkippedCount {

@@ -11,8 +11,8 @@
 #include "calibrate/fit_profile.hpp"
 #include "calibrate/profile_writer.hpp"
 #include "calibrate/raw_measurements.hpp"
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
-#include "reports/atomic_file.hpp"
 #include "sim/collective_model.hpp"
 #include "synthetic_raw.hpp"
 
@@ -193,7 +193,7 @@ TEST_CASE("the calibrated profile loads back with the fitted figures and their p
   const ProfileFit fit = fit_profile(raw, base);
   const std::filesystem::path out =
       std::filesystem::temp_directory_path() / "trainsim-test-fitted-profile.yaml";
-  reports::write_atomically(
+  documents::write_atomically(
       out, fitted_profile_yaml(kBaseFile, fit, {raw.file, raw.environment}, "fitted"));
   const hw::HardwareProfile loaded = inputs::load_hardware_profile(out);
   std::filesystem::remove(out);

@@ -13,8 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include "documents/gzip.hpp"
 #include "reports/chrome_trace.hpp"
-#include "reports/gzip.hpp"
 #include "reports/scenario_run.hpp"
 
 namespace trainsim::reports {
@@ -47,25 +47,25 @@ ScenarioRun traced_run(const std::string& scenario, ProgramScope scope) {
 
 TEST_CASE("gzip: inflates to the text, the same bytes every time, .gz names it") {
   const std::string text = std::string(100000, 'a') + "{\"traceEvents\": []}\n";
-  const std::string packed = gzip(text);
+  const std::string packed = documents::gzip(text);
   CHECK(packed.size() < text.size() / 20);
   CHECK(gunzip(packed) == text);
-  CHECK(gzip(text) == packed);
-  CHECK(gunzip(gzip("")).empty());
+  CHECK(documents::gzip(text) == packed);
+  CHECK(gunzip(documents::gzip("")).empty());
   // Streamed: the same bytes, also across many small writes and the buffer's edges.
   std::ostringstream streamed;
-  write_gzip(streamed, [&](std::ostream& out) {
+  documents::write_gzip(streamed, [&](std::ostream& out) {
     for (const char c : text)
       out.put(c);
   });
   CHECK(streamed.str() == packed);
   std::ostringstream big_streamed;
   const std::string big(3 << 20, 'x');
-  write_gzip(big_streamed, [&](std::ostream& out) { out << big; });
-  CHECK(big_streamed.str() == gzip(big));
+  documents::write_gzip(big_streamed, [&](std::ostream& out) { out << big; });
+  CHECK(big_streamed.str() == documents::gzip(big));
   CHECK(gunzip(big_streamed.str()) == big);
-  CHECK(is_gzip_path("build/x.trace.json.gz"));
-  CHECK_FALSE(is_gzip_path("build/x.trace.json"));
+  CHECK(documents::is_gzip_path("build/x.trace.json.gz"));
+  CHECK_FALSE(documents::is_gzip_path("build/x.trace.json"));
 }
 
 TEST_CASE("trace flows: each send to its receive, each collective's first to last arrival") {
@@ -135,7 +135,7 @@ TEST_CASE("the main job's trace, gzip: under 15 MB and valid JSON") {
                                      ProgramScope::representative);
   std::ostringstream out;
   write_chrome_trace(out, run.program, run.result);
-  const std::string packed = gzip(out.view());
+  const std::string packed = documents::gzip(out.view());
   CHECK(packed.size() < 15'000'000);
   CHECK(nlohmann::json::accept(gunzip(packed)));
 }

@@ -8,11 +8,11 @@
 
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
+#include "reports/analyses/scheme_comparison.hpp"
+#include "reports/analyses/scheme_comparison_report.hpp"
 #include "reports/json_report.hpp"
 #include "reports/program_measures.hpp"
 #include "reports/scenario_run.hpp"
-#include "reports/scheme_comparison.hpp"
-#include "reports/scheme_comparison_report.hpp"
 #include "reports/summary_table.hpp"
 #include "units/doctest_printers.hpp"
 

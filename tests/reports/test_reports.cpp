@@ -12,11 +12,10 @@
 #include <set>
 #include <sstream>
 
+#include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
-#include "reports/atomic_file.hpp"
 #include "reports/chrome_trace.hpp"
-#include "reports/claim.hpp"
 #include "reports/json_report.hpp"
 #include "reports/scenario_run.hpp"
 #include "reports/summary.hpp"
@@ -244,17 +243,17 @@ TEST_CASE("atomic writes replace the file whole and leave no temporary behind") 
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto file = dir / "out.json";
-  reports::write_atomically(file, "first");
-  reports::write_atomically(file, "second");
+  documents::write_atomically(file, "first");
+  documents::write_atomically(file, "second");
   std::ifstream in(file);
   std::string contents((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(contents == "second");
   CHECK(std::distance(std::filesystem::directory_iterator(dir),
                       std::filesystem::directory_iterator()) == 1);
-  CHECK_THROWS_WITH_AS(reports::write_atomically(dir / "missing" / "x.json", "x"),
+  CHECK_THROWS_WITH_AS(documents::write_atomically(dir / "missing" / "x.json", "x"),
                        doctest::Contains("does not exist"), std::runtime_error);
   // A writer that fails leaves the previous file intact.
-  CHECK_THROWS(reports::write_atomically(file, [](std::ostream& o) {
+  CHECK_THROWS(documents::write_atomically(file, [](std::ostream& o) {
     o << "partial";
     throw std::runtime_error("boom");
   }));
@@ -270,13 +269,13 @@ TEST_CASE("a writer killed mid-write leaves the old file and no temporary, stale
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const auto file = dir / "trace.json";
-  reports::write_atomically(file, "before");
+  documents::write_atomically(file, "before");
   // A child that is killed (SIGKILL: no unwinding, no cleanup) while its writer runs.
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {
     try {
-      reports::write_atomically(file, [](std::ostream& out) {
+      documents::write_atomically(file, [](std::ostream& out) {
         out << std::string(1 << 20, 'x');
         out.flush();
         ::raise(SIGKILL);
@@ -314,7 +313,7 @@ TEST_CASE("a writer killed mid-write leaves the old file and no temporary, stale
   const auto other = dir / (".other.json.tmp." + std::to_string(child));
   for (const auto& f : {dead, live, other})
     std::ofstream(f) << "left";
-  reports::write_atomically(file, "after");
+  documents::write_atomically(file, "after");
   CHECK(entries() == std::vector<std::string>{".other.json.tmp." + std::to_string(child),
                                               ".trace.json.tmp.1", "trace.json"});
   std::filesystem::remove_all(dir);
@@ -352,29 +351,4 @@ TEST_CASE("breakdown: a wait is charged to what each op in the chain waited for"
   for (const Time t : b.exposed_comm)
     total += t;
   CHECK(total == run.summary.iteration_time);
-}
-
-TEST_CASE("claims: an outcome other than the predicted one fails unless its explanation checks") {
-  using reports::Claim;
-  Claim holds{"a holds", "src", "ours", true, true, "", "", false};
-  Claim expected_not{"b does not", "src", "ours", false, false, "needs ZeRO 3", "", false};
-  Claim unexpected{"c should hold", "src", "ours", false, true, "", "", false};
-  CHECK(reports::count_unexpected({holds, expected_not}) == 0);
-  CHECK(reports::count_unexpected({holds, unexpected}) == 1);
-  Claim explained = unexpected;
-  explained.explanation = "the transfers; check: holds with free transfers";
-  explained.explanation_holds = true;
-  CHECK(explained.explained());
-  CHECK(reports::count_unexpected({explained}) == 0);
-  Claim check_fails = explained;
-  check_fails.explanation_holds = false;  // an explanation whose check fails explains nothing
-  CHECK(reports::count_unexpected({check_fails}) == 1);
-  const std::string text =
-      reports::format_claims("Claims", {holds, expected_not, explained, check_fails});
-  CHECK(text.find("verdict: holds") != std::string::npos);
-  CHECK(text.find("does not hold, as predicted: needs ZeRO 3") != std::string::npos);
-  CHECK(text.find("NOT AS PREDICTED (predicted to hold, does not), explained after the run") !=
-        std::string::npos);
-  CHECK(text.find("FAIL: predicted to hold, does not; the explanation's check fails") !=
-        std::string::npos);
 }
