@@ -82,18 +82,33 @@ double objective(const std::vector<const BuiltRun*>& runs, const hw::HardwarePro
   return sum / static_cast<double>(runs.size());
 }
 
+/// The objective evaluations spent and allowed, told to the progress listener as they go.
+struct EvaluationBudget {
+  int& used;
+  int allowed;
+  const sim::Progress& progress;
+
+  bool left() const { return used < allowed; }
+  void spend() {
+    ++used;
+    if (progress) {
+      progress("fit", static_cast<std::size_t>(std::min(used, allowed)),
+               static_cast<std::size_t>(allowed));
+    }
+  }
+};
+
 /// Nelder–Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) in the unit cube,
 /// points projected onto it; deterministic. Returns the best point found.
 Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwareProfile& base,
-                  const std::vector<RunParameter>& params, Point start, int max_evaluations,
-                  int& evaluations) {
+                  const std::vector<RunParameter>& params, Point start, EvaluationBudget& budget) {
   struct Vertex {
     Point p;
     double f;
   };
   const std::size_t n = params.size();
   auto eval = [&](const Point& p) {
-    ++evaluations;
+    budget.spend();
     return Vertex{clamp(p), objective(runs, base, params, clamp(p))};
   };
   std::vector<Vertex> simplex{eval(start)};
@@ -104,7 +119,7 @@ Point nelder_mead(const std::vector<const BuiltRun*>& runs, const hw::HardwarePr
     simplex.push_back(eval(p));
   }
   auto by_value = [](const Vertex& a, const Vertex& b) { return a.f < b.f; };
-  while (evaluations < max_evaluations) {
+  while (budget.left()) {
     std::stable_sort(simplex.begin(), simplex.end(), by_value);
     if (simplex.back().f - simplex.front().f <= 1e-7 * std::max(1e-12, simplex.front().f)) break;
     Point centroid(n, 0.0);
@@ -211,11 +226,11 @@ RunFit fit_runs(const inputs::RunMeasurements& runs, const hw::HardwareProfile& 
   // gains nothing (the usual remedy, deterministic).
   Point best = start;
   double best_f = std::numeric_limits<double>::infinity();
-  while (fit.evaluations < setup.max_evaluations) {
-    const Point p =
-        nelder_mead(fitting, base, params, best, setup.max_evaluations, fit.evaluations);
+  EvaluationBudget budget{fit.evaluations, setup.max_evaluations, setup.progress};
+  while (budget.left()) {
+    const Point p = nelder_mead(fitting, base, params, best, budget);
     const double f = objective(fitting, base, params, p);
-    ++fit.evaluations;
+    budget.spend();
     if (!(f < best_f * (1.0 - 1e-6))) {
       if (f < best_f) best = p;
       break;

@@ -12,6 +12,7 @@
 #include "calibrate/run_parameters.hpp"
 #include "inputs/run_measurements.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/progress.hpp"
 
 namespace trainsim::calibrate {
 
@@ -21,6 +22,8 @@ struct RunSetup {
   inputs::RunAssumptions assumptions;
   /// Objective evaluations the search may spend (each replays every fitting row once).
   int max_evaluations = 160;
+  /// Told ("fit", evaluations spent, max_evaluations) after each evaluation; may be empty.
+  sim::Progress progress;
 };
 
 /// Signed (predicted / measured - 1) and absolute relative errors over a set of rows.

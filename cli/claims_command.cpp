@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "models/errors.hpp"
@@ -71,9 +72,12 @@ void run_claims(const ClaimsOptions& o) {
   }
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
   std::vector<reproductions::claim_maps::ClaimMap> done;
+  ProgressBar bar;
   for (Selected& one : specs) {
+    bar.update("claims", done.size(), specs.size());
     const reproductions::claim_maps::ClaimMap map =
         reproductions::claim_maps::run_claim_map(std::move(one.spec), one.threads);
+    bar.clear();
     fmt::print("{}\n", reproductions::claim_maps::format_claim_map(map));
     if (!o.json.empty()) json.push_back(reproductions::claim_maps::claim_map_json(map));
     if (!o.plots.empty()) {

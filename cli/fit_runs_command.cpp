@@ -7,6 +7,7 @@
 
 #include "calibrate/fit_runs.hpp"
 #include "calibrate/profile_writer.hpp"
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/run_measurements.hpp"
@@ -38,7 +39,14 @@ void run_fit_runs(const FitRunsOptions& options) {
   const std::filesystem::path base_file = inputs::resolve_hardware_profile(
       options.base, std::filesystem::current_path(), SourceLocation{"--base", 0, 0}, "--base");
   const hw::HardwareProfile base = inputs::load_hardware_profile(base_file);
-  const calibrate::RunFit fit = calibrate::fit_runs(runs, base, options.holdout, options.setup);
+  const calibrate::RunFit fit = [&] {
+    calibrate::RunSetup setup = options.setup;
+    ProgressBar bar;
+    setup.progress = bar.callback();
+    calibrate::RunFit out = calibrate::fit_runs(runs, base, options.holdout, setup);
+    bar.clear();
+    return out;
+  }();
 
   calibrate::FitSummary s;
   s.what = "whole-run";

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress_bar.hpp"
 #include "cli/report_sources.hpp"
 #include "documents/report_files.hpp"
 #include "documents/subprocess.hpp"
@@ -58,12 +59,16 @@ void run_report(const ReportOptions& o) {
   const std::vector<const ReportSource*> sources = selected(o);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
   std::vector<std::string> differing;
-  for (const ReportSource* source : sources) {
+  ProgressBar bar;
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    const ReportSource* source = sources[i];
     const std::filesystem::path committed = root / source->directory;
     const std::filesystem::path readme = committed / "README.md";
     // The README is read after the (possibly long) computation, so prose edited meanwhile is
     // kept.
+    bar.update("report", i, sources.size());
     const documents::ReportContent content = source->generate(root);
+    bar.clear();
     const std::string readme_text =
         std::filesystem::exists(readme) ? documents::read_file(readme) : std::string();
     const documents::ReportFiles files = documents::render_report(

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/keep_until_exit.hpp"
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "documents/gzip.hpp"
 #include "inputs/parameters.hpp"
@@ -65,9 +66,12 @@ void run_simulate(const SimulateOptions& options) {
   sim::ReplayOptions replay;
   replay.record_memory_timeline = !options.trace.empty();  // the trace's memory counters
   replay.keep_state_until_exit = true;  // as `run` below: the exit frees it faster
+  ProgressBar bar;
+  replay.progress = bar.callback();
   reports::ScenarioRun run = reports::run_scenario_file(
       options.scenario,
       options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);
+  bar.clear();
   add_routing_cost(run);
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 

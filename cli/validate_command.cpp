@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "documents/gnuplot_plot.hpp"
 #include "inputs/hwprofile_loader.hpp"
@@ -85,9 +86,13 @@ void run_validate(const ValidateOptions& o) {
   if (!o.json.empty()) documents::check_destination(o.json);
   const std::filesystem::path root = inputs::hwprofiles_directory().parent_path();
   std::vector<reproductions::ReproductionRun> runs;
+  const std::size_t total = o.only.empty() ? reproductions::reproductions().size() : std::size_t{1};
+  ProgressBar bar;
   for (const reproductions::Reproduction& r : reproductions::reproductions()) {
     if (!o.only.empty() && r.name != o.only) continue;
+    bar.update("validate", runs.size(), total);
     runs.push_back({r.name, r.run(root, {o.sweeps || !o.plots.empty()})});
+    bar.clear();
     print_reproduction(r, runs.back(), o.plots);
   }
   if (runs.empty()) {

@@ -138,6 +138,11 @@ struct Simulation::State {
   std::int64_t sync_latency_ps = 0;
   bool single_queue = false;  ///< host.device_max_connections == 1
   bool ran = false;
+  /// Progress (options.progress): ops finished, ops in all, the count at which to report next
+  /// (0, never reached, without a listener).
+  std::size_t ops_finished = 0;
+  std::size_t ops_total = 0;
+  std::size_t next_report = 0;
 
   State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o)
       : program(p),
@@ -164,6 +169,11 @@ struct Simulation::State {
       single_queue = hw.host->device_max_connections == 1;
     }
     ranks.resize(index.ranks.size());
+    if (options.progress) {
+      for (const IndexedRank& ir : index.ranks)
+        ops_total += ir.slots.size();
+      next_report = report_step();
+    }
     // In parallel: filling the per-op timings first touches their pages.
     for_each_in_parallel(ranks.size(), [this](std::size_t r) {
       const IndexedRank& ir = index.ranks[r];
@@ -240,8 +250,14 @@ struct Simulation::State {
 
   // ---- streams ----------------------------------------------------------------------------
 
+  std::size_t report_step() const { return std::max<std::size_t>(1, ops_total / 200); }
+
   /// Ends the op in `slot` of recorded rank `r`, the head of its stream.
   void finish_op(std::int32_t r, Slot slot) {
+    if (++ops_finished == next_report) {
+      options.progress("replay", ops_finished, ops_total);
+      next_report += report_step();
+    }
     RankState& rs = ranks[static_cast<std::size_t>(r)];
     IndexedRank& ir = index.ranks[static_cast<std::size_t>(r)];
     const OpInfo& info = ir.slots[static_cast<std::size_t>(slot)];
@@ -640,9 +656,13 @@ struct Simulation::State {
         if (waits[r] != 0) schedule_reached(static_cast<std::int32_t>(r));
       }
     }
+    if (options.progress) options.progress("replay", 0, ops_total);
     drain();
     apply_engines();
     engine.run(*this);
+    if (options.progress && ops_finished == ops_total) {
+      options.progress("replay", ops_total, ops_total);
+    }
 
     SimulationResult out;
     // The per-rank passes over every op's timing (~10 M ops on the largest rows) run after

@@ -9,6 +9,7 @@
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
 #include "sim/invalid_program.hpp"
+#include "sim/progress.hpp"
 #include "sim/simulation_result.hpp"
 
 namespace trainsim::sim {
@@ -25,6 +26,9 @@ struct ReplayOptions {
   /// would, 0.03-0.06 s of that row's wall time. For a command's last replay only (the CLI's
   /// simulate); library code and tests leave it off.
   bool keep_state_until_exit = false;
+  /// Told ("replay", ops finished, ops in all) about 200 times over the run, on the event
+  /// loop's thread; empty (the default) costs one comparison per op.
+  Progress progress;
 };
 
 /// One replay: owns the clock, the event queue, the topology and the link network, so

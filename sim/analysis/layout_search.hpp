@@ -34,14 +34,14 @@
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/progress.hpp"
 #include "sim/simulation_result.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::sim {
 
 /// Called as the search advances: phase ("estimate", "replay"), items done, items in all.
-using SearchProgress =
-    std::function<void(std::string_view phase, std::size_t done, std::size_t total)>;
+using SearchProgress = Progress;
 
 struct SearchOptions {
   LayoutSpaceOptions space;
