@@ -50,12 +50,66 @@ OpIndex blocker_of(const RankView& rank, OpIndex i) {
   return best;
 }
 
-/// `op` itself, or when it is a memory op (which takes no time), what released it.
+/// How far back (in issue order) an op held by its issue looks for the sync that held its
+/// host, and a sync for the GPU work it waited for.
+constexpr OpIndex kSyncLookBack = 64;
+
+/// The host sync among the ops issued just before op `i`, or -1.
+OpIndex host_sync_before(const RankView& rank, OpIndex i) {
+  for (OpIndex j = i - 1; j >= 0 && j >= i - kSyncLookBack; --j) {
+    if (rank.index.host_cost[static_cast<std::size_t>(j)] == HostCost::sync) return j;
+  }
+  return -1;
+}
+
+/// What host sync `sync` waited for: its latest-finishing dependency (tensor.item()), or, for
+/// a device-wide one (torch.cuda.synchronize(), no dependencies listed), the latest-finishing
+/// GPU op issued just before it; -1 when none finished.
+OpIndex awaited_by(const RankView& rank, OpIndex sync) {
+  const OpIndex listed = blocker_of(rank, sync);
+  if (listed >= 0) return listed;
+  OpIndex best = -1;
+  Time best_end = Time::zero();
+  for (OpIndex j = sync - 1; j >= 0 && j >= sync - kSyncLookBack; --j) {
+    const HostCost c = rank.index.host_cost[static_cast<std::size_t>(j)];
+    const Time end = rank.timing[static_cast<std::size_t>(j)].end;
+    if (c == HostCost::none || c == HostCost::sync || end == kNotRun) continue;
+    if (best < 0 || end > best_end) {
+      best = j;
+      best_end = end;
+    }
+  }
+  return best;
+}
+
+/// `op` itself, or when it takes no GPU time, what released it: a memory op's blocker, or,
+/// when it started after that blocker ended because its host was still waiting at a sync
+/// (Megatron's synchronize after a pipeline receive), what the host waited for there; a host
+/// sync's, the GPU work it waited for. So a pipeline's wait for its peer reads as the bubble
+/// it is, not as idle of no cause.
 OpIndex real_cause(const RankView& rank, OpIndex op) {
   for (int depth = 0; depth < kMaxMemoryHops && op >= 0; ++depth) {
     const OpKind k = rank.index.info(op).kind;
+    if (k == OpKind::host_sync) {
+      op = awaited_by(rank, op);
+      continue;
+    }
     if (k != OpKind::alloc && k != OpKind::free) break;
-    op = blocker_of(rank, op);
+    const OpIndex blocker = blocker_of(rank, op);
+    const Time start = rank.timing[static_cast<std::size_t>(op)].start;
+    const Time released =
+        blocker >= 0 ? rank.timing[static_cast<std::size_t>(blocker)].end : Time::zero();
+    if (start != kNotRun && start > released) {
+      // Held by its issue: if the host had been waiting at a sync for GPU work that ended
+      // after this op's own blocker, that work held it.
+      const OpIndex sync = host_sync_before(rank, op);
+      const OpIndex awaited = sync >= 0 ? awaited_by(rank, sync) : -1;
+      if (awaited >= 0 && rank.timing[static_cast<std::size_t>(awaited)].end > released) {
+        op = awaited;
+        continue;
+      }
+    }
+    op = blocker;
   }
   return op;
 }

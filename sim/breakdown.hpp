@@ -29,7 +29,9 @@ struct RankView {
 void charge_busy(program::Phase phase, Time busy, TimeBreakdown& b);
 
 /// Charges an idle stretch `gap` of the compute stream to what op `waiter` waited on,
-/// following zero-time memory ops back to a real cause.
+/// following zero-time memory ops back to a real cause, and an op its host issued late
+/// because the host waited at a sync (Megatron's synchronize after a pipeline exchange) to the
+/// GPU work the host waited for there.
 void charge_idle(const RankView& rank, const std::vector<program::Group>& groups,
                  program::OpIndex waiter, Time gap, TimeBreakdown& b);
 
