@@ -28,11 +28,10 @@ enum class ProgramScope : std::uint8_t {
 /// over the global batch, no gradients, reductions or optimizer). Groups list every 1D TP group,
 /// every gradient (DP; 2.5D: depth x DP) group, every grid row and every grid column, ranks in ring
 /// order, one family per kind; with a pipeline every embedding group (first and last stage).
-/// Throws Infeasible for pipelines the executor cannot run yet (ZeRO 2-3, inference,
-/// breadth-first on one stage), whose shape cannot run (pipeline_problem; layered with
-/// layers != p·v), sequence parallelism
-/// with TP 1, ZeRO stages outside 0-3, inference with recomputation or ZeRO, or sizes that do
-/// not divide.
+/// Throws Infeasible (check_supported) for breadth-first on one stage, pipelines whose shape
+/// cannot run (pipeline_problem; layered with layers != p·v; uneven stages that do not add
+/// up), sequence parallelism with TP 1, ZeRO stages outside 0-3, inference with recomputation
+/// or ZeRO, or sizes that do not divide. Pipelines run with ZeRO 0-3 and in inference.
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope);
 
