@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -25,7 +26,9 @@ void run_max_batch(const MaxBatchOptions& options) {
   if (!options.json.empty()) documents::check_destination(options.json);
   const Scenario scenario = inputs::load_scenario(options.scenario);
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
-  const sim::MaxBatchResult r = sim::find_max_batch(scenario, hardware);
+  ProgressBar bar;
+  const sim::MaxBatchResult r = sim::find_max_batch(scenario, hardware, bar.callback());
+  bar.clear();
 
   fmt::print(
       "{} on {}: {} micro batch{} per data-parallel replica (kept from the scenario), "

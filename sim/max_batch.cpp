@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
@@ -17,7 +19,7 @@ namespace {
 constexpr std::int64_t kMaxMicroBatch = std::int64_t{1} << 24;
 
 BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
-                 std::int64_t micro_batch, std::int64_t micro_batches) {
+                 std::int64_t micro_batch, std::int64_t micro_batches, const Progress& progress) {
   Scenario s = base;
   s.training.micro_batch = micro_batch;
   s.training.global_batch = micro_batch * s.parallel.data.size * micro_batches;
@@ -27,6 +29,13 @@ BatchProbe probe(const Scenario& base, const hw::HardwareProfile& hardware,
     ReplayOptions options;
     options.record_op_timings = false;
     options.record_memory_timeline = false;
+    // Each probe's replay is its own phase, named by its micro batch.
+    const std::string phase = fmt::format("mb {}", micro_batch);
+    if (progress) {
+      options.progress = [&](std::string_view, std::size_t done, std::size_t total) {
+        progress(phase, done, total);
+      };
+    }
     const SimulationResult result = replay(program, hardware, options);
     // A deadlock is a schedule bug, not a batch that does not fit: say so.
     if (!result.stuck.empty()) {
@@ -63,7 +72,8 @@ std::int64_t micro_batch_step(const Scenario& s, std::int64_t micro_batches) {
 
 }  // namespace
 
-MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware) {
+MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                              const Progress& progress) {
   MaxBatchResult r;
   r.capacity = hardware.gpu.memory;
   r.micro_batches_per_replica =
@@ -72,7 +82,7 @@ MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfil
   const std::int64_t step = r.micro_batch_step;
   // The search runs over multiples k of the step.
   auto try_batch = [&](std::int64_t k) {
-    r.probes.push_back(probe(scenario, hardware, k * step, r.micro_batches_per_replica));
+    r.probes.push_back(probe(scenario, hardware, k * step, r.micro_batches_per_replica, progress));
     return r.probes.back();
   };
 

@@ -7,6 +7,7 @@
 
 #include "models/scenario.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/progress.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::sim {
@@ -34,6 +35,8 @@ struct MaxBatchResult {
 /// per data-parallel replica and the scenario's mode stay (inference needs only the weights
 /// and the live forward activations, so it fits more), so the global batch grows with the
 /// micro batch. A micro batch too large to build (Infeasible) counts as not fitting.
-MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware);
+/// `progress` hears each probe's replay as a phase "mb K" (may be empty).
+MaxBatchResult find_max_batch(const Scenario& scenario, const hw::HardwareProfile& hardware,
+                              const Progress& progress = {});
 
 }  // namespace trainsim::sim
