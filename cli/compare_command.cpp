@@ -14,6 +14,7 @@
 #include <system_error>
 #include <vector>
 
+#include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -68,8 +69,11 @@ void run_compare(const CompareCommandOptions& options) {
   const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
   reports::CompareOptions compare;
   compare.max_batch = !options.no_max_batch;
+  ProgressBar bar;
+  compare.progress = bar.callback();
   const std::vector<reports::SchemeResult> rows =
       reports::compare_tensor_schemes(scenario, hardware, variants, compare);
+  bar.clear();
   const std::string json =
       options.json.empty() ? "" : reports::schemes_to_json(scenario, hardware, rows).dump(2) + "\n";
   if (json_to_stdout) {

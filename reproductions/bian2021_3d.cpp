@@ -45,13 +45,13 @@ struct Stated {
 
 std::vector<reports::SchemeResult> compare(const Scenario& scenario,
                                            const hw::HardwareProfile& hardware) {
-  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {false});
+  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {.max_batch = false});
 }
 
 reports::SchemeResult cube_in(Scenario scenario, GridOrder order,
                               const hw::HardwareProfile& hardware) {
   scenario.parallel.tensor.grid_order = order;
-  return reports::compare_tensor_schemes(scenario, hardware, kCube, {false}).front();
+  return reports::compare_tensor_schemes(scenario, hardware, kCube, {.max_batch = false}).front();
 }
 
 double per_sample_ms(const reports::SchemeResult& row, const Scenario& scenario) {

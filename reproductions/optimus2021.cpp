@@ -43,7 +43,7 @@ struct Stated {
 // 1D and 2D on `scenario`'s model, batch and GPUs; rows[1] holds 2D's ratios over 1D.
 std::vector<reports::SchemeResult> compare(const Scenario& scenario,
                                            const hw::HardwareProfile& hardware, bool max_batch) {
-  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {max_batch});
+  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {.max_batch = max_batch});
 }
 
 double value(const std::optional<double>& ratio) {

@@ -45,7 +45,7 @@ struct Stated {
 
 std::vector<reports::SchemeResult> compare(const Scenario& scenario,
                                            const hw::HardwareProfile& hardware) {
-  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {false});
+  return reports::compare_tensor_schemes(scenario, hardware, kSchemes, {.max_batch = false});
 }
 
 }  // namespace

@@ -207,9 +207,11 @@ std::vector<SchemeResult> compare_tensor_schemes(const Scenario& scenario,
   std::vector<SchemeResult> rows;
   rows.reserve(variants.size());
   for (const TensorVariant& v : variants) {
+    if (options.progress) options.progress("compare", rows.size(), variants.size());
     SchemeResult& row = rows.emplace_back(variant_plan(scenario, v));
     if (!row.problem) run_variant(scenario, hardware, options, row);
   }
+  if (options.progress) options.progress("compare", rows.size(), variants.size());
   if (rows.empty()) return rows;
   const SchemeResult& first = rows.front();
   for (SchemeResult& row : rows) {

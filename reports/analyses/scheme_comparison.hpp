@@ -25,6 +25,7 @@
 #include "models/scenario.hpp"
 #include "sim/hardware_profile.hpp"
 #include "sim/max_batch.hpp"
+#include "sim/progress.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::reports {
@@ -49,6 +50,8 @@ std::optional<std::int64_t> default_depth(std::int64_t size);
 
 struct CompareOptions {
   bool max_batch = true;  ///< run the max-batch search (a build and replay per probe)
+  /// Told ("compare", schemes done, schemes) before each scheme and at the end; may be empty.
+  sim::Progress progress = {};
 };
 
 /// What one scheme gives. Times and batches are absent when the scheme cannot run

@@ -137,7 +137,8 @@ reports::SchemeResult TensorRunCache::run(const Scenario& scenario,
   const std::array<reports::TensorVariant, 1> variant{
       {{t.kind, t.kind == TensorKind::two_and_half_d ? std::optional(t.depth) : std::nullopt}}};
   reports::SchemeResult row =
-      reports::compare_tensor_schemes(scenario, hardware, variant, {max_batch}).front();
+      reports::compare_tensor_schemes(scenario, hardware, variant, {.max_batch = max_batch})
+          .front();
   const std::lock_guard lock(mutex_);
   return results_.emplace(key, std::move(row)).first->second;
 }
