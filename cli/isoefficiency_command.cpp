@@ -1,7 +1,5 @@
 #include "cli/isoefficiency_command.hpp"
 
-#include "cli/report_arguments.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress_bar.hpp"
+#include "cli/report_arguments.hpp"
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
 #include "inputs/scenario_loader.hpp"
@@ -110,8 +110,11 @@ IsoOutcome analyze(const IsoCommandOptions& o) {
     return reports::variant_plan(block, {kind, depth}).plan;
   };
   outcome.options = request.options;
-  outcome.schemes =
-      sim::analyze_isoefficiency(scenario, hardware, kinds, request.options, plan_for);
+  sim::IsoefficiencyOptions options = request.options;
+  ProgressBar bar;
+  options.progress = bar.callback();
+  outcome.schemes = sim::analyze_isoefficiency(scenario, hardware, kinds, options, plan_for);
+  bar.clear();
   const std::vector<sim::SchemeIsoefficiency>& schemes = outcome.schemes;
   const bool none = std::all_of(schemes.begin(), schemes.end(),
                                 [](const sim::SchemeIsoefficiency& s) { return s.points.empty(); });

@@ -205,12 +205,21 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
                                                        std::span<const TensorKind> kinds,
                                                        const IsoefficiencyOptions& options,
                                                        const PlanForScheme& plan_for) {
-  std::vector<SchemeIsoefficiency> out;
+  std::vector<std::vector<std::int64_t>> counts;
+  std::size_t total = 0;
   for (const TensorKind kind : kinds) {
+    counts.push_back(
+        iso_device_counts(kind, options.depth, scenario.model.heads, options.max_gpus));
+    total += counts.back().size();
+  }
+  std::size_t done = 0;
+  std::vector<SchemeIsoefficiency> out;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const TensorKind kind = kinds[k];
     SchemeIsoefficiency& scheme = out.emplace_back();
     scheme.kind = kind;
-    for (const std::int64_t p :
-         iso_device_counts(kind, options.depth, scenario.model.heads, options.max_gpus)) {
+    for (const std::int64_t p : counts[k]) {
+      if (options.progress) options.progress("isoefficiency", done++, total);
       try {
         Scenario s = scenario;
         s.parallel = plan_for(kind, p);
@@ -230,6 +239,7 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
     }
     if (ps.size() >= 2) scheme.fit = fit_power_law(ps, ws);
   }
+  if (options.progress) options.progress("isoefficiency", total, total);
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include "models/parallel_plan.hpp"
 #include "models/scenario.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/progress.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::sim {
@@ -133,6 +134,8 @@ struct IsoefficiencyOptions {
   IsoSearch search;
   std::int64_t max_gpus = 512;
   std::int64_t depth = 2;  ///< 2.5D: fixed, so that p = depth·q² grows with q alone
+  /// Told ("isoefficiency", points done, points in all) before each point and at the end.
+  Progress progress = {};
 };
 
 /// Every scheme in `kinds` at every device count of iso_device_counts. A plan the executor
