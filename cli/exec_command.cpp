@@ -25,7 +25,7 @@
 #include "models/cuda/cuda_check.hpp"
 #include "models/cuda/timed_run.hpp"
 #endif
-#ifdef TRAINSIM_WITH_MPI
+#if defined(TRAINSIM_WITH_CUDA) && defined(TRAINSIM_WITH_MPI)
 #include "models/cuda/mpi_nccl_ids.hpp"
 #include "mpi/mpi_world.hpp"
 #endif
@@ -33,7 +33,7 @@
 namespace trainsim::cli {
 namespace {
 
-#ifdef TRAINSIM_WITH_MPI
+#if defined(TRAINSIM_WITH_CUDA) && defined(TRAINSIM_WITH_MPI)
 constexpr bool kWithMpi = true;
 #else
 constexpr bool kWithMpi = false;
@@ -167,7 +167,7 @@ void run_cuda_ranks(const Scenario& scenario, const ExecOptions& options) {
 }
 #endif
 
-#ifdef TRAINSIM_WITH_MPI
+#if defined(TRAINSIM_WITH_CUDA) && defined(TRAINSIM_WITH_MPI)
 // One process per GPU under mpirun: this process's rank against the same rank on cpu. Each
 // process prints its own verdict; rank 0 then prints whether every rank passed (an
 // all-reduce), and with --check every process fails when any rank did.

@@ -40,6 +40,7 @@ struct IsoCommandOptions {
   std::int64_t depth = 2;
   std::string json;
   std::string plot;
+  unsigned threads = 0;
 };
 
 sim::IsoAxis parse_axis(const std::string& text) {
@@ -58,7 +59,7 @@ struct IsoOutcome {
   reports::IsoRequest request() const { return {&scenario, hardware, options}; }
 };
 
-IsoOutcome analyze(const IsoCommandOptions& o) {
+IsoOutcome analyze(const IsoCommandOptions& o, const ProcessGroup* processes) {
   if (!(o.target > 0.0 && o.target < 1.0)) {
     throw CLI::ValidationError(
         "--target", fmt::format("an efficiency strictly between 0 and 1; got {}", o.target));
@@ -113,6 +114,8 @@ IsoOutcome analyze(const IsoCommandOptions& o) {
   sim::IsoefficiencyOptions options = request.options;
   ProgressBar bar;
   options.progress = bar.callback();
+  options.threads = o.threads;
+  options.processes = processes;
   outcome.schemes = sim::analyze_isoefficiency(scenario, hardware, kinds, options, plan_for);
   bar.clear();
   const std::vector<sim::SchemeIsoefficiency>& schemes = outcome.schemes;
@@ -132,10 +135,11 @@ IsoOutcome analyze(const IsoCommandOptions& o) {
   return outcome;
 }
 
-void run_isoefficiency(const IsoCommandOptions& o) {
+void run_isoefficiency(const IsoCommandOptions& o, Job& job) {
   if (!o.json.empty()) documents::check_destination(o.json);
   if (!o.plot.empty()) documents::check_destination(o.plot);
-  const IsoOutcome outcome = analyze(o);
+  const IsoOutcome outcome = analyze(o, job.group());
+  if (!job.writes()) return;
   const reports::IsoRequest request = outcome.request();
   std::cout << reports::isoefficiency_text(request, outcome.schemes);
   if (!o.json.empty()) {
@@ -157,25 +161,27 @@ void define_options(CLI::App& cmd, IsoCommandOptions& o) {
   cmd.add_option("--depth", o.depth, "2.5d depth d, fixed: p = d·q²")->capture_default_str();
   cmd.add_option("--json", o.json, "Write the analysis as JSON to this file");
   cmd.add_option("--plot", o.plot, "Write the log-log plot as SVG to this file");
+  cmd.add_option("--threads", o.threads, "Points searched at once (0: one per core)")
+      ->capture_default_str();
 }
 
 }  // namespace
 
-void add_isoefficiency_command(CLI::App& app) {
+void add_isoefficiency_command(CLI::App& app, Job& job) {
   auto options = std::make_shared<IsoCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "isoefficiency",
       "Per tensor scheme and device count, the hidden size (or batch) at which the parallel "
       "efficiency T1/(p·Tp) reaches a target; the fitted growth exponent of W ~ p^k");
   define_options(*cmd, *options);
-  cmd->callback([options] { run_isoefficiency(*options); });
+  cmd->callback([options, &job] { run_isoefficiency(*options, job); });
 }
 
 documents::ReportContent isoefficiency_report(const std::filesystem::path& root,
                                               const std::vector<std::string>& args) {
   IsoCommandOptions options = parse_report_options(define_options, "isoefficiency", args);
   options.scenario = root / options.scenario;
-  const IsoOutcome outcome = analyze(options);
+  const IsoOutcome outcome = analyze(options, nullptr);
   documents::ReportContent content =
       reports::isoefficiency_content(outcome.request(), outcome.schemes);
   add_command_block(content, "isoefficiency", args);

@@ -12,9 +12,11 @@
 
 #include "documents/report_content.hpp"
 
+#include "cli/job.hpp"
+
 namespace trainsim::cli {
 
-void add_isoefficiency_command(CLI::App& app);
+void add_isoefficiency_command(CLI::App& app, Job& job);
 
 /// The analysis run with the command's own `args` (paths relative to `root`) as a report:
 /// reports/analyses/isoefficiency_report.hpp's content and a `command` block recording `args`.

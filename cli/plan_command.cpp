@@ -33,7 +33,7 @@ struct PlanOptions {
 };
 
 // The search the options ask for (progress on the bar, per-phase wall time on stderr).
-reports::PlanReport analyze_plan(const PlanOptions& o) {
+reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* processes) {
   if (o.top < 1) throw CLI::ValidationError("--top", fmt::format("at least 1; got {}", o.top));
   if (o.gpus && *o.gpus < 1) {
     throw CLI::ValidationError("--gpus", fmt::format("at least 1; got {}", *o.gpus));
@@ -55,6 +55,7 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   options.space.overlap_param_gather = scenario.parallel.data.overlap_param_gather;
   options.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
   options.top = o.top;
+  options.processes = processes;
   // Wall time per phase: each interval between two progress calls goes to the later call's
   // phase (the first call of a phase comes before its work starts).
   std::map<std::string, double, std::less<>> phase_seconds;
@@ -90,8 +91,9 @@ reports::PlanReport analyze_plan(const PlanOptions& o) {
   return report;
 }
 
-void run_plan(const PlanOptions& o) {
-  const reports::PlanReport report = analyze_plan(o);
+void run_plan(const PlanOptions& o, Job& job) {
+  const reports::PlanReport report = analyze_plan(o, job.group());
+  if (!job.writes()) return;
   std::cout << reports::plan_text(report);
   if (!o.json.empty()) {
     documents::write_atomically(o.json, reports::plan_json(report).dump(2) + "\n");
@@ -116,12 +118,12 @@ documents::ReportContent plan_report(const std::filesystem::path& root,
   PlanOptions options = parse_report_options(define_options, "plan", args);
   options.scenario = root / options.scenario;
   // The result is the same on any number of threads (a test), so the report uses them all.
-  documents::ReportContent content = reports::plan_content(analyze_plan(options));
+  documents::ReportContent content = reports::plan_content(analyze_plan(options, nullptr));
   add_command_block(content, "plan", args);
   return content;
 }
 
-void add_plan_command(CLI::App& app) {
+void add_plan_command(CLI::App& app, Job& job) {
   auto options = std::make_shared<PlanOptions>();
   CLI::App* cmd = app.add_subcommand(
       "plan",
@@ -129,7 +131,7 @@ void add_plan_command(CLI::App& app) {
       "and ZeRO, sequence parallelism, recomputation, micro batch) of the scenario's model on "
       "N GPUs; print the fastest that fit, replayed in full");
   define_options(*cmd, *options);
-  cmd->callback([options] { run_plan(*options); });
+  cmd->callback([options, &job] { run_plan(*options, job); });
 }
 
 }  // namespace trainsim::cli

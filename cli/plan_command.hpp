@@ -12,9 +12,11 @@
 
 #include "documents/report_content.hpp"
 
+#include "cli/job.hpp"
+
 namespace trainsim::cli {
 
-void add_plan_command(CLI::App& app);
+void add_plan_command(CLI::App& app, Job& job);
 
 /// `trainsim report plan`: the search with `args` (as typed after `trainsim plan`; the
 /// scenario relative to `root`), as the result block, the `best` table and the command block.

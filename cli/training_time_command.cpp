@@ -33,7 +33,8 @@ struct TrainingTimeOptions {
   std::string plot;
 };
 
-reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) {
+reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
+                                                  const ProcessGroup* processes) {
   for (const std::string& path : {o.json, o.csv, o.plot}) {
     if (!path.empty()) documents::check_destination(path);
   }
@@ -49,6 +50,7 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
   request.batch_span = o.batch_span;
   apply_search_options(o.search, request.search);  // keeps the request's top = 1
   request.search.space.fp8 = scenario.training.fp8;
+  request.search.processes = processes;
   request.search.space.overlap_param_gather = scenario.parallel.data.overlap_param_gather;
   request.search.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
   ProgressBar bar;
@@ -65,8 +67,9 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o) 
   return report;
 }
 
-void run_training_time(const TrainingTimeOptions& o) {
-  const reports::TrainingTimeReport report = analyze_training_time(o);
+void run_training_time(const TrainingTimeOptions& o, Job& job) {
+  const reports::TrainingTimeReport report = analyze_training_time(o, job.group());
+  if (!job.writes()) return;
   std::cout << reports::training_time_text(report);
   if (!o.json.empty()) {
     documents::write_atomically(o.json, reports::training_time_json(report).dump(2) + "\n");
@@ -99,12 +102,13 @@ documents::ReportContent training_time_report(const std::filesystem::path& root,
                                               const std::vector<std::string>& args) {
   TrainingTimeOptions options = parse_report_options(define_options, "training-time", args);
   options.scenario = root / options.scenario;
-  documents::ReportContent content = reports::training_time_content(analyze_training_time(options));
+  documents::ReportContent content =
+      reports::training_time_content(analyze_training_time(options, nullptr));
   add_command_block(content, "training-time", args);
   return content;
 }
 
-void add_training_time_command(CLI::App& app) {
+void add_training_time_command(CLI::App& app, Job& job) {
   auto o = std::make_shared<TrainingTimeOptions>();
   CLI::App* cmd = app.add_subcommand(
       "training-time",
@@ -112,7 +116,7 @@ void add_training_time_command(CLI::App& app) {
       "critical batch), GPU count (halvings of --max-gpus) and layout (as `plan`), charging "
       "S = S_min·(1 + B_crit/B) steps; prints the best and the time/GPU-hours Pareto front");
   define_options(*cmd, *o);
-  cmd->callback([o] { run_training_time(*o); });
+  cmd->callback([o, &job] { run_training_time(*o, job); });
 }
 
 }  // namespace trainsim::cli

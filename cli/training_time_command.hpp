@@ -13,9 +13,11 @@
 
 #include "documents/report_content.hpp"
 
+#include "cli/job.hpp"
+
 namespace trainsim::cli {
 
-void add_training_time_command(CLI::App& app);
+void add_training_time_command(CLI::App& app, Job& job);
 
 /// `trainsim report training-time`: the search with `args` (as typed after `trainsim
 /// training-time`; the scenario relative to `root`) as report blocks, table and plot.

@@ -4,9 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/job.hpp"
+
 namespace trainsim::cli {
 
 /// Registers the subcommand; it fails (exit 1) when a comparison or a set leaves its tolerance.
-void add_validate_command(CLI::App& app);
+void add_validate_command(CLI::App& app, Job& job);
 
 }  // namespace trainsim::cli

@@ -134,8 +134,9 @@ Recompute recompute_of(std::string_view s) {
   return *recompute_from_string(s);
 }
 
-ReadScenario read(const std::filesystem::path& file) {
+ReadScenario read(const std::filesystem::path& file, std::span<const ScenarioOverride> overrides) {
   const YamlValue root = load_yaml_file(file);
+  apply_overrides(root.node(), overrides, file);
   ReadScenario out;
   Scenario& sc = out.scenario;
   sc.source_file = file;
@@ -531,10 +532,24 @@ void check_supported(const ReadScenario& r) {
 }  // namespace
 
 Scenario load_scenario(const std::filesystem::path& file) {
-  const ReadScenario r = read(file);
+  const ReadScenario r = read(file, {});
   check_consistency(r);
   check_supported(r);
   return r.scenario;
+}
+
+Scenario load_scenario(const std::filesystem::path& file,
+                       std::span<const ScenarioOverride> overrides) {
+  if (overrides.empty()) return load_scenario(file);
+  try {
+    const ReadScenario r = read(file, overrides);
+    check_consistency(r);
+    check_supported(r);
+    return r.scenario;
+  } catch (const ConfigError& e) {
+    throw ConfigError(e.where(), fmt::format("{} (the scenario with {})", e.message(),
+                                             describe_overrides(overrides)));
+  }
 }
 
 hw::HardwareProfile scenario_hardware(const Scenario& scenario) {

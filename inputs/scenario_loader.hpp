@@ -4,6 +4,9 @@
 // heads divisible by TP, ...) and not-yet-supported features are checked here.
 
 #include <filesystem>
+#include <span>
+
+#include "inputs/scenario_override.hpp"
 
 #include "models/scenario.hpp"
 #include "sim/hardware_profile.hpp"
@@ -14,6 +17,11 @@ namespace trainsim::inputs {
 /// to a file (not loaded). Throws ConfigError naming file:line:column, field, value and what
 /// would be valid.
 Scenario load_scenario(const std::filesystem::path& file);
+
+/// As above, with `overrides` written over the file's values first (every check applies to
+/// them); an error names the overrides too.
+Scenario load_scenario(const std::filesystem::path& file,
+                       std::span<const ScenarioOverride> overrides);
 
 /// The scenario's hardware profile, loaded, with what the scenario says of its framework
 /// (`runtime:`) in place of the profile host section's. Throws ConfigError for a runtime

@@ -49,8 +49,4 @@ class MpiWorld {
   Placement placement_;
 };
 
-/// Whether this process was started by an MPI launcher (mpirun / srun set these variables):
-/// Open MPI's OMPI_COMM_WORLD_SIZE, PMI's PMI_SIZE or PMIx's PMIX_RANK.
-bool launched_by_mpi();
-
 }  // namespace trainsim::mpi

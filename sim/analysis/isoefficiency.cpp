@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+#include <variant>
 
 #include "models/build_program.hpp"
+#include "models/spread.hpp"
 #include "sim/replay.hpp"
 #include "sim/stuck_report.hpp"
 
@@ -75,6 +78,51 @@ std::int64_t size_step(const Scenario& parallel, IsoAxis axis, std::int64_t max_
   throw Infeasible(fmt::format("no {} up to {} makes the {} plan on {} GPUs valid", to_string(axis),
                                max_size, to_string(parallel.parallel.tensor.kind),
                                parallel.parallel.tensor.size));
+}
+
+// One (scheme, p) of the analysis: its point, or why it has none.
+using CountOutcome = std::variant<IsoPoint, SkippedCount>;
+
+void encode_outcome(ByteWriter& out, const CountOutcome& outcome) {
+  out.put(outcome.index());
+  if (const auto* point = std::get_if<IsoPoint>(&outcome)) {
+    out.put(point->gpus);
+    out.put(point->size);
+    out.put(point->step);
+    out.put(point->work);
+    out.put(point->efficiency);
+    out.put(point->single_gpu_time);
+    out.put(point->parallel_time);
+    out.put_vector(point->probes);
+    return;
+  }
+  const auto& skipped = std::get<SkippedCount>(outcome);
+  out.put(skipped.gpus);
+  out.put_string(skipped.reason);
+  out.put(skipped.best_efficiency.has_value());
+  out.put(skipped.best_efficiency.value_or(0.0));
+}
+
+CountOutcome decode_outcome(ByteReader& in) {
+  if (in.get<std::size_t>() == 0) {
+    IsoPoint point;
+    point.gpus = in.get<std::int64_t>();
+    point.size = in.get<std::int64_t>();
+    point.step = in.get<std::int64_t>();
+    point.work = in.get<Flops>();
+    point.efficiency = in.get<double>();
+    point.single_gpu_time = in.get<Time>();
+    point.parallel_time = in.get<Time>();
+    point.probes = in.get_vector<IsoProbe>();
+    return point;
+  }
+  SkippedCount skipped;
+  skipped.gpus = in.get<std::int64_t>();
+  skipped.reason = in.get_string();
+  const bool has_best = in.get<bool>();
+  const double best = in.get<double>();
+  if (has_best) skipped.best_efficiency = best;
+  return skipped;
 }
 
 }  // namespace
@@ -205,31 +253,48 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
                                                        std::span<const TensorKind> kinds,
                                                        const IsoefficiencyOptions& options,
                                                        const PlanForScheme& plan_for) {
-  std::vector<std::vector<std::int64_t>> counts;
-  std::size_t total = 0;
-  for (const TensorKind kind : kinds) {
-    counts.push_back(
-        iso_device_counts(kind, options.depth, scenario.model.heads, options.max_gpus));
-    total += counts.back().size();
-  }
-  std::size_t done = 0;
-  std::vector<SchemeIsoefficiency> out;
+  // Every (scheme, p) is one item, searched independently: spread over the processes and
+  // threads, then gathered per scheme in order.
+  std::vector<std::pair<std::size_t, std::int64_t>> items;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
-    const TensorKind kind = kinds[k];
-    SchemeIsoefficiency& scheme = out.emplace_back();
-    scheme.kind = kind;
-    for (const std::int64_t p : counts[k]) {
-      if (options.progress) options.progress("isoefficiency", done++, total);
-      try {
-        Scenario s = scenario;
-        s.parallel = plan_for(kind, p);
-        scheme.points.push_back(find_isoefficient_size(s, hardware, options.search));
-      } catch (const TargetUnreachable& e) {
-        scheme.skipped.push_back({p, e.what(), e.best_efficiency()});
-      } catch (const Infeasible& e) {
-        scheme.skipped.push_back({p, e.what(), std::nullopt});
-      }
+    for (const std::int64_t p :
+         iso_device_counts(kinds[k], options.depth, scenario.model.heads, options.max_gpus))
+      items.emplace_back(k, p);
+  }
+  if (options.progress) options.progress("isoefficiency", 0, items.size());
+  SpreadProgress progress;
+  if (options.progress) {
+    progress = [&](std::size_t done, std::size_t total) {
+      options.progress("isoefficiency", done, total);
+    };
+  }
+  const std::vector<CountOutcome> outcomes = spread<CountOutcome>(
+      options.processes, items.size(), options.threads,
+      [&](std::size_t i) -> CountOutcome {
+        const auto [k, p] = items[i];
+        try {
+          Scenario s = scenario;
+          s.parallel = plan_for(kinds[k], p);
+          return find_isoefficient_size(s, hardware, options.search);
+        } catch (const TargetUnreachable& e) {
+          return SkippedCount{p, e.what(), e.best_efficiency()};
+        } catch (const Infeasible& e) {
+          return SkippedCount{p, e.what(), std::nullopt};
+        }
+      },
+      encode_outcome, decode_outcome, progress);
+  std::vector<SchemeIsoefficiency> out(kinds.size());
+  for (std::size_t k = 0; k < kinds.size(); ++k)
+    out[k].kind = kinds[k];
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    SchemeIsoefficiency& scheme = out[items[i].first];
+    if (const auto* point = std::get_if<IsoPoint>(&outcomes[i])) {
+      scheme.points.push_back(*point);
+    } else {
+      scheme.skipped.push_back(std::get<SkippedCount>(outcomes[i]));
     }
+  }
+  for (SchemeIsoefficiency& scheme : out) {
     std::vector<double> ps;
     std::vector<double> ws;
     for (const IsoPoint& point : scheme.points) {
@@ -239,7 +304,7 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
     }
     if (ps.size() >= 2) scheme.fit = fit_power_law(ps, ws);
   }
-  if (options.progress) options.progress("isoefficiency", total, total);
+  if (options.progress) options.progress("isoefficiency", items.size(), items.size());
   return out;
 }
 

@@ -20,6 +20,7 @@
 
 #include "models/errors.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/process_group.hpp"
 #include "models/scenario.hpp"
 #include "sim/hardware_profile.hpp"
 #include "sim/progress.hpp"
@@ -134,8 +135,12 @@ struct IsoefficiencyOptions {
   IsoSearch search;
   std::int64_t max_gpus = 512;
   std::int64_t depth = 2;  ///< 2.5D: fixed, so that p = depth·q² grows with q alone
-  /// Told ("isoefficiency", points done, points in all) before each point and at the end.
+  /// Told ("isoefficiency", points done, points in all) as points finish (on this process,
+  /// under mpirun) and at the end.
   Progress progress = {};
+  unsigned threads = 0;  ///< points searched at once (0: one per core)
+  /// The processes that share the points (an mpirun job); null: this process alone.
+  const ProcessGroup* processes = nullptr;
 };
 
 /// Every scheme in `kinds` at every device count of iso_device_counts. A plan the executor

@@ -3,17 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
-#include "models/parallel_for.hpp"
+#include "models/spread.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::sim {
@@ -59,23 +57,40 @@ std::string gib(Bytes b) {
       gpus, model.heads, model.ffn, model.layers, global_batch));
 }
 
-/// Runs work(i) for i in [0, count) on `threads` threads and reports progress after each.
-void run_all(std::size_t count, unsigned threads, std::string_view phase,
-             const SearchProgress& progress, const std::function<void(std::size_t)>& work) {
-  std::atomic<std::size_t> done{0};
-  std::mutex report;
-  if (progress) progress(phase, 0, count);
-  for_each_in_parallel(
-      count,
-      [&](std::size_t i) {
-        work(i);
-        const std::size_t now = ++done;
-        if (progress) {
-          const std::lock_guard lock(report);
-          progress(phase, now, count);
-        }
-      },
-      threads);
+/// work(i) for i in [0, count), spread over the search's processes and threads, reporting
+/// progress as this process's items finish.
+template <class Result>
+std::vector<Result> run_all(std::size_t count, const SearchOptions& options, std::string_view phase,
+                            const std::function<Result(std::size_t)>& work,
+                            const std::function<void(ByteWriter&, const Result&)>& encode,
+                            const std::function<Result(ByteReader&)>& decode) {
+  if (options.progress) options.progress(phase, 0, count);
+  SpreadProgress progress;
+  if (options.progress) {
+    progress = [&](std::size_t done, std::size_t total) { options.progress(phase, done, total); };
+  }
+  return spread(options.processes, count, options.threads, work, encode, decode, progress);
+}
+
+// What a replay computes (the candidate is the caller's to set).
+void encode_replayed(ByteWriter& out, const ReplayedLayout& r) {
+  out.put(r.iteration);
+  out.put(r.tokens_per_s);
+  out.put(r.model_rate_per_gpu);
+  out.put(r.peak);
+  out.put(r.fits);
+  out.put(r.breakdown);
+}
+
+ReplayedLayout decode_replayed(ByteReader& in) {
+  ReplayedLayout r;
+  r.iteration = in.get<Time>();
+  r.tokens_per_s = in.get<double>();
+  r.model_rate_per_gpu = in.get<FlopRate>();
+  r.peak = in.get<Bytes>();
+  r.fits = in.get<bool>();
+  r.breakdown = in.get<TimeBreakdown>();
+  return r;
 }
 
 /// Layouts estimated per round of the bounded search: a fixed size, so that where the search
@@ -94,25 +109,36 @@ class FitCache {
       const auto [it, added] = index_.emplace(describe(reduced[i]), fits_.size() + todo.size());
       if (added) todo.push_back(reduced[i]);
     }
-    const std::size_t first = fits_.size();
-    fits_.resize(first + todo.size());
-    run_all(todo.size(), options.threads, phase, options.progress, [&](std::size_t k) {
-      try {
-        fits_[first + k] = std::make_unique<ReducedFit>(model, todo[k], hardware);
-      } catch (const Infeasible&) {
-        // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
-      }
-    });
+    std::vector<std::optional<ReducedFit>> fitted = run_all<std::optional<ReducedFit>>(
+        todo.size(), options, phase,
+        [&](std::size_t k) -> std::optional<ReducedFit> {
+          try {
+            return ReducedFit(model, todo[k], hardware);
+          } catch (const Infeasible&) {
+            // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
+            return std::nullopt;
+          }
+        },
+        [](ByteWriter& out, const std::optional<ReducedFit>& fit) {
+          out.put(fit.has_value());
+          if (fit) out.put(*fit);
+        },
+        [](ByteReader& in) -> std::optional<ReducedFit> {
+          if (!in.get<bool>()) return std::nullopt;
+          return in.get<ReducedFit>();
+        });
+    fits_.insert(fits_.end(), fitted.begin(), fitted.end());
   }
   const ReducedFit* find(const Layout& reduced) const {
     const auto it = index_.find(describe(reduced));
-    return it == index_.end() ? nullptr : fits_[it->second].get();
+    if (it == index_.end() || !fits_[it->second]) return nullptr;
+    return &*fits_[it->second];
   }
   std::size_t size() const { return fits_.size(); }
 
  private:
   std::map<std::string, std::size_t> index_;
-  std::vector<std::unique_ptr<ReducedFit>> fits_;
+  std::vector<std::optional<ReducedFit>> fits_;
 };
 
 }  // namespace
@@ -281,13 +307,18 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                                   ? std::min(options.top - out.best.size(), budget - replayed)
                                   : estimated_faster(replayed);
     if (round == 0) break;
-    std::vector<ReplayedLayout> replays(round);
-    run_all(round, options.threads, "replay", options.progress, [&](std::size_t j) {
+    std::vector<ReplayedLayout> replays = run_all<ReplayedLayout>(
+        round, options, "replay",
+        [&](std::size_t j) {
+          return replay_layout(model, hardware, out.ranked[replay_order[replayed + j]].layout,
+                               global_batch);
+        },
+        encode_replayed, decode_replayed);
+    for (std::size_t j = 0; j < round; ++j) {
       const std::size_t k = replay_order[replayed + j];
-      replays[j] = replay_layout(model, hardware, out.ranked[k].layout, global_batch);
       replays[j].candidate = out.ranked[k];
       replays[j].estimate_rank = k + 1;
-    });
+    }
     replayed += round;
     for (ReplayedLayout& r : replays)
       (r.fits ? out.best : out.rejected).push_back(std::move(r));

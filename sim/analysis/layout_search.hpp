@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "models/process_group.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/hardware_profile.hpp"
@@ -50,6 +51,8 @@ struct SearchOptions {
   double memory_margin = 0.15;  ///< estimated peak allowed above capacity before pruning
   bool exhaustive = false;      ///< estimate every survivor (no bound)
   SearchProgress progress;      ///< may be empty
+  /// The processes that share the replays (an mpirun job); null: this process alone.
+  const ProcessGroup* processes = nullptr;
 };
 
 struct EstimatedLayout {
