@@ -219,63 +219,40 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
   }
 }
 
-void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency) const {
+void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency) {
   plan.size = size;
   plan.latency = latency;
-  plan.queued.assign(queued_.begin(), queued_.end());
-  plan.links.assign(queued_links_.begin(), queued_links_.end());
-  plan.one_shape = std::all_of(queued_.begin(), queued_.end(), [&](const QueuedFlow& q) {
-    return q.bytes == queued_.front().bytes && q.links == queued_.front().links;
-  });
-}
-
-std::int32_t CommLauncher::start_plan(const LaunchPlan& plan, std::int32_t owner) {
-  if (plan.queued.empty()) return 0;
-  if (plan.one_shape) {
-    // The usual case, started straight from the plan (see start_queued).
-    const QueuedFlow& front = plan.queued.front();
-    flows_.start_images(plan.links, static_cast<std::size_t>(front.links), front.bytes,
-                        std::numeric_limits<double>::infinity(), owner);
-  } else {
-    queued_.assign(plan.queued.begin(), plan.queued.end());
-    queued_links_.assign(plan.links.begin(), plan.links.end());
-    start_queued(owner);
-  }
-  return static_cast<std::int32_t>(plan.queued.size());
-}
-
-void CommLauncher::start_queued(std::int32_t owner) {
-  constexpr double kUncapped = std::numeric_limits<double>::infinity();
+  plan.flows = static_cast<std::int32_t>(queued_.size());
+  plan.groups.clear();
   const auto same_shape = [](const QueuedFlow& a, const QueuedFlow& b) {
     return a.bytes == b.bytes && a.links == b.links;
   };
-  if (queued_.empty()) return;
-  if (std::all_of(queued_.begin(), queued_.end(),
-                  [&](const QueuedFlow& q) { return same_shape(q, queued_.front()); })) {
-    // The usual case: every flow an image of one transfer, their links queued back to back.
-    flows_.start_images(queued_links_, static_cast<std::size_t>(queued_.front().links),
-                        queued_.front().bytes, kUncapped, owner);
-  } else {
-    // Group by (bytes, route length), keeping queue order within a group so the flows' order
-    // never depends on the sort's tie-breaking.
+  // Grouped by (bytes, route length), keeping queue order within a group so the flows' order
+  // never depends on the sort's tie-breaking; the usual case is one group (every flow an
+  // image of one transfer), left in queue order.
+  if (!std::all_of(queued_.begin(), queued_.end(),
+                   [&](const QueuedFlow& q) { return same_shape(q, queued_.front()); })) {
     std::stable_sort(queued_.begin(), queued_.end(), [](const QueuedFlow& a, const QueuedFlow& b) {
       return a.bytes != b.bytes ? a.bytes < b.bytes : a.links < b.links;
     });
-    for (std::size_t i = 0; i < queued_.size();) {
-      std::size_t j = i;
-      image_links_.clear();
-      while (j < queued_.size() && same_shape(queued_[j], queued_[i])) {
-        const auto begin = queued_links_.begin() + queued_[j].first;
-        image_links_.insert(image_links_.end(), begin, begin + queued_[j].links);
-        ++j;
-      }
-      flows_.start_images(image_links_, static_cast<std::size_t>(queued_[i].links),
-                          queued_[i].bytes, kUncapped, owner);
-      i = j;
-    }
   }
-  queued_.clear();
-  queued_links_.clear();
+  for (std::size_t i = 0; i < queued_.size();) {
+    const QueuedFlow shape = queued_[i];
+    std::vector<LinkId> links;
+    for (; i < queued_.size() && same_shape(queued_[i], shape); ++i) {
+      const auto begin = queued_links_.begin() + queued_[i].first;
+      links.insert(links.end(), begin, begin + queued_[i].links);
+    }
+    plan.groups.push_back(
+        {shape.bytes, std::make_shared<const ImageSet>(std::move(links),
+                                                       static_cast<std::size_t>(shape.links))});
+  }
+}
+
+std::int32_t CommLauncher::start_plan(const LaunchPlan& plan, std::int32_t owner) {
+  for (const LaunchPlan::Group& g : plan.groups)
+    flows_.start_images(g.images, g.bytes, std::numeric_limits<double>::infinity(), owner);
+  return plan.flows;
 }
 
 std::int32_t CommLauncher::add(const Activity& a) {

@@ -7,6 +7,7 @@
 // and tells the launcher when flows finish.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
@@ -87,7 +88,7 @@ class CommLauncher {
     std::vector<std::span<const LinkId>> routes;
   };
 
-  /// A flow waiting for start_queued: its wire bytes and route (links_ from `first`).
+  /// A queued flow: its wire bytes and route (queued_links_ from `first`).
   struct QueuedFlow {
     double bytes = 0.0;
     std::int32_t first = 0;
@@ -98,11 +99,17 @@ class CommLauncher {
   /// all-reduce) and a channel's sends of one size start the same flows every time, so they
   /// are worked out once and replayed from here. `size` < 0: nothing cached yet.
   struct LaunchPlan {
+    /// Flows of equal wire bytes and route length, in queue order: the images of one
+    /// transfer, started by one FlowNetwork::start_images call (which bundles them when it
+    /// can).
+    struct Group {
+      double bytes = 0.0;
+      std::shared_ptr<const ImageSet> images;
+    };
     Bytes size = Bytes::of(-1);
     Time latency;
-    std::vector<QueuedFlow> queued;
-    std::vector<LinkId> links;
-    bool one_shape = false;  ///< every flow of equal bytes and route length: images of one
+    std::vector<Group> groups;  ///< by (bytes, route length)
+    std::int32_t flows = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
     bool copy_engine = false;  ///< its flows bypass the GPUs' communication-engine links
   };
@@ -112,13 +119,10 @@ class CommLauncher {
   /// `copy_engine`: the transfers bypass the communication-engine links (no throttling while
   /// the GPU computes).
   void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache, bool copy_engine = false);
-  /// Keeps the queued flows and `latency` as `plan` for `size`.
-  void keep_plan(LaunchPlan& plan, Bytes size, Time latency) const;
-  /// Starts `plan`'s flows for activity `owner` (as start_queued would) and returns how many.
+  /// Keeps the queued flows, grouped, and `latency` as `plan` for `size`.
+  void keep_plan(LaunchPlan& plan, Bytes size, Time latency);
+  /// Starts `plan`'s flows for activity `owner`, a group at a time, and returns how many.
   std::int32_t start_plan(const LaunchPlan& plan, std::int32_t owner);
-  /// Starts the queued flows for activity `owner`: those with equal bytes and route lengths
-  /// as the images of one transfer (FlowNetwork::start_images bundles them when it can).
-  void start_queued(std::int32_t owner);
   std::int32_t add(const Activity& a);
 
   const program::Program& program_;

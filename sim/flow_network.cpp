@@ -87,26 +87,26 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
 
 void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_links, double bytes,
                                double cap, std::int32_t owner) {
-  if (route_links == 0 || route_links > kMaxRouteLinks || links.size() % route_links != 0) {
-    throw std::invalid_argument("flow network: image routes must have 1 to 8 links each");
-  }
-  const std::size_t images = links.size() / route_links;
-  // Bundled only when every image is alone on its links (see the header). A link checked
-  // here is marked as taken (kChecking) so that one used twice among the images is caught;
-  // a bundle overwrites the marks, a failed check restores them. Flat per-link counts, not
-  // the links' flow lists: this runs for every transfer a representative replay starts.
+  start_images(std::make_shared<const ImageSet>(std::vector<LinkId>(links.begin(), links.end()),
+                                                route_links),
+               bytes, cap, owner);
+}
+
+void FlowNetwork::start_images(const std::shared_ptr<const ImageSet>& set, double bytes, double cap,
+                               std::int32_t owner) {
+  const std::span<const LinkId> links = set->links();
+  const std::size_t route_links = set->route_links();
+  const std::size_t images = set->images();
+  // Bundled only when no other flow uses the images' links (see the header); the images may
+  // share links among themselves. Flat per-link counts, not the links' flow lists: this runs
+  // for every transfer a representative replay starts.
   bool alone = images > 1;
-  std::size_t marked = 0;
-  for (; marked < links.size() && alone; ++marked) {
-    const auto l = static_cast<std::size_t>(links[marked]);
-    alone = link_plain_flows_.at(l) == 0 && link_bundle_[l] == kNoBundle;
-    if (alone) link_bundle_[l] = kChecking;
+  for (const LinkId link : set->distinct_links()) {
+    const auto l = static_cast<std::size_t>(link);
+    alone = alone && link_plain_flows_.at(l) == 0 && link_bundle_[l] == kNoBundle;
+    if (!alone) break;
   }
   if (!alone) {
-    for (std::size_t i = 0; i < marked; ++i) {
-      FlowId& mark = link_bundle_[static_cast<std::size_t>(links[i])];
-      if (mark == kChecking) mark = kNoBundle;
-    }
     for (std::size_t i = 0; i < images; ++i)
       start(links.subspan(i * route_links, route_links), bytes, cap, owner);
     return;
@@ -120,27 +120,26 @@ void FlowNetwork::start_images(std::span<const LinkId> links, std::size_t route_
     bundles_.emplace_back();
   }
   Bundle& bd = bundles_[static_cast<std::size_t>(b)];
-  bd.links.assign(links.begin(), links.end());
-  bd.touched.assign(images, 0);
+  bd.set = set;
+  bd.touched.assign(static_cast<std::size_t>(set->components()), 0);
   bd.touched_count = 0;
-  bd.route_links = static_cast<std::int32_t>(route_links);
   const FlowId id = new_flow(bytes, cap, owner);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.bundle = b;
   f.images = static_cast<std::int32_t>(images);
-  for (std::size_t i = 0, at = 0; i < images; ++i) {
-    for (std::size_t k = 0; k < route_links; ++k, ++at) {
-      const auto l = static_cast<std::size_t>(links[at]);
-      link_bundle_[l] = id;
-      link_image_[l] = static_cast<std::int32_t>(i);
-    }
+  const std::span<const LinkId> distinct = set->distinct_links();
+  for (std::size_t d = 0; d < distinct.size(); ++d) {
+    const auto l = static_cast<std::size_t>(distinct[d]);
+    link_bundle_[l] = id;
+    link_image_[l] = set->distinct_component()[d];
   }
 }
 
 void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
   const std::int32_t b = flows_[static_cast<std::size_t>(id)].bundle;
   Bundle& bd = bundles_[static_cast<std::size_t>(b)];
-  const auto n = static_cast<std::size_t>(bd.route_links);
+  const std::span<const LinkId> links = bd.set->links();
+  const std::size_t n = bd.set->route_links();
   const auto images = static_cast<std::size_t>(flows_[static_cast<std::size_t>(id)].images);
   // A bundle never refilled yet (frozen is set by its first refill) has no due entry: its
   // images are refilled like any fresh flow. Otherwise they keep its rate and finish time.
@@ -173,13 +172,14 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
     f.images = 1;
     f.link_count = static_cast<std::uint8_t>(n);
     for (std::size_t k = 0; k < n; ++k) {
-      const LinkId l = bd.links[i * n + k];
+      const LinkId l = links[i * n + k];
       link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
       f.links[k] = l;
     }
     attach(image);
     if (out != nullptr) out->push_back(image);
   }
+  bd.set.reset();
   free_bundles_.push_back(b);
 }
 
@@ -209,8 +209,9 @@ void FlowNetwork::change_capacity(std::size_t link, double capacity) {
   if (c == capacity) return;
   c = capacity;
   if (const FlowId bundle = link_bundle_[static_cast<std::size_t>(l)]; bundle >= 0) {
-    // Only the images this change reaches are refilled (as separate flows would be). The
-    // link is listed as changed too, for the images of a bundle split before the refill.
+    // Only the images of the component this change reaches are refilled (as separate flows
+    // would be). The link is listed as changed too, for the images of a bundle split before
+    // the refill.
     changed_links_.push_back(l);
     dirty_ = true;
     Bundle& bd =
@@ -357,18 +358,43 @@ void FlowNetwork::fill_alone(FlowId id) {
 void FlowNetwork::fill_bundle(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
-  const auto n = static_cast<std::size_t>(bd.route_links);
+  const ImageSet& set = *bd.set;
   // Separate flows would all be refilled now when the bundle is new or a change reached every
-  // image; they keep one state when their narrowest links are equal too.
-  const bool all = !f.frozen || bd.touched_count == f.images;
+  // component. Progressive filling then gives each image min(cap, c/k) over its links (k: the
+  // images sharing a link) in its first round when that minimum is the same for all: each
+  // image has a link that fills at that rate, so all freeze at once. Then the images keep one
+  // state. The minima are equal when every image has a link at the lowest c/k (or the cap is
+  // lower still).
+  const bool all = !f.frozen || bd.touched_count == static_cast<std::int32_t>(bd.touched.size());
   double rate = f.cap;
   bool same = all;
-  for (std::size_t i = 0; i < bd.links.size() && same; i += n) {
-    double image_rate = f.cap;
-    for (std::size_t k = 0; k < n; ++k)
-      image_rate = std::min(image_rate, capacity_[static_cast<std::size_t>(bd.links[i + k])]);
-    if (i == 0) rate = image_rate;
-    same = image_rate == rate;
+  if (same && set.exclusive()) {
+    // Each image alone on its links: min(cap, c) over them, one pass.
+    const std::span<const LinkId> links = set.links();
+    const std::size_t n = set.route_links();
+    for (std::size_t i = 0; i < links.size() && same; i += n) {
+      double image_rate = f.cap;
+      for (std::size_t k = 0; k < n; ++k)
+        image_rate = std::min(image_rate, capacity_[static_cast<std::size_t>(links[i + k])]);
+      if (i == 0) rate = image_rate;
+      same = image_rate == rate;
+    }
+  } else if (same) {
+    const std::span<const LinkId> distinct = set.distinct_links();
+    const std::span<const std::int32_t> shares = set.distinct_shares();
+    ratio_.resize(distinct.size());
+    for (std::size_t d = 0; d < distinct.size(); ++d) {
+      ratio_[d] = capacity_[static_cast<std::size_t>(distinct[d])] / static_cast<double>(shares[d]);
+      rate = std::min(rate, ratio_[d]);
+    }
+    const std::span<const std::int32_t> of = set.distinct_of();
+    const std::size_t n = set.route_links();
+    for (std::size_t i = 0; i < of.size() && same && rate < f.cap; i += n) {
+      bool at_lowest = false;
+      for (std::size_t k = 0; k < n && !at_lowest; ++k)
+        at_lowest = ratio_[static_cast<std::size_t>(of[i + k])] == rate;
+      same = at_lowest;
+    }
   }
   if (same) {
     std::fill(bd.touched.begin(), bd.touched.end(), 0);
@@ -379,12 +405,18 @@ void FlowNetwork::fill_bundle(FlowId id) {
     schedule_finish(id);
     return;
   }
-  // Refill the images separate flows would have refilled, each alone on its links.
+  // Refill the components separate flows would have refilled, each as separate flows.
   const std::vector<std::uint8_t> touched = bd.touched;
+  const std::shared_ptr<const ImageSet> kept = bd.set;  // split releases the bundle's
   images_.clear();
   split(id, &images_);
-  for (std::size_t i = 0; i < images_.size(); ++i) {
-    if (all || touched[i]) fill_alone(images_[i]);
+  const std::vector<FlowId> images = images_;
+  for (const FlowId image : images)
+    flows_[static_cast<std::size_t>(image)].visited = 0;  // reachable by this search again
+  for (std::size_t i = 0; i < images.size(); ++i) {
+    if (!all && !touched[static_cast<std::size_t>(kept->component()[i])]) continue;
+    collect_component(images[i]);
+    if (!component_.empty()) fill_component();
   }
 }
 
@@ -481,8 +513,10 @@ void FlowNetwork::remove(FlowId id) {
   Flow& f = flows_[static_cast<std::size_t>(id)];
   if (f.bundle >= 0) {
     // Alone on its links: they are free again, with no component left to refill.
-    for (const LinkId l : bundles_[static_cast<std::size_t>(f.bundle)].links)
+    Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
+    for (const LinkId l : bd.set->distinct_links())
       link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
+    bd.set.reset();
     free_bundles_.push_back(f.bundle);
     f.bundle = -1;
   }

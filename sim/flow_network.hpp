@@ -7,28 +7,33 @@
 // with the number of independent transfers in flight (a pipeline's nodes).
 //
 // A representative replay starts the identical images of one transfer together (the same
-// bytes over routes of one shape, one per GPU the recorded rank stands for). When those images
-// share no link with each other or with any other flow, each is alone in its component and
-// gets the same rate, so they travel as one bundle: one flow with a multiplicity, settled and
-// scheduled once. A bundle stays exact only while it is alone on its links and every image is
-// refilled together with the same bottleneck; a flow joining one of its links, or a capacity
-// change that reaches only some images or leaves them with different bottlenecks, splits it
-// into its images (state copied unchanged), which then get the exact per-flow treatment.
+// bytes over routes of one shape, one per GPU the recorded rank stands for). When no other
+// flow uses those images' links, they travel as one bundle: one flow with a multiplicity,
+// settled and scheduled once. The images may share links among themselves (a GPU sending to
+// its seven peers at once): progressive filling then gives every image min(cap, c/k) over its
+// links (k images on a link of capacity c) in its first round whenever that minimum is equal
+// for all, which the bundle checks at each refill. A bundle stays exact only while no other
+// flow joins its links and every image is refilled together with that one rate; a flow
+// joining, unequal rates, or a capacity change that reaches only some of its components
+// (images joined by shared links; separate flows would be refilled a component at a time)
+// splits it into its images (state copied unchanged), which then get the exact per-flow
+// treatment.
 
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <span>
 #include <utility>
 #include <vector>
 
 #include "sim/engine.hpp"
+#include "sim/image_set.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::sim {
 
-using LinkId = std::int32_t;
 using FlowId = std::int32_t;
 
 /// Longest route a flow may take, in links (GPU -> NIC -> core -> NIC -> GPU needs 5).
@@ -47,9 +52,13 @@ class FlowNetwork final : public Resource {
   /// Starts `links.size() / route_links` image flows of `bytes` each, image i along
   /// links[i * route_links, (i + 1) * route_links) (1 to kMaxRouteLinks links each), all owned
   /// by `owner`, which take_completed hands back once per image. They travel as one bundle
-  /// when no link is used twice among them or by a flow in flight, else as separate flows.
+  /// when no flow in flight uses their links (they may share links among themselves), else
+  /// as separate flows.
   void start_images(std::span<const LinkId> links, std::size_t route_links, double bytes,
                     double cap, std::int32_t owner);
+  /// As above, for images worked out once (a launch plan's): the bundle keeps `set`.
+  void start_images(const std::shared_ptr<const ImageSet>& set, double bytes, double cap,
+                    std::int32_t owner);
 
   /// Changes link `l`'s capacity (> 0) from now on; flows in progress keep what they moved.
   void set_capacity(LinkId l, double capacity);
@@ -94,14 +103,13 @@ class FlowNetwork final : public Resource {
     std::int32_t bundle = -1;   ///< index into bundles_ when this flow stands for images
     std::int32_t images = 1;
   };
-  /// The links of a bundle's images (image i: route_links links from i * route_links), and
-  /// which images a capacity change reached since the last refill. A bundle is on no link's
+  /// A bundle's images (their links, shares and components: sim/image_set.hpp) and which
+  /// components a capacity change reached since the last refill. A bundle is on no link's
   /// flow list: link_bundle_ marks its links, which no other flow uses.
   struct Bundle {
-    std::vector<LinkId> links;
+    std::shared_ptr<const ImageSet> set;
     std::vector<std::uint8_t> touched;
     std::int32_t touched_count = 0;
-    std::int32_t route_links = 0;
   };
   /// A flow due at a finish time as last computed; stale once the flow's version moved on.
   struct Due {
@@ -139,13 +147,13 @@ class FlowNetwork final : public Resource {
   std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
   std::vector<std::int32_t> link_plain_flows_;   ///< link_flows_[l].size(), kept flat
   static constexpr FlowId kNoBundle = -1;
-  static constexpr FlowId kChecking = -2;  ///< start_images is checking this link
-  std::vector<FlowId> link_bundle_;        ///< the bundle alone on each link, or kNoBundle
-  std::vector<std::int32_t> link_image_;   ///< its image there
-  std::vector<FlowId> touched_bundles_;    ///< bundles a capacity change reached since the refill
+  std::vector<FlowId> link_bundle_;       ///< the bundle alone on each link, or kNoBundle
+  std::vector<std::int32_t> link_image_;  ///< its images' component there
+  std::vector<FlowId> touched_bundles_;   ///< bundles a capacity change reached since the refill
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;
   std::vector<FlowId> images_;  ///< split's output
+  std::vector<double> ratio_;   ///< fill_bundle's c/k per distinct link
   std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;

@@ -120,18 +120,21 @@ struct Step {
   double capacity = 0.0;
 };
 
-// Starts three images of 3 MB over links {0, 3}, {1, 4}, {2, 5} (as one call when `bundled`,
-// else as three flows), runs `steps`, and returns (owner, completion time) in completion order.
-std::vector<std::pair<int, Time>> run_images(bool bundled, const std::vector<Step>& steps,
-                                             std::size_t* active_at_start = nullptr) {
-  FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB, 2 * kGB, 2 * kGB, 2 * kGB, 1 * kGB});
+// Starts images of `bytes` over `links` (route_links each) on links of `capacities`, as one
+// call when `bundled`, else one flow each; runs `steps`; returns (owner, completion time) in
+// completion order and, through `active_at_start`, the flows in flight after the start.
+std::vector<std::pair<int, Time>> run_flows(bool bundled, const std::vector<double>& capacities,
+                                            const std::vector<LinkId>& links,
+                                            std::size_t route_links, double bytes,
+                                            const std::vector<Step>& steps,
+                                            std::size_t* active_at_start = nullptr) {
+  FlowNetwork net(capacities);
   const double inf = std::numeric_limits<double>::infinity();
-  const std::vector<LinkId> images{0, 3, 1, 4, 2, 5};
   if (bundled) {
-    net.start_images(images, 2, 3e6, inf, 1);
+    net.start_images(links, route_links, bytes, inf, 1);
   } else {
-    for (std::size_t i = 0; i < images.size(); i += 2)
-      net.start(std::span<const LinkId>(images).subspan(i, 2), 3e6, inf, 1);
+    for (std::size_t i = 0; i < links.size(); i += route_links)
+      net.start(std::span<const LinkId>(links).subspan(i, route_links), bytes, inf, 1);
   }
   if (active_at_start != nullptr) *active_at_start = net.active_count();
   std::vector<std::pair<int, Time>> out;
@@ -155,6 +158,13 @@ std::vector<std::pair<int, Time>> run_images(bool bundled, const std::vector<Ste
       out.emplace_back(o, now);
   }
   return out;
+}
+
+// Three images of 3 MB over links {0, 3}, {1, 4}, {2, 5}, each alone on its links.
+std::vector<std::pair<int, Time>> run_images(bool bundled, const std::vector<Step>& steps,
+                                             std::size_t* active_at_start = nullptr) {
+  return run_flows(bundled, {1 * kGB, 1 * kGB, 1 * kGB, 2 * kGB, 2 * kGB, 2 * kGB, 1 * kGB},
+                   {0, 3, 1, 4, 2, 5}, 2, 3e6, steps, active_at_start);
 }
 }  // namespace
 
@@ -195,18 +205,71 @@ TEST_CASE("a capacity change reaching some images splits the bundle, one reachin
   CHECK(run_images(false, all) == run_images(true, all));
 }
 
-TEST_CASE("images sharing a link, or a link in use, are started as separate flows") {
+TEST_CASE("images on a link in use are started as separate flows; sharing one, as one bundle") {
   FlowNetwork net({1 * kGB, 1 * kGB});
   const double inf = std::numeric_limits<double>::infinity();
   net.start_images(std::vector<LinkId>{0, 0}, 1, 1e6, inf, 1);
-  CHECK(net.active_count() == 2);
+  CHECK(net.active_count() == 1);  // two images sharing link 0: one bundle
   net.start(std::vector<LinkId>{1}, 1e6, inf, 2);
+  CHECK(net.active_count() == 2);
   net.start_images(std::vector<LinkId>{1, 0}, 1, 1e6, inf, 3);
-  CHECK(net.active_count() == 5);
+  CHECK(net.active_count() == 5);  // link 1 in use: separate flows, the bundle split too
   const auto done = drain(net);
   REQUIRE(done.size() == 5);
   CHECK_THROWS_AS(net.start_images(std::vector<LinkId>{0, 1, 0}, 2, 1e6, inf, 1),
                   std::invalid_argument);
+}
+
+namespace {
+// 4 MB images over `links` of `capacities` (run_flows).
+std::vector<std::pair<int, Time>> run_shared(bool bundled, const std::vector<double>& capacities,
+                                             const std::vector<LinkId>& links,
+                                             std::size_t route_links,
+                                             const std::vector<Step>& steps,
+                                             std::size_t* active_at_start = nullptr) {
+  return run_flows(bundled, capacities, links, route_links, 4e6, steps, active_at_start);
+}
+
+// Two nodes of three GPUs, each GPU sending to its two peers at once: GPU g's uplink is link
+// g, its downlink 6 + g, each shared by two images. Components: one per node.
+const std::vector<LinkId> kPeers{0, 7,  0, 8,  1, 6, 1, 8,  2, 6, 2, 7,
+                                 3, 10, 3, 11, 4, 9, 4, 11, 5, 9, 5, 10};
+const std::vector<double> kPeerLinks(12, 1 * kGB);
+}  // namespace
+
+TEST_CASE("images sharing links among themselves travel as one bundle, exactly") {
+  std::size_t active = 0;
+  const auto bundled = run_shared(true, kPeerLinks, kPeers, 2, {}, &active);
+  CHECK(active == 1);
+  // Each link carries two images: 0.5 GB/s each, 4 MB in 8 ms; the owner once per image.
+  CHECK(bundled == std::vector<std::pair<int, Time>>(12, {1, Time::from_ms(8)}));
+  CHECK(run_shared(false, kPeerLinks, kPeers, 2, {}) == bundled);
+  // Uneven shares (GPU 0's uplink slower): the images' rates differ, so the bundle splits at
+  // its first refill, with the exact result.
+  std::vector<double> slow = kPeerLinks;
+  slow[0] = 0.5 * kGB;
+  CHECK(run_shared(true, slow, kPeers, 2, {}) == run_shared(false, slow, kPeers, 2, {}));
+}
+
+TEST_CASE("a change reaching one component of a shared-link bundle refills that one alone") {
+  // At 2 ms GPU 4's uplink halves: node 1's images are refilled, node 0's keep their state.
+  const std::vector<Step> one{{Time::from_ms(2), {}, 0.0, 4, 0.5 * kGB}};
+  const auto bundled = run_shared(true, kPeerLinks, kPeers, 2, one);
+  CHECK(bundled == run_shared(false, kPeerLinks, kPeers, 2, one));
+  REQUIRE(bundled.size() == 12);
+  CHECK(bundled.front().second == Time::from_ms(8));
+  CHECK(bundled.back().second > Time::from_ms(8));
+  // A change in each component, every share still equal: one refill, all end together.
+  std::vector<Step> all;
+  for (LinkId l = 0; l < 12; ++l)
+    all.push_back({Time::from_ms(2), {}, 0.0, l, 2 * kGB});
+  const auto faster = run_shared(true, kPeerLinks, kPeers, 2, all);
+  CHECK(faster == std::vector<std::pair<int, Time>>(12, {1, Time::from_ms(5)}));
+  CHECK(run_shared(false, kPeerLinks, kPeers, 2, all) == faster);
+  // A plain flow joining one image's link splits the bundle: the exact result again.
+  const std::vector<Step> joins{{Time::from_ms(1), {7}, 1e6}};
+  CHECK(run_shared(true, kPeerLinks, kPeers, 2, joins) ==
+        run_shared(false, kPeerLinks, kPeers, 2, joins));
 }
 
 TEST_CASE("links checked for a bundle that could not form are free again afterwards") {
@@ -216,7 +279,7 @@ TEST_CASE("links checked for a bundle that could not form are free again afterwa
   net.start(std::vector<LinkId>{2}, 1e6, inf, 1);
   net.start_images(std::vector<LinkId>{0, 1, 2}, 1, 1e6, inf, 2);
   CHECK(net.active_count() == 4);
-  // A link repeated among the images: separate flows again.
+  // Links 0 and 1 carry the failed check's flows: separate flows again.
   net.start_images(std::vector<LinkId>{0, 0}, 1, 1e6, inf, 3);
   CHECK(net.active_count() == 6);
   CHECK(drain(net).size() == 6);
@@ -229,4 +292,25 @@ TEST_CASE("links checked for a bundle that could not form are free again afterwa
   CHECK(drain(net).size() == 4);
   net.start_images(std::vector<LinkId>{2, 1}, 1, 1e6, inf, 6);
   CHECK(net.active_count() == 1);
+}
+
+TEST_CASE("an image set knows each link's share and the images' components") {
+  // Images: {0, 1}, {2, 1}, {3, 4}, {4, 5}: link 1 joins images 0 and 1, link 4 images 2 and 3.
+  const ImageSet set({0, 1, 2, 1, 3, 4, 4, 5}, 2);
+  CHECK(set.images() == 4);
+  CHECK(std::vector<std::int32_t>(set.shares().begin(), set.shares().end()) ==
+        std::vector<std::int32_t>{1, 2, 1, 2, 1, 2, 2, 1});
+  CHECK(std::vector<std::int32_t>(set.component().begin(), set.component().end()) ==
+        std::vector<std::int32_t>{0, 0, 1, 1});
+  CHECK(set.components() == 2);
+  CHECK(std::vector<LinkId>(set.distinct_links().begin(), set.distinct_links().end()) ==
+        std::vector<LinkId>{0, 1, 2, 3, 4, 5});
+  CHECK(
+      std::vector<std::int32_t>(set.distinct_component().begin(), set.distinct_component().end()) ==
+      std::vector<std::int32_t>{0, 0, 0, 1, 1, 1});
+  // A chain joined from its far end: one component, numbered by its first image.
+  const ImageSet chain({9, 0, 8, 9, 7, 8}, 2);
+  CHECK(chain.components() == 1);
+  CHECK_THROWS_AS(ImageSet({0, 1, 2}, 2), std::invalid_argument);
+  CHECK_THROWS_AS(ImageSet({0}, 9), std::invalid_argument);
 }
