@@ -205,7 +205,7 @@ TEST_CASE("a capacity change reaching some images splits the bundle, one reachin
   CHECK(run_images(false, all) == run_images(true, all));
 }
 
-TEST_CASE("images on a link in use are started as separate flows; sharing one, as one bundle") {
+TEST_CASE("images on a link in use are started as separate flows, images sharing one as one bundle") {
   FlowNetwork net({1 * kGB, 1 * kGB});
   const double inf = std::numeric_limits<double>::infinity();
   net.start_images(std::vector<LinkId>{0, 0}, 1, 1e6, inf, 1);
