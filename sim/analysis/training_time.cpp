@@ -5,8 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <utility>
+#include <variant>
 
 #include "models/errors.hpp"
+#include "models/spread.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -96,6 +100,23 @@ std::vector<std::int64_t> gpu_grid(std::int64_t max_gpus, std::int64_t min_gpus)
   return out;
 }
 
+// A grid point's best layout, or why it has none (the search's Infeasible message).
+using PointOutcome = std::variant<ReplayedLayout, std::string>;
+
+void encode_point(ByteWriter& out, const PointOutcome& outcome) {
+  out.put(outcome.index());
+  if (const auto* best = std::get_if<ReplayedLayout>(&outcome)) {
+    out.put(*best);  // plain numbers, the layout included
+  } else {
+    out.put_string(std::get<std::string>(outcome));
+  }
+}
+
+PointOutcome decode_point(ByteReader& in) {
+  if (in.get<std::size_t>() == 0) return in.get<ReplayedLayout>();
+  return in.get_string();
+}
+
 }  // namespace
 
 double steps_at(double min_steps, scaling::Tokens critical, std::int64_t batch,
@@ -156,26 +177,57 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
         static_cast<double>(largest * model.seq_len) / scale.critical.count()));
   }
 
-  SearchOptions options = request.search;
+  // One item per (batch, GPU count). Alone, the points run one after the other, each search
+  // on every thread (and on the job's processes when the request has them); with several
+  // processes, each point is searched whole by one process, the points spread over them.
+  std::vector<std::pair<std::int64_t, std::int64_t>> grid;
   for (std::int64_t batch : result.batches) {
-    const double steps = steps_at(scale.min_steps, scale.critical, batch, model.seq_len);
-    for (std::int64_t gpus : result.gpu_counts) {
-      SearchResult found;
-      try {
-        found = search_layouts(model, hardware, gpus, batch, options);
-      } catch (const Infeasible& e) {
-        result.skipped.push_back({batch, gpus, e.what()});
-        continue;
-      }
-      TrainingPoint point;
-      point.batch = batch;
-      point.gpus = gpus;
-      point.layout = found.best.front();
-      point.steps = steps;
-      point.seconds = steps * point.layout.iteration.seconds();
-      point.gpu_hours = point.seconds * static_cast<double>(gpus) / 3600.0;
-      result.points.push_back(std::move(point));
+    for (std::int64_t gpus : result.gpu_counts)
+      grid.emplace_back(batch, gpus);
+  }
+  const ProcessGroup* processes = request.search.processes;
+  SearchOptions options = request.search;
+  SpreadProgress progress;
+  if (spreads(processes)) {
+    // A point's search stays on its process, and progress is counted in points (searches run
+    // side by side on a process's threads).
+    options.processes = nullptr;
+    options.progress = nullptr;
+    if (request.search.progress) {
+      progress = [&](std::size_t done, std::size_t total) {
+        request.search.progress("points", done, total);
+      };
     }
+  }
+  const auto search_point = [&](std::size_t i) -> PointOutcome {
+    try {
+      return search_layouts(model, hardware, grid[i].second, grid[i].first, options).best.front();
+    } catch (const Infeasible& e) {
+      return std::string(e.what());
+    }
+  };
+  std::vector<PointOutcome> outcomes;
+  if (spreads(processes)) {
+    outcomes = spread<PointOutcome>(processes, grid.size(), request.search.threads, search_point,
+                                    encode_point, decode_point, progress);
+  } else {
+    for (std::size_t i = 0; i < grid.size(); ++i)
+      outcomes.push_back(search_point(i));
+  }
+  for (std::size_t i = 0; i < grid.size(); ++i) {
+    const auto [batch, gpus] = grid[i];
+    if (const auto* why = std::get_if<std::string>(&outcomes[i])) {
+      result.skipped.push_back({batch, gpus, *why});
+      continue;
+    }
+    TrainingPoint point;
+    point.batch = batch;
+    point.gpus = gpus;
+    point.layout = std::get<ReplayedLayout>(outcomes[i]);
+    point.steps = steps_at(scale.min_steps, scale.critical, batch, model.seq_len);
+    point.seconds = point.steps * point.layout.iteration.seconds();
+    point.gpu_hours = point.seconds * static_cast<double>(gpus) / 3600.0;
+    result.points.push_back(std::move(point));
   }
   if (result.points.empty()) {
     const auto at_largest = std::find_if(
