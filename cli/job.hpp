@@ -19,8 +19,8 @@ class Job {
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
 
-  /// The job's processes: under an MPI launcher, its world, started on the first call (only
-  /// commands that spread their work start MPI; `exec --backend cuda` starts its own); else
+  /// The job's processes: under an MPI launcher, its world, started on the first call (main
+  /// calls it before every command but `exec`, whose cuda backend starts MPI itself); else
   /// null. From then on, processes other than 0 print nothing (stdout and stderr to
   /// /dev/null). Throws Infeasible under a launcher when trainsim was built without MPI.
   const ProcessGroup* group();

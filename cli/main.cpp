@@ -36,7 +36,7 @@ constexpr int kExitBadInput = 2;
 }  // namespace
 
 int main(int argc, char** argv) {
-  trainsim::cli::Job job;  // the processes of an mpirun job, started by the commands that spread
+  trainsim::cli::Job job;  // the processes of an mpirun job (started below)
   CLI::App app{"trainsim: predict how transformer training behaves on a GPU cluster"};
   app.set_version_flag("--version", "trainsim 0.1.0");
   app.require_subcommand(1);
