@@ -13,6 +13,7 @@
 
 #include "cli/progress_bar.hpp"
 #include "documents/atomic_file.hpp"
+#include "inputs/yaml_reader.hpp"
 #include "models/errors.hpp"
 #include "reports/analyses/scenario_sweep.hpp"
 
@@ -45,13 +46,9 @@ void run_sweep_command(const SweepCliOptions& o, Job& job) {
       }
     }
   }
-  for (const std::filesystem::path& file : o.scenarios) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(file, ec)) {
-      throw ConfigError({file, 0, 0},
-                        fmt::format("cannot open \"{}\": no such file", file.string()));
-    }
-  }
+  // A missing file fails the sweep at once; a run the loader rejects is a row.
+  for (const std::filesystem::path& file : o.scenarios)
+    inputs::require_file(file);
   if (!o.csv.empty()) documents::check_destination(o.csv);
   if (!o.json.empty()) documents::check_destination(o.json);
   const std::vector<reports::SweepRun> runs = reports::sweep_runs(o.scenarios, axes);

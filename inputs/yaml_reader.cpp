@@ -246,12 +246,16 @@ std::string YamlMap::child_path(std::string_view key) const {
   return self_.path().empty() ? std::string(key) : fmt::format("{}.{}", self_.path(), key);
 }
 
-YamlValue load_yaml_file(const std::filesystem::path& file) {
+void require_file(const std::filesystem::path& file) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec)) {
     throw ConfigError(SourceLocation{file, 0, 0},
                       fmt::format("cannot open \"{}\": no such file", file.string()));
   }
+}
+
+YamlValue load_yaml_file(const std::filesystem::path& file) {
+  require_file(file);
   std::ifstream in(file);
   if (!in) {
     throw ConfigError(SourceLocation{file, 0, 0},

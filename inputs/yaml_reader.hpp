@@ -117,6 +117,8 @@ class YamlMap {
 
 /// Parses `file`. A missing or unreadable file or a YAML syntax error -> ConfigError.
 YamlValue load_yaml_file(const std::filesystem::path& file);
+/// Throws ConfigError at `file` unless it is a regular file ("cannot open …: no such file").
+void require_file(const std::filesystem::path& file);
 
 /// Levenshtein distance (for "did you mean").
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -29,7 +29,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   link_plain_flows_.assign(capacity_.size(), 0);
   link_visited_.assign(capacity_.size(), 0);
   link_bundle_.assign(capacity_.size(), kNoBundle);
-  link_image_.assign(capacity_.size(), 0);
+  link_component_.assign(capacity_.size(), 0);
 }
 
 FlowId FlowNetwork::new_flow(double bytes, double cap, std::int32_t owner) {
@@ -131,7 +131,7 @@ void FlowNetwork::start_images(const std::shared_ptr<const ImageSet>& set, doubl
   for (std::size_t d = 0; d < distinct.size(); ++d) {
     const auto l = static_cast<std::size_t>(distinct[d]);
     link_bundle_[l] = id;
-    link_image_[l] = set->distinct_component()[d];
+    link_component_[l] = set->distinct_component()[d];
   }
 }
 
@@ -217,7 +217,7 @@ void FlowNetwork::change_capacity(std::size_t link, double capacity) {
     Bundle& bd =
         bundles_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(bundle)].bundle)];
     std::uint8_t& touched =
-        bd.touched[static_cast<std::size_t>(link_image_[static_cast<std::size_t>(l)])];
+        bd.touched[static_cast<std::size_t>(link_component_[static_cast<std::size_t>(l)])];
     if (!touched) {
       touched = 1;
       if (bd.touched_count++ == 0) touched_bundles_.push_back(bundle);

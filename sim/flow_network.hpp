@@ -36,9 +36,6 @@ namespace trainsim::sim {
 
 using FlowId = std::int32_t;
 
-/// Longest route a flow may take, in links (GPU -> NIC -> core -> NIC -> GPU needs 5).
-inline constexpr std::size_t kMaxRouteLinks = 8;
-
 class FlowNetwork final : public Resource {
  public:
   /// `capacities` in bytes per second, indexed by LinkId; each must be positive.
@@ -148,7 +145,7 @@ class FlowNetwork final : public Resource {
   std::vector<std::int32_t> link_plain_flows_;   ///< link_flows_[l].size(), kept flat
   static constexpr FlowId kNoBundle = -1;
   std::vector<FlowId> link_bundle_;       ///< the bundle alone on each link, or kNoBundle
-  std::vector<std::int32_t> link_image_;  ///< its images' component there
+  std::vector<std::int32_t> link_component_;  ///< its images' component there
   std::vector<FlowId> touched_bundles_;   ///< bundles a capacity change reached since the refill
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;

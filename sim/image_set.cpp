@@ -6,14 +6,9 @@
 #include <utility>
 
 namespace trainsim::sim {
-namespace {
-/// Longest route a flow may take (as FlowNetwork's kMaxRouteLinks).
-constexpr std::size_t kMaxLinks = 8;
-}  // namespace
-
 ImageSet::ImageSet(std::vector<LinkId> links, std::size_t route_links)
     : links_(std::move(links)), route_links_(route_links) {
-  if (route_links == 0 || route_links > kMaxLinks || links_.size() % route_links != 0) {
+  if (route_links == 0 || route_links > kMaxRouteLinks || links_.size() % route_links != 0) {
     throw std::invalid_argument("flow network: image routes must have 1 to 8 links each");
   }
   // Entries ordered by link: a run of one link gives its share count and joins its images.

@@ -14,6 +14,9 @@ namespace trainsim::sim {
 
 using LinkId = std::int32_t;
 
+/// Longest route a flow may take, in links (GPU -> NIC -> core -> NIC -> GPU needs 5).
+inline constexpr std::size_t kMaxRouteLinks = 8;
+
 class ImageSet {
  public:
   /// Image i travels links[i * route_links, (i + 1) * route_links). Throws

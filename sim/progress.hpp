@@ -13,4 +13,12 @@ namespace trainsim::sim {
 /// May be empty. A caller on several threads serialises its calls.
 using Progress = std::function<void(std::string_view phase, std::size_t done, std::size_t total)>;
 
+/// `progress` told (phase, done, total) for each (done, total) of a spread's items
+/// (models/spread.hpp); empty when `progress` is. `phase` must outlive the result.
+inline std::function<void(std::size_t, std::size_t)> in_phase(const Progress& progress,
+                                                              std::string_view phase) {
+  if (!progress) return {};
+  return [&progress, phase](std::size_t done, std::size_t total) { progress(phase, done, total); };
+}
+
 }  // namespace trainsim::sim

@@ -27,9 +27,8 @@ std::vector<std::string> split(const std::string& list, char separator) {
 
 SweepResult simulate(const SweepRun& run) {
   SweepResult out;
-  Scenario scenario;
   try {
-    scenario = inputs::load_scenario(run.scenario_file, run.overrides);
+    const Scenario scenario = inputs::load_scenario(run.scenario_file, run.overrides);
     out.scenario = scenario.name;
     const ScenarioRun simulated = run_scenario(scenario, inputs::scenario_hardware(scenario));
     const Summary& s = simulated.summary;
@@ -142,13 +141,10 @@ std::vector<SweepRun> sweep_runs(const std::vector<std::filesystem::path>& scena
 }
 
 std::vector<SweepResult> run_sweep(const std::vector<SweepRun>& runs, const SweepOptions& options) {
-  SpreadProgress progress;
-  if (options.progress) {
-    progress = [&](std::size_t done, std::size_t total) { options.progress("sweep", done, total); };
-  }
   return spread<SweepResult>(
       options.processes, runs.size(), options.threads,
-      [&](std::size_t i) { return simulate(runs[i]); }, encode, decode, progress);
+      [&](std::size_t i) { return simulate(runs[i]); }, encode, decode,
+      sim::in_phase(options.progress, "sweep"));
 }
 
 documents::ReportTable sweep_table(const std::vector<SweepRun>& runs,

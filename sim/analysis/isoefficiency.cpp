@@ -262,12 +262,6 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
       items.emplace_back(k, p);
   }
   if (options.progress) options.progress("isoefficiency", 0, items.size());
-  SpreadProgress progress;
-  if (options.progress) {
-    progress = [&](std::size_t done, std::size_t total) {
-      options.progress("isoefficiency", done, total);
-    };
-  }
   const std::vector<CountOutcome> outcomes = spread<CountOutcome>(
       options.processes, items.size(), options.threads,
       [&](std::size_t i) -> CountOutcome {
@@ -282,7 +276,7 @@ std::vector<SchemeIsoefficiency> analyze_isoefficiency(const Scenario& scenario,
           return SkippedCount{p, e.what(), std::nullopt};
         }
       },
-      encode_outcome, decode_outcome, progress);
+      encode_outcome, decode_outcome, in_phase(options.progress, "isoefficiency"));
   std::vector<SchemeIsoefficiency> out(kinds.size());
   for (std::size_t k = 0; k < kinds.size(); ++k)
     out[k].kind = kinds[k];

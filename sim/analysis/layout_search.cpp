@@ -65,11 +65,8 @@ std::vector<Result> run_all(std::size_t count, const SearchOptions& options, std
                             const std::function<void(ByteWriter&, const Result&)>& encode,
                             const std::function<Result(ByteReader&)>& decode) {
   if (options.progress) options.progress(phase, 0, count);
-  SpreadProgress progress;
-  if (options.progress) {
-    progress = [&](std::size_t done, std::size_t total) { options.progress(phase, done, total); };
-  }
-  return spread(options.processes, count, options.threads, work, encode, decode, progress);
+  return spread(options.processes, count, options.threads, work, encode, decode,
+                in_phase(options.progress, phase));
 }
 
 // What a replay computes (the candidate is the caller's to set).

@@ -193,11 +193,7 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
     // side by side on a process's threads).
     options.processes = nullptr;
     options.progress = nullptr;
-    if (request.search.progress) {
-      progress = [&](std::size_t done, std::size_t total) {
-        request.search.progress("points", done, total);
-      };
-    }
+    progress = in_phase(request.search.progress, "points");
   }
   const auto search_point = [&](std::size_t i) -> PointOutcome {
     try {
