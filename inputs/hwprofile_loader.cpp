@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <system_error>
@@ -436,6 +437,58 @@ hw::HostSpec read_host(const YamlValue& value, FieldRecorder& rec) {
   return spec;
 }
 
+// A GPU interrupted more than once a day would not train at all; a larger figure is a unit
+// typo (/GPU-h for /GPU-day).
+const InterruptionRate kMaxInterruptionRate = InterruptionRate::per_gpu_day(1.0);
+
+InterruptionRate interruption_rate_in_range(const YamlValue& v) {
+  return within(v, v.as_interruption_rate(), InterruptionRate{}, kMaxInterruptionRate);
+}
+
+hw::ReliabilitySpec read_reliability(const YamlValue& value, FieldRecorder& rec) {
+  const YamlMap section = value.as_map(profile_keys_under("reliability"));
+  hw::ReliabilitySpec spec;
+  const YamlMap causes = section.required("interruptions").as_open_map();
+  if (causes.entries().empty())
+    section.required("interruptions").fail("expected one cause or more");
+  for (const YamlMap::Entry& entry : causes.entries()) {
+    const std::string name = entry.key.as_string();
+    const bool valid = std::islower(static_cast<unsigned char>(name.front())) != 0 &&
+                       std::all_of(name.begin(), name.end(), [](char c) {
+                         return std::islower(static_cast<unsigned char>(c)) != 0 ||
+                                std::isdigit(static_cast<unsigned char>(c)) != 0 || c == '_';
+                       });
+    if (!valid) {
+      entry.key.fail(
+          fmt::format("cause \"{}\": expected a lower-case name of letters, digits "
+                      "and _ (faulty_gpu)",
+                      name));
+    }
+    spec.unplanned.push_back({name, interruption_rate_in_range(rec.numeric(entry.value))});
+  }
+  spec.planned = interruption_rate_in_range(rec.numeric(section.required("planned_interruptions")));
+  const Time day = Time::from_seconds(86400.0);
+  auto duration = [&](const char* key) {
+    const YamlValue v = section.required(key);
+    return within(v, rec.numeric(v).as_time(), Time::zero(), day);
+  };
+  spec.detect = duration("detect");
+  spec.restart = duration("restart");
+  const YamlMap path =
+      section.required("checkpoint").as_map(profile_keys_under("reliability.checkpoint"));
+  auto bandwidth = [&](const char* key) {
+    return bandwidth_in_range(rec.numeric(path.required(key)));
+  };
+  spec.checkpoint.device_to_host = bandwidth("device_to_host");
+  spec.checkpoint.node_write = bandwidth("node_write");
+  spec.checkpoint.node_read = bandwidth("node_read");
+  spec.checkpoint.filesystem_write = bandwidth("filesystem_write");
+  spec.checkpoint.filesystem_read = bandwidth("filesystem_read");
+  constexpr std::array<std::string_view, 2> modes{"sync", "async"};
+  spec.checkpoint.asynchronous = rec.descriptive(path.required("mode")).as_choice(modes) == 1;
+  return spec;
+}
+
 }  // namespace
 
 std::filesystem::path hwprofiles_directory() {
@@ -517,6 +570,8 @@ hw::HardwareProfile load_hardware_profile(const std::filesystem::path& file) {
   profile.network = read_network(top.required("network"), rec);
   profile.collectives = read_collectives(top.required("collectives"), profile.node.gpus, rec);
   if (auto host = top.find("host")) profile.host = read_host(*host, rec);
+  if (auto reliability = top.find("reliability"))
+    profile.reliability = read_reliability(*reliability, rec);
   const YamlMap interference =
       top.required("interference").as_map(profile_keys_under("interference"));
   profile.compute_slowdown_during_comm =

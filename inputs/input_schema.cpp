@@ -124,7 +124,8 @@ json fraction() {
   return v;
 }
 
-constexpr std::string_view kTimeUnits = "s|ms|us|µs|ns|ps";
+constexpr std::string_view kTimeUnits = "h|min|s|ms|us|µs|ns|ps";
+constexpr std::string_view kInterruptionRateUnits = "/GPU-day|/GPU-h";
 constexpr std::string_view kBytesUnits = "[kMGTP]?B|[KMGTP]iB";
 constexpr std::string_view kBandwidthUnits = "[kMGTP]?B/s|[KMGTP]iB/s|[kMGTP]?b/s";
 constexpr std::string_view kFlopRateUnits = "[kMGTP]?FLOP/s";
@@ -230,6 +231,15 @@ json profile_value(const ProfileKey& k) {
       v["type"] = "array";
       v["items"] = tile();
       v["minItems"] = 1;
+      break;
+    case ProfileValue::interruption_rate:
+      v = quantity(kInterruptionRateUnits, "5.3e-5 /GPU-day");
+      break;
+    case ProfileValue::interruption_rate_map:
+      v["type"] = "object";
+      v["minProperties"] = 1;
+      v["propertyNames"]["pattern"] = "^[a-z][a-z0-9_]*$";
+      v["additionalProperties"] = quantity(kInterruptionRateUnits, "1.4e-4 /GPU-day");
       break;
     case ProfileValue::text_map:
       v["type"] = "object";

@@ -11,25 +11,27 @@ namespace trainsim::inputs {
 
 /// What a profile value is written as.
 enum class ProfileValue {
-  section,         ///< a mapping of the keys below it
-  text,            ///< a string (names, descriptions)
-  choice,          ///< one of `choices`
-  choice_list,     ///< a list of `choices`
-  positive_int,    ///< a whole number >= 1 (`max` when set)
-  fraction,        ///< a number in (0, 1]
-  number,          ///< a number in [min, max]
-  time,            ///< a quantity with a time unit ("4 us")
-  bytes,           ///< a quantity with a size unit ("80 GB")
-  bandwidth,       ///< a quantity with a rate unit ("900 GB/s", "400 Gb/s")
-  flop_rate,       ///< "989 TFLOP/s"
-  flop_rate_map,   ///< {dtype: flop rate}
-  fraction_map,    ///< {name in `choices`: fraction}
-  bytes_curve,     ///< {message size: fraction}, sorted on load
-  flops_curve,     ///< {GEMM FLOPs: fraction}
-  curves_by_size,  ///< {group size: bytes curve}
-  tile,            ///< [m, n]
-  tile_list,       ///< [[m, n], ...]
-  text_map,        ///< {field path: text} (provenance)
+  section,                ///< a mapping of the keys below it
+  text,                   ///< a string (names, descriptions)
+  choice,                 ///< one of `choices`
+  choice_list,            ///< a list of `choices`
+  positive_int,           ///< a whole number >= 1 (`max` when set)
+  fraction,               ///< a number in (0, 1]
+  number,                 ///< a number in [min, max]
+  time,                   ///< a quantity with a time unit ("4 us")
+  bytes,                  ///< a quantity with a size unit ("80 GB")
+  bandwidth,              ///< a quantity with a rate unit ("900 GB/s", "400 Gb/s")
+  flop_rate,              ///< "989 TFLOP/s"
+  flop_rate_map,          ///< {dtype: flop rate}
+  fraction_map,           ///< {name in `choices`: fraction}
+  bytes_curve,            ///< {message size: fraction}, sorted on load
+  flops_curve,            ///< {GEMM FLOPs: fraction}
+  curves_by_size,         ///< {group size: bytes curve}
+  tile,                   ///< [m, n]
+  tile_list,              ///< [[m, n], ...]
+  interruption_rate,      ///< "5.3e-5 /GPU-day"
+  interruption_rate_map,  ///< {cause name: interruption rate}
+  text_map,               ///< {field path: text} (provenance)
 };
 
 struct ProfileKey {

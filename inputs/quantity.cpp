@@ -38,7 +38,9 @@ struct TimeUnit {
   double seconds;
 };
 
-constexpr std::array<TimeUnit, 6> time_units{{
+constexpr std::array<TimeUnit, 8> time_units{{
+    {"h", 3600.0},
+    {"min", 60.0},
     {"s", 1.0},
     {"ms", 1e-3},
     {"us", 1e-6},
@@ -74,13 +76,15 @@ std::optional<UnitMeaning> classify(std::string_view unit) {
   if (auto f = prefixed(unit, "B", true)) return UnitMeaning{Dimension::bytes, *f};
   if (auto f = prefixed(unit, "FLOP/s", false)) return UnitMeaning{Dimension::flop_rate, *f};
   if (auto f = prefixed(unit, "FLOP", false)) return UnitMeaning{Dimension::flops, *f};
+  if (unit == "/GPU-day") return UnitMeaning{Dimension::interruption_rate, 1.0 / 86400.0};
+  if (unit == "/GPU-h") return UnitMeaning{Dimension::interruption_rate, 1.0 / 3600.0};
   return std::nullopt;
 }
 
 std::string_view valid_units(Dimension d) {
   switch (d) {
     case Dimension::time:
-      return "s, ms, us, ns, ps";
+      return "h, min, s, ms, us, ns, ps";
     case Dimension::bytes:
       return "B, kB, MB, GB, TB, PB (SI) or KiB, MiB, GiB, TiB, PiB (binary)";
     case Dimension::bandwidth:
@@ -90,6 +94,8 @@ std::string_view valid_units(Dimension d) {
       return "FLOP/s, kFLOP/s, MFLOP/s, GFLOP/s, TFLOP/s, PFLOP/s";
     case Dimension::flops:
       return "FLOP, kFLOP, MFLOP, GFLOP, TFLOP, PFLOP";
+    case Dimension::interruption_rate:
+      return "/GPU-day, /GPU-h";
   }
   return "";
 }
@@ -120,6 +126,8 @@ std::string_view describe(Dimension d) {
       return "a FLOP rate";
     case Dimension::flops:
       return "a FLOP count";
+    case Dimension::interruption_rate:
+      return "an interruption rate per GPU";
   }
   return "a quantity";
 }
@@ -136,6 +144,8 @@ std::string_view examples(Dimension d) {
       return "\"312 TFLOP/s\"";
     case Dimension::flops:
       return "\"1 GFLOP\"";
+    case Dimension::interruption_rate:
+      return "\"1.4e-4 /GPU-day\"";
   }
   return "";
 }
@@ -201,6 +211,10 @@ FlopRate parse_flop_rate(std::string_view text) {
 
 Flops parse_flops(std::string_view text) {
   return Flops::of(parse_quantity(text, Dimension::flops));
+}
+
+InterruptionRate parse_interruption_rate(std::string_view text) {
+  return InterruptionRate::per_gpu_second(parse_quantity(text, Dimension::interruption_rate));
 }
 
 }  // namespace trainsim::inputs

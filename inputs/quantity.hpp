@@ -1,6 +1,7 @@
 #pragma once
 // The one parser that owns units in input files: "600 GB/s", "200 Gb/s", "1.5 us", "80 GiB",
-// "312 TFLOP/s", "1 GFLOP". SI prefixes (k M G T P) are powers of 10, binary prefixes
+// "312 TFLOP/s", "1 GFLOP",
+// "1.4e-4 /GPU-day". SI prefixes (k M G T P) are powers of 10, binary prefixes
 // (Ki Mi Gi Ti Pi) powers of 2; "B" is bytes and "b" bits (bandwidth only). A unit is mandatory.
 
 #include <stdexcept>
@@ -12,7 +13,7 @@
 namespace trainsim::inputs {
 
 /// The physical dimension a quantity string is expected to have.
-enum class Dimension { time, bytes, bandwidth, flop_rate, flops };
+enum class Dimension { time, bytes, bandwidth, flop_rate, flops, interruption_rate };
 
 /// "a time", "a size in bytes", ... (for messages).
 std::string_view describe(Dimension d);
@@ -36,6 +37,9 @@ Bandwidth parse_bandwidth(std::string_view text);
 FlopRate parse_flop_rate(std::string_view text);
 /// "1 GFLOP" (SI prefixes only). Throws QuantityError.
 Flops parse_flops(std::string_view text);
+/// "1.4e-4 /GPU-day", "6e-6 /GPU-h": interruptions per GPU and unit of time. Throws
+/// QuantityError.
+InterruptionRate parse_interruption_rate(std::string_view text);
 
 /// The value of `text` in base units (seconds, bytes, bytes/s, FLOP/s, FLOP) after checking
 /// that it has dimension `expected`; the common core of the parse_* functions.

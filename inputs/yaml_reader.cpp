@@ -171,6 +171,9 @@ FlopRate YamlValue::as_flop_rate() const {
 Flops YamlValue::as_flops() const {
   return parse_quantity_at(*this, parse_flops, Dimension::flops);
 }
+InterruptionRate YamlValue::as_interruption_rate() const {
+  return parse_quantity_at(*this, parse_interruption_rate, Dimension::interruption_rate);
+}
 
 YamlMap YamlValue::as_map(std::vector<std::string> known_keys) const {
   if (!node_.IsMap()) {

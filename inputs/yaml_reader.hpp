@@ -75,6 +75,7 @@ class YamlValue {
   Bandwidth as_bandwidth() const;
   FlopRate as_flop_rate() const;
   Flops as_flops() const;
+  InterruptionRate as_interruption_rate() const;
   /// A mapping whose keys must all be in `known_keys` (no duplicates).
   YamlMap as_map(std::vector<std::string> known_keys) const;
   /// A mapping with arbitrary scalar keys (curves, provenance), still without duplicates.

@@ -14,6 +14,7 @@
 
 #include "models/dtype.hpp"
 #include "models/program.hpp"
+#include "sim/reliability.hpp"
 #include "units/units.hpp"
 
 namespace trainsim::hw {
@@ -205,6 +206,8 @@ struct HardwareProfile {
   NetworkSpec network;
   CollectiveSpec collectives;
   std::optional<HostSpec> host;
+  /// Interruptions, restarts and checkpoints (goodput); absent: a failure-free machine.
+  std::optional<ReliabilitySpec> reliability;
   /// Compute kernels run this much slower while a collective shares the SMs (0 = no effect).
   double compute_slowdown_during_comm = 0.0;
   /// Transfers inside a node move this much slower while their sending GPU runs a compute

@@ -53,6 +53,10 @@ std::string to_string(FlopRate r) {
   return scaled(r.flops_per_second(), kSiFlops, "FLOP/s");
 }
 
+std::string to_string(InterruptionRate r) {
+  return fmt::format("{:.4g} /GPU-day", r.per_gpu_day());
+}
+
 std::string to_gib_string(Bytes b) {
   return fmt::format("{:.4g} GiB", b.as_double() / (1024.0 * 1024.0 * 1024.0));
 }

@@ -20,6 +20,8 @@ std::string to_string(Flops f);
 std::string to_string(Bandwidth bw);
 /// "312 TFLOP/s".
 std::string to_string(FlopRate r);
+/// "1.424e-04 /GPU-day".
+std::string to_string(InterruptionRate r);
 /// "74.5 GiB": binary gibibytes, for memory capacities.
 std::string to_gib_string(Bytes b);
 
@@ -28,7 +30,8 @@ std::string to_gib_string(Bytes b);
 template <typename Quantity>
 requires(std::same_as<Quantity, trainsim::Time> || std::same_as<Quantity, trainsim::Bytes> ||
          std::same_as<Quantity, trainsim::Flops> || std::same_as<Quantity, trainsim::Bandwidth> ||
-         std::same_as<Quantity, trainsim::FlopRate>) struct fmt::formatter<Quantity>
+         std::same_as<Quantity, trainsim::FlopRate> ||
+         std::same_as<Quantity, trainsim::InterruptionRate>) struct fmt::formatter<Quantity>
     : fmt::formatter<std::string> {
   template <typename Context>
   auto format(const Quantity& q, Context& ctx) const {

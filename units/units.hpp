@@ -178,6 +178,27 @@ class FlopRate {
   double v_ = 0.0;
 };
 
+/// Interruptions of a job per GPU it holds and per second (a Poisson rate; files write it per
+/// GPU-day). A job on n GPUs is interrupted at n times this rate.
+class InterruptionRate {
+ public:
+  constexpr InterruptionRate() = default;
+  static constexpr InterruptionRate per_gpu_second(double v) { return InterruptionRate(v); }
+  static constexpr InterruptionRate per_gpu_day(double v) { return InterruptionRate(v / 86400.0); }
+  constexpr double per_gpu_second() const { return v_; }
+  constexpr double per_gpu_day() const { return v_ * 86400.0; }
+
+  constexpr auto operator<=>(const InterruptionRate&) const = default;
+  constexpr InterruptionRate operator+(InterruptionRate o) const {
+    return InterruptionRate(v_ + o.v_);
+  }
+  constexpr InterruptionRate operator*(double k) const { return InterruptionRate(v_ * k); }
+
+ private:
+  constexpr explicit InterruptionRate(double v) : v_(v) {}
+  double v_ = 0.0;
+};
+
 // Physical relations. Division rounds time to the nearest picosecond.
 inline Time operator/(Bytes b, Bandwidth bw) {
   return Time::from_seconds(b.as_double() / bw.bytes_per_second());

@@ -35,6 +35,18 @@ TEST_CASE("quantity: times round to picoseconds") {
   CHECK(parse_time("1 s") == Time::from_seconds(1));
   CHECK(parse_time("7 ps") == Time::from_ps(7));
   CHECK(parse_time("0 us") == Time::zero());
+  CHECK(parse_time("3 min") == Time::from_seconds(180));
+  CHECK(parse_time("1.5 h") == Time::from_seconds(5400));
+}
+
+TEST_CASE("quantity: interruption rates per GPU-day or GPU-hour") {
+  CHECK(parse_interruption_rate("8.64e-3 /GPU-day").per_gpu_second() == doctest::Approx(1e-7));
+  CHECK(parse_interruption_rate("3.6e-4 /GPU-h").per_gpu_second() == doctest::Approx(1e-7));
+  CHECK(parse_interruption_rate("2e-4 /GPU-day").per_gpu_day() == doctest::Approx(2e-4));
+  CHECK_THROWS_WITH_AS(parse_interruption_rate("2e-4 /day"), doctest::Contains("/GPU-day, /GPU-h"),
+                       QuantityError);
+  CHECK_THROWS_WITH_AS(parse_interruption_rate("2e-4 h"), doctest::Contains("a unit of a time"),
+                       QuantityError);
 }
 
 TEST_CASE("quantity: sizes are exact integers with SI or binary prefixes") {
