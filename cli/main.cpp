@@ -16,6 +16,7 @@
 #include "cli/fit_command.hpp"
 #include "cli/fit_runs_command.hpp"
 #include "cli/gemm_shapes_command.hpp"
+#include "cli/goodput_command.hpp"
 #include "cli/import_command.hpp"
 #include "cli/isoefficiency_command.hpp"
 #include "cli/job.hpp"
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
   trainsim::cli::add_max_batch_command(app);
   trainsim::cli::add_compare_command(app);
   trainsim::cli::add_critical_batch_command(app);
+  trainsim::cli::add_goodput_command(app);
   trainsim::cli::add_isoefficiency_command(app, job);
   trainsim::cli::add_plan_command(app, job);
   trainsim::cli::add_training_time_command(app, job);

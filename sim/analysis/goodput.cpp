@@ -177,6 +177,28 @@ double expected_wall_time(double work_s, double interval_s, const FailureModel& 
   return wall / (1.0 - model.planned_per_s * model.planned_stop_s);
 }
 
+WallTimeShares wall_time_shares(double interval_s, const FailureModel& model) {
+  model.check();
+  check_run(interval_s, interval_s);
+  const double stretch = interval_s + model.checkpoint_s;
+  double lost = 0.0, restarts = 0.0;
+  if (model.unplanned_per_s > 0.0) {
+    const double mtti = 1.0 / model.unplanned_per_s;
+    const double failures = std::expm1(stretch / mtti);  // 1/p − 1
+    lost = failures * mtti - stretch;
+    restarts = failures * mtti * std::expm1(model.restart_s / mtti);
+  }
+  const double segment = stretch + lost + restarts;  // = expected_segment(interval_s)
+  const double running = 1.0 - model.planned_per_s * model.planned_stop_s;
+  WallTimeShares shares;
+  shares.work = running * interval_s / segment;
+  shares.checkpoints = running * model.checkpoint_s / segment;
+  shares.lost_work = running * lost / segment;
+  shares.restarts = running * restarts / segment;
+  shares.planned = 1.0 - running;
+  return shares;
+}
+
 MonteCarloRuns monte_carlo_runs(double work_s, double interval_s, const FailureModel& model,
                                 std::int64_t samples, std::uint64_t seed) {
   model.check();

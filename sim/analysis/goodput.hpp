@@ -60,6 +60,20 @@ double optimal_interval(const FailureModel& model);
 /// seconds of work. Throws std::invalid_argument for interval_s ≤ 0 or work_s < 0.
 double expected_wall_time(double work_s, double interval_s, const FailureModel& model);
 
+/// Where a long run's wall time goes with a checkpoint every `interval_s` of work, as shares
+/// of it that add to 1. Per segment of work a = τ + δ, p = e^{−λa}: (1/p − 1) interruptions,
+/// each throwing away (1/p − 1)·M − a of work in all and restarting for M·(e^{λR} − 1) (its
+/// own interruptions included); planned stops take λ_p·c_p of the whole.
+struct WallTimeShares {
+  double work = 1.0;         ///< kept work: the effective share
+  double checkpoints = 0.0;  ///< the stalls of the checkpoints that completed
+  double lost_work = 0.0;    ///< work (and checkpoint stalls) an interruption threw away
+  double restarts = 0.0;     ///< detecting, restarting, loading, after unplanned interruptions
+  double planned = 0.0;      ///< planned stops
+};
+/// Throws as expected_wall_time.
+WallTimeShares wall_time_shares(double interval_s, const FailureModel& model);
+
 /// A seeded Monte Carlo of whole runs under the same model: wall seconds of each run, in the
 /// order drawn, and their statistics. The generator is std::mt19937_64 with exponential
 /// draws −log(1 − u), u from its top 53 bits, so the same seed gives the same runs anywhere

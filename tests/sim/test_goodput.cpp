@@ -67,6 +67,20 @@ TEST_CASE("goodput: the exact optimum beats its neighbours and sits near Young a
   CHECK(std::abs(daly_interval(m) - best) < std::abs(young_interval(m) - best));
 }
 
+TEST_CASE("goodput: the wall time's shares add to one and the work share is the effective one") {
+  const FailureModel m = llama_like();
+  const double interval = 250.0;
+  const WallTimeShares shares = wall_time_shares(interval, m);
+  CHECK(shares.work + shares.checkpoints + shares.lost_work + shares.restarts + shares.planned ==
+        doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(shares.work == doctest::Approx(ratio_at(interval, m)).epsilon(1e-12));
+  CHECK(shares.lost_work > 0.0);
+  CHECK(shares.restarts > shares.lost_work);  // a 10-minute restart against 2 minutes lost
+  FailureModel quiet;
+  quiet.checkpoint_s = 5.0;
+  CHECK(wall_time_shares(95.0, quiet).checkpoints == doctest::Approx(0.05));
+}
+
 TEST_CASE("goodput: the Monte Carlo's mean is the closed form's within 1 % at 10^4 runs") {
   const FailureModel m = llama_like();
   const double work = 48.0 * 86400.0;
