@@ -64,8 +64,7 @@ reports::GoodputAnalysis analyze(const GoodputOptions& o) {
 
 void define_options(CLI::App& cmd, GoodputOptions& o) {
   cmd.add_option("scenario", o.scenario, "Scenario YAML (its profile needs a reliability: section)")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   CLI::Option* tokens =
       cmd.add_option("--tokens", o.tokens, "The run's length in tokens: 15.6T, 300e9");
   CLI::Option* steps = cmd.add_option("--steps", o.steps, "The run's length in steps");

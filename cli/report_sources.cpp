@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "cli/critical_batch_command.hpp"
+#include "cli/goodput_command.hpp"
 #include "cli/isoefficiency_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/training_time_command.hpp"
@@ -70,6 +71,12 @@ std::vector<ReportSource> all_sources() {
                    return isoefficiency_report(
                        root, {"scenarios/korthikanti2022/gpt-22b.yaml", "--max-gpus", "64"});
                  }});
+  out.push_back(
+      {"goodput", analysis_directory("goodput"),
+       "goodput of Llama 3 405B on 16 384 H100 for 15.6T tokens (dgx-h100's reliability)",
+       [](const std::filesystem::path& root) {
+         return goodput_report(root, {"scenarios/llama3/llama3-405b.yaml", "--tokens", "15.6T"});
+       }});
   out.push_back({"critical-batch", analysis_directory("critical-batch"),
                  "Kaplan's critical batch for lamy-poirier2021's 1T GPT",
                  [](const std::filesystem::path& root) {

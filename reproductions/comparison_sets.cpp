@@ -131,6 +131,13 @@ std::vector<ComparisonSet> all_sets() {
        {"h100-published"},
        {{mean_abs, 0.165}, {max_abs, 0.165}, {abs_bias, 0.165}},
        {{mean_abs, 0.05}, {max_abs, 0.10}, {abs_bias, kBiasAim}}},
+      {set_names::kLlama3Goodput,
+       "Llama 3 405B's effective training time over its 54-day window on 16 384 H100, against "
+       "the paper's lower bound of 90 % (issue 25's target, stated before the run: 90 % to 95 %, "
+       "so 0 to +5.6 % against the bound; the row's claim fails below it)",
+       {"llama3-goodput"},
+       {{max_abs, 0.056}},
+       {{max_abs, 0.056}}},
   };
 }
 

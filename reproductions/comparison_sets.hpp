@@ -30,6 +30,7 @@ inline constexpr const char* kVtrainFitting = "vtrain2024 fitting rows";
 inline constexpr const char* kVtrainHeldOut = "vtrain2024 held-out rows";
 inline constexpr const char* kH100Published = "h100-published H100 rows";
 inline constexpr const char* kB200Published = "h100-published B200 rows";
+inline constexpr const char* kLlama3Goodput = "llama3-goodput effective training time";
 }  // namespace set_names
 
 /// Every set, in a fixed order (the order of the summary).

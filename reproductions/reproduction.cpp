@@ -4,6 +4,7 @@
 #include "reproductions/h100_published.hpp"
 #include "reproductions/korthikanti2022.hpp"
 #include "reproductions/lamy_poirier2021.hpp"
+#include "reproductions/llama3_goodput.hpp"
 #include "reproductions/megatron2021.hpp"
 #include "reproductions/optimus2021.hpp"
 #include "reproductions/tesseract2022.hpp"
@@ -59,6 +60,12 @@ const std::vector<Reproduction>& reproductions() {
        "iteration times, fitting and held-out rows",
        [](const std::filesystem::path& root, const ReproductionOptions&) {
          return run_vtrain2024(root);
+       }},
+      {"llama3-goodput",
+       "Llama 3 (arXiv 2407.21783) §3.3.4: the 405B run's 54-day window on 16 384 H100, 419 "
+       "unexpected interruptions, effective training time higher than 90 %",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_llama3_goodput(root);
        }},
   };
   return all;

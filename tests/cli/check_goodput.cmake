@@ -1,0 +1,38 @@
+# Runs `trainsim goodput SCENARIO --tokens 15.6T --samples 2000 --json` twice with one seed and
+# once with another: stdout and JSON must be the same for the seed (the Monte Carlo is seeded)
+# and the Monte Carlo's figures must differ for the other seed; the JSON must hold the
+# effective share between 0 and 1 and the interval in steps.
+# -DTRAINSIM=<binary> -DOUT=<dir> -DSCENARIO=<scenario>
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY "${OUT}")
+function(run_goodput name seed)
+  execute_process(COMMAND "${TRAINSIM}" goodput "${SCENARIO}" --tokens 15.6T --samples 2000
+                          --seed ${seed} --json "${OUT}/${name}.json"
+                  RESULT_VARIABLE status OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "goodput --seed ${seed} failed (${status}):\n${stdout}\n${stderr}")
+  endif()
+  file(READ "${OUT}/${name}.json" json)
+  set(${name}_stdout "${stdout}" PARENT_SCOPE)
+  set(${name}_json "${json}" PARENT_SCOPE)
+endfunction()
+run_goodput(a 7)
+run_goodput(b 7)
+run_goodput(c 8)
+if(NOT a_stdout STREQUAL b_stdout OR NOT a_json STREQUAL b_json)
+  message(FATAL_ERROR "two runs with seed 7 differ:\n${a_stdout}\n${b_stdout}")
+endif()
+if(a_json STREQUAL c_json)
+  message(FATAL_ERROR "seeds 7 and 8 gave the same runs")
+endif()
+if(NOT a_stdout MATCHES "effective time +9[0-9][.][0-9][0-9] % of wall time trains")
+  message(FATAL_ERROR "no effective time in 90-99 %:\n${a_stdout}")
+endif()
+string(JSON effective GET "${a_json}" effective)
+string(JSON steps GET "${a_json}" interval steps)
+string(JSON p90 GET "${a_json}" monte_carlo p90_s)
+string(JSON work GET "${a_json}" work_s)
+if(effective LESS_EQUAL 0 OR effective GREATER_EQUAL 1 OR steps LESS 1 OR p90 LESS_EQUAL work)
+  message(FATAL_ERROR "implausible JSON: effective ${effective}, interval ${steps} steps, p90 ${p90} s for ${work} s of work")
+endif()
+message("${a_stdout}")
