@@ -61,6 +61,17 @@ void add_routing_cost(reports::ScenarioRun& run) {
       mean_busiest_rank_load(*moe, run.scenario.model.layers, plan.expert.size, tokens);
 }
 
+// With stragglers, what they cost: the same Program replayed without them.
+void add_straggler_cost(reports::ScenarioRun& run) {
+  if (!run.scenario.stragglers.any()) return;
+  sim::ReplayOptions none;
+  none.record_op_timings = false;
+  const sim::SimulationResult base = sim::replay(run.program, run.hardware, none);
+  run.summary.stragglers = reports::straggler_cost(
+      run.program, kernel_slowdowns(run.scenario.stragglers, run.scenario.gpus), run.result, base,
+      run.summary.critical_rank);
+}
+
 void run_simulate(const SimulateOptions& options) {
   check_outputs(options);
   sim::ReplayOptions replay;
@@ -73,6 +84,7 @@ void run_simulate(const SimulateOptions& options) {
       options.every_rank ? ProgramScope::every_rank : ProgramScope::representative, replay);
   bar.clear();
   add_routing_cost(run);
+  add_straggler_cost(run);
   std::cout << reports::format_summary(run.scenario, run.hardware, run.summary);
 
   if (!options.json.empty()) {

@@ -237,6 +237,16 @@ std::vector<Parameter> build_table() {
               "modelled yet)"),
       choice("parallel.recompute", "none", {"none", "selective", "full"},
              "activation recomputation: selective (attention core) or full (whole layers)"),
+      integer("stragglers.rank", derived, "none", 0, kMaxCount,
+              "one slow GPU, by global rank (0 to gpus - 1): its kernels take stragglers.factor "
+              "times as long, and every collective and pipeline transfer it joins waits for it"),
+      number("stragglers.factor", "1.2", 1,
+             "how much longer a slow GPU's kernels take (1.2: 20 % longer; 1 to 100)"),
+      number("stragglers.fraction", "0", 0,
+             "each GPU is slow with this probability (0 to 1), drawn from stragglers.seed; "
+             "besides stragglers.rank"),
+      integer("stragglers.seed", value, "1", 0, kMaxCount,
+              "seed of the stragglers.fraction draw (the same seed, the same GPUs)"),
       integer("runtime.device_max_connections", derived,
               "the hardware profile's host.device_max_connections", 1, 32,
               "CUDA_DEVICE_MAX_CONNECTIONS of the framework the scenario runs, where it differs "

@@ -23,6 +23,7 @@ namespace {
 struct ReadScenario {
   Scenario scenario;
   std::string tensor_kind;
+  bool stragglers_written = false;  ///< stragglers.factor or .seed written
   std::map<std::string, SourceLocation, std::less<>> where;
 
   const SourceLocation& at(std::string_view path) const { return where.find(path)->second; }
@@ -229,6 +230,15 @@ ReadScenario read(const std::filesystem::path& file, std::span<const ScenarioOve
 
   sc.runtime.device_max_connections =
       top.section("runtime").optional_integer("device_max_connections");
+  {
+    const SectionReader stragglers = top.section("stragglers");
+    StragglerSpec& s = sc.stragglers;
+    s.rank = stragglers.optional_integer("rank");
+    s.factor = stragglers.number("factor");
+    s.fraction = stragglers.number("fraction");
+    s.seed = static_cast<std::uint64_t>(stragglers.integer("seed"));
+    out.stragglers_written = stragglers.written("factor") || stragglers.written("seed");
+  }
 
   const SectionReader parallel = top.section("parallel");
   const SectionReader tensor = parallel.section("tensor");
@@ -314,6 +324,28 @@ void check_moe(const ReadScenario& r) {
 }
 
 /// Facts that involve several fields. Each error sits at the field most likely to be wrong.
+void check_stragglers(const ReadScenario& r) {
+  const StragglerSpec& s = r.scenario.stragglers;
+  if (s.rank && *s.rank >= r.scenario.gpus) {
+    fail(r, "stragglers.rank",
+         fmt::format("GPU {} is beyond the scenario's {} GPUs (ranks 0 to {})", *s.rank,
+                     r.scenario.gpus, r.scenario.gpus - 1));
+  }
+  if (s.factor > 100.0) {
+    fail(
+        r, "stragglers.factor",
+        fmt::format("{}: expected 1 to 100 (how much longer a slow GPU's kernels take)", s.factor));
+  }
+  if (s.fraction > 1.0) {
+    fail(r, "stragglers.fraction", fmt::format("{}: expected 0 to 1 (a probability)", s.fraction));
+  }
+  if (!s.any() && r.stragglers_written) {
+    fail(r, "stragglers.factor",
+         "slows no GPU: give stragglers.rank (one GPU) or stragglers.fraction (a seeded share of "
+         "them)");
+  }
+}
+
 void check_consistency(const ReadScenario& r) {
   const Scenario& sc = r.scenario;
   const ModelSpec& m = sc.model;
@@ -337,6 +369,7 @@ void check_consistency(const ReadScenario& r) {
          "fused bias-GeLU, which needs its bias: use bias true or activation swiglu");
   }
   if (m.moe) check_moe(r);
+  check_stragglers(r);
   if (const auto problem = moe_parallel_problem(m, p)) {
     fail(r, problem->field, problem->message);
   }

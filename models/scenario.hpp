@@ -9,6 +9,7 @@
 
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/stragglers.hpp"
 
 namespace trainsim {
 
@@ -28,6 +29,7 @@ struct Scenario {
   TrainingSpec training;
   ParallelPlan parallel;
   RuntimeSpec runtime;
+  StragglerSpec stragglers{};
 };
 
 }  // namespace trainsim

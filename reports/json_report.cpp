@@ -45,6 +45,22 @@ nlohmann::ordered_json to_json(const Scenario& scenario, const Summary& s) {
     j["balanced_routing_time_s"] = s.balanced_routing_time->seconds();
     j["busiest_expert_load"] = s.busiest_expert_load.value_or(1.0);
   }
+  if (s.stragglers) {
+    const StragglerCost& c = *s.stragglers;
+    ordered_json st;
+    st["slow_gpus"] = c.slow_gpus;
+    st["iteration_without_s"] = c.without.seconds();
+    st["slowdown"] = c.slowdown;
+    st["slowed_recorded_gpus"] = ordered_json::array();
+    for (const SlowedGpu& g : c.slowed) {
+      st["slowed_recorded_gpus"].push_back({{"gpu", g.gpu},
+                                            {"factor", g.factor},
+                                            {"stands_for", g.stands_for},
+                                            {"slow_members", g.slow_members}});
+    }
+    if (c.waiting_gpu) st["waiting_gpu"] = *c.waiting_gpu;
+    j["stragglers"] = st;
+  }
   j["breakdown_gpu"] = s.critical_rank;
 
   const MemorySummary& m = s.memory;

@@ -15,7 +15,13 @@ namespace trainsim::reports {
 ScenarioRun run_scenario(const Scenario& scenario, const hw::HardwareProfile& hardware,
                          ProgramScope scope, const sim::ReplayOptions& replay) {
   ScenarioRun run{scenario, hardware, build_program(scenario, scope), {}, {}};
-  run.result = sim::replay(run.program, run.hardware, replay);
+  if (scenario.stragglers.any() && replay.kernel_slowdowns.empty()) {
+    sim::ReplayOptions slowed = replay;
+    slowed.kernel_slowdowns = kernel_slowdowns(scenario.stragglers, scenario.gpus);
+    run.result = sim::replay(run.program, run.hardware, slowed);
+  } else {
+    run.result = sim::replay(run.program, run.hardware, replay);
+  }
   if (!run.result.stuck.empty()) {
     throw std::runtime_error(sim::describe_deadlock(run.program, run.result));
   }

@@ -22,7 +22,8 @@ struct ScenarioRun {
   Summary summary;
 };
 
-/// Builds the Program of `scenario`, replays it on `hardware` and summarises. Throws
+/// Builds the Program of `scenario`, replays it on `hardware` (with the scenario's stragglers
+/// unless `replay` brings its own kernel slowdowns) and summarises. Throws
 /// Infeasible for plans the executor cannot build and std::runtime_error (naming every stuck
 /// op) if the schedule deadlocks. `replay` says what the result records beyond the summary
 /// (a trace needs the memory timeline).

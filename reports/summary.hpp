@@ -8,6 +8,7 @@
 
 #include "models/program.hpp"
 #include "models/scenario.hpp"
+#include "reports/straggler_cost.hpp"
 #include "sim/hardware_profile.hpp"
 #include "sim/simulation_result.hpp"
 #include "units/units.hpp"
@@ -55,6 +56,8 @@ struct Summary {
   /// routing, whose difference is the imbalance's cost.
   std::optional<double> busiest_expert_load;
   std::optional<Time> balanced_routing_time;
+  /// The scenario's stragglers (simulate): their cost against the run without them.
+  std::optional<StragglerCost> stragglers;
 };
 
 /// Reduces a replay to its summary. Hardware FLOPs count each world rank through its

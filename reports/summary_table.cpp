@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <iterator>
+#include <string>
 #include <string_view>
 
 #include "units/format.hpp"
@@ -17,6 +20,66 @@ double percent(Time part, Time whole) {
 
 double percent(Bytes part, Bytes whole) {
   return whole > Bytes::zero() ? 100.0 * (part / whole) : 0.0;
+}
+
+/// The parts of a breakdown that changed, "compute +9.9 ms, exposed DP +2.1 ms".
+std::string breakdown_change(const sim::TimeBreakdown& with, const sim::TimeBreakdown& without) {
+  std::string out;
+  auto part = [&](std::string_view name, Time a, Time b) {
+    if (a == b) return;
+    const Time diff = a > b ? a - b : b - a;
+    out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", name, a > b ? "+" : "-", diff);
+  };
+  part("compute", with.compute, without.compute);
+  part("recompute", with.recompute, without.recompute);
+  part("optimizer", with.optimizer, without.optimizer);
+  for (std::size_t k = 0; k < with.exposed_comm.size(); ++k) {
+    std::string kind(program::to_string(static_cast<program::GroupKind>(k)));
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    part(fmt::format("exposed {}", kind), with.exposed_comm[k], without.exposed_comm[k]);
+  }
+  part("bubble", with.bubble, without.bubble);
+  part("host-bound", with.host, without.host);
+  part("other idle", with.other, without.other);
+  return out.empty() ? "unchanged" : out;
+}
+
+std::string straggler_lines(const StragglerCost& c, std::int64_t gpus) {
+  std::string slow;
+  for (const program::Rank g : c.first_slow)
+    slow += fmt::format("{}{}", slow.empty() ? "" : ", ", g);
+  if (c.slow_gpus > static_cast<std::int64_t>(c.first_slow.size())) slow += ", …";
+  std::string out = fmt::format(
+      "  stragglers          {} of {} GPUs slow (GPU {}): {:+.2f} % (S = {:.4f}) over {} "
+      "without them\n",
+      c.slow_gpus, gpus, slow, 100.0 * (c.slowdown - 1.0), c.slowdown, c.without);
+  std::string recorded;
+  for (std::size_t i = 0; i < c.slowed.size() && i < 4; ++i) {
+    const SlowedGpu& s = c.slowed[i];
+    recorded += fmt::format("{}GPU {} x{:g}", recorded.empty() ? "" : "; ", s.gpu, s.factor);
+    if (s.stands_for > 1) {
+      recorded +=
+          fmt::format(" ({} of the {} GPUs it stands for slow)", s.slow_members, s.stands_for);
+    }
+  }
+  if (c.slowed.size() > 4) recorded += fmt::format("; {} more", c.slowed.size() - 4);
+  const bool classes = std::any_of(c.slowed.begin(), c.slowed.end(), [](const SlowedGpu& s) {
+    return s.slow_members < s.stands_for;
+  });
+  if (classes) {
+    recorded +=
+        " (a class runs at its slowest member's pace, exact for the iteration when its "
+        "members meet in a collective each iteration; simulate --full shows each GPU)";
+  }
+  out += fmt::format("                      kernels stretched on the recorded {}\n", recorded);
+  out += fmt::format("                      GPU {}'s time: {}\n", c.critical_gpu,
+                     breakdown_change(c.with, c.without_breakdown));
+  if (c.waiting_gpu && *c.waiting_gpu != c.critical_gpu) {
+    out += fmt::format("                      GPU {}'s time (waits longest): {}\n", *c.waiting_gpu,
+                       breakdown_change(c.waiting_with, c.waiting_without));
+  }
+  return out;
 }
 
 }  // namespace
@@ -104,6 +167,7 @@ std::string format_summary(const Scenario& scenario, const hw::HardwareProfile& 
                     100.0 * (s.iteration_time.seconds() / s.balanced_routing_time->seconds() - 1.0),
                     *s.balanced_routing_time));
   }
+  if (s.stragglers) out += straggler_lines(*s.stragglers, s.gpus);
   line(fmt::format("  throughput          {} tokens/s",
                    s.tokens_per_s >= 100.0 ? fmt::format("{:.0f}", s.tokens_per_s)
                                            : fmt::format("{:.3g}", s.tokens_per_s)));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -406,6 +407,27 @@ struct Indexer {
 };
 
 }  // namespace
+
+void apply_kernel_slowdowns(ProgramIndex& index, std::span<const double> per_gpu) {
+  if (per_gpu.size() != index.representative.size()) {
+    throw InvalidProgram(fmt::format("{} kernel slowdowns for {} GPUs", per_gpu.size(),
+                                     index.representative.size()));
+  }
+  for (const double f : per_gpu) {
+    if (!std::isfinite(f) || f < 1.0)
+      throw InvalidProgram(fmt::format("kernel slowdown {}: expected a finite factor >= 1", f));
+  }
+  for (std::size_t r = 0; r < index.ranks.size(); ++r) {
+    double factor = 1.0;
+    for (const program::Rank g : index.represented_by(static_cast<std::int32_t>(r)))
+      factor = std::max(factor, per_gpu[static_cast<std::size_t>(g)]);
+    if (factor == 1.0) continue;
+    for (OpInfo& info : index.ranks[r].slots) {
+      if (info.kind == OpKind::compute)
+        info.value = std::llround(static_cast<double>(info.value) * factor);
+    }
+  }
+}
 
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
                            const Topology& topology) {

@@ -139,4 +139,13 @@ struct ProgramIndex {
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
                            const Topology& topology);
 
+/// Stretches the compute ops of each recorded rank by the largest factor among the GPUs it
+/// stands for (`per_gpu`: one factor per world GPU, ≥ 1; stragglers). With every rank
+/// recorded, each GPU's own. In a representative replay the recorded rank's GPUs run as one:
+/// every collective of its class waits for the slowest member, so the class runs at that
+/// member's pace (exact for the iteration time when the class's members meet in a collective
+/// each iteration; what the others do while they wait is not shown). Throws InvalidProgram
+/// unless `per_gpu` has one factor per world GPU, each finite and ≥ 1.
+void apply_kernel_slowdowns(ProgramIndex& index, std::span<const double> per_gpu);
+
 }  // namespace trainsim::sim

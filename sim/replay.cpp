@@ -153,6 +153,7 @@ struct Simulation::State {
         index(index_program(p, h, topology)),
         comm(p, h, index, topology, flows, first_engine_link(topology, h)),
         engine_base(first_engine_link(topology, h)) {
+    if (!options.kernel_slowdowns.empty()) apply_kernel_slowdowns(index, options.kernel_slowdowns);
     if (engine_base >= 0) {
       engine_idle = h.node.gpu_bandwidth.bytes_per_second();
       engine_busy = engine_idle / (1.0 + h.comm_slowdown_during_compute);

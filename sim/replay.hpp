@@ -5,6 +5,7 @@
 // went. A deadlocked Program ends with its blocked ops listed in SimulationResult::stuck.
 
 #include <memory>
+#include <vector>
 
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
@@ -29,6 +30,9 @@ struct ReplayOptions {
   /// Told ("replay", ops finished, ops in all) about 200 times over the run, on the event
   /// loop's thread; empty (the default) costs one comparison per op.
   Progress progress;
+  /// Stragglers: one factor per world GPU by which its kernels take longer (empty: none);
+  /// see apply_kernel_slowdowns.
+  std::vector<double> kernel_slowdowns{};
 };
 
 /// One replay: owns the clock, the event queue, the topology and the link network, so
