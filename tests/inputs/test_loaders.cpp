@@ -265,7 +265,8 @@ TEST_CASE("scenarios: a profile name resolves from any current directory") {
 
 TEST_CASE("parameters: table, section keys and help text") {
   CHECK(scenario_keys_under("") == std::vector<std::string>{"name", "hardware", "gpus", "model",
-                                                            "training", "parallel", "runtime"});
+                                                            "training", "parallel", "stragglers",
+                                                            "runtime"});
   CHECK(scenario_keys_under("parallel") ==
         std::vector<std::string>{"tensor", "pipeline", "context", "data", "expert", "recompute"});
   CHECK(scenario_section_required("model"));
