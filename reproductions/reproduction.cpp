@@ -7,6 +7,7 @@
 #include "reproductions/llama3_goodput.hpp"
 #include "reproductions/megatron2021.hpp"
 #include "reproductions/optimus2021.hpp"
+#include "reproductions/stragglers2025.hpp"
 #include "reproductions/tesseract2022.hpp"
 #include "reproductions/vtrain2024.hpp"
 
@@ -66,6 +67,12 @@ const std::vector<Reproduction>& reproductions() {
        "unexpected interruptions, effective training time higher than 90 %",
        [](const std::filesystem::path& root, const ReproductionOptions&) {
          return run_llama3_goodput(root);
+       }},
+      {"stragglers2025",
+       "ByteDance's straggler study (OSDI'25, arXiv 2505.05713), qualitatively: one slow worker "
+       "in a data-parallel group, an unbalanced last pipeline stage",
+       [](const std::filesystem::path& root, const ReproductionOptions&) {
+         return run_stragglers2025(root);
        }},
   };
   return all;
