@@ -74,7 +74,7 @@ void define_options(CLI::App& cmd, GoodputOptions& o) {
   steps->excludes(days);
   cmd.add_option("--interval-steps", o.interval_steps,
                  "Checkpoint every K steps (default: the K with the best effective time)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1'000'000'000}));
   cmd.add_option("--samples", o.samples, "Monte Carlo runs (default 10000)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
   cmd.add_option("--seed", o.seed, "Monte Carlo seed (default 1; the same seed, the same runs)");

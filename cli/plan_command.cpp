@@ -18,6 +18,7 @@
 #include "inputs/scenario_loader.hpp"
 #include "reports/analyses/plan_report.hpp"
 #include "sim/analysis/layout_search.hpp"
+#include "sim/analysis/straggler_robustness.hpp"
 
 namespace trainsim::cli {
 namespace {
@@ -27,6 +28,7 @@ struct PlanOptions {
   std::optional<std::int64_t> gpus;   ///< absent: the scenario's
   std::optional<std::int64_t> batch;  ///< absent: the scenario's global batch
   std::size_t top = 3;
+  double stragglers = 0.0;  ///< 0: no robustness ranking
   SearchCliOptions search;
   std::string json;
   std::string csv;
@@ -79,6 +81,14 @@ reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* proce
     report.reference = sim::replay_layout(scenario.model, hardware, own, batch);
     options.progress("reference", 1, 1);
   }
+  if (o.stragglers > 0.0) {
+    for (std::size_t i = 0; i < report.search.best.size(); ++i) {
+      options.progress("stragglers", i, report.search.best.size());
+      report.robustness.push_back(sim::straggler_robustness(
+          scenario.model, hardware, report.search.best[i].candidate.layout, batch, o.stragglers));
+    }
+    options.progress("stragglers", report.search.best.size(), report.search.best.size());
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Timing goes to stderr: stdout and the files stay byte-identical between runs.
@@ -107,6 +117,10 @@ void define_options(CLI::App& cmd, PlanOptions& o) {
   cmd.add_option("--batch", o.batch, "Global batch in sequences (default: the scenario's)");
   cmd.add_option("--top", o.top, "Layouts replayed in full and listed")->capture_default_str();
   add_search_options(cmd, o.search);
+  cmd.add_option("--stragglers", o.stragglers,
+                 "Also rank the best layouts by what one GPU with kernels F times as long costs "
+                 "them (F > 1: 1.2 = 20 % slower), at GPU 0 or the last GPU, the worse")
+      ->check(CLI::Range(1.0, 100.0));
   cmd.add_option("--json", o.json, "Write the result as JSON to this file");
   cmd.add_option("--csv", o.csv, "Write every estimated layout as CSV to this file");
 }

@@ -31,6 +31,9 @@ struct TrainingTimeOptions {
   std::string json;
   std::string csv;
   std::string plot;
+  bool no_failures = false;
+  std::int64_t samples = 1000;
+  std::uint64_t seed = 1;
 };
 
 reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
@@ -53,6 +56,9 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
   request.search.processes = processes;
   request.search.space.overlap_param_gather = scenario.parallel.data.overlap_param_gather;
   request.search.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
+  // Failures are on wherever the profile says what interrupts its runs.
+  if (hardware.reliability && !o.no_failures)
+    request.failures = sim::FailureOptions{o.samples, o.seed};
   ProgressBar bar;
   request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
     bar.update(phase, done, total);
@@ -64,6 +70,7 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
   report.seq_len = scenario.model.seq_len;
   report.max_gpus = o.max_gpus;
   report.result = sim::search_training_time(scenario.model, hardware, request);
+  if (request.failures) report.reliability = hardware.reliability;
   return report;
 }
 
@@ -94,6 +101,15 @@ void define_options(CLI::App& cmd, TrainingTimeOptions& o) {
   cmd.add_option("--json", o.json, "Write the result as JSON to this file");
   cmd.add_option("--csv", o.csv, "Write every point as CSV to this file");
   cmd.add_option("--plot", o.plot, "Write the Pareto front as SVG to this file");
+  cmd.add_flag("--no-failures", o.no_failures,
+               "Leave out the profile's interruptions (its reliability: section): the "
+               "failure-free answer alone");
+  cmd.add_option("--samples", o.samples, "Monte Carlo runs per point, with failures")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  cmd.add_option("--seed", o.seed,
+                 "Monte Carlo seed, with failures (each point mixes it with its batch and GPUs)")
+      ->capture_default_str();
 }
 
 }  // namespace

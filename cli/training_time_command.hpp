@@ -1,9 +1,10 @@
 #pragma once
 // `trainsim training-time SCENARIO --max-gpus G (--tokens N | --target-loss L | both)
 // [--min-gpus M] [--batch-span K] [--threads N] [--max-micro-batch M] [--no-grids]
-// [--json FILE] [--csv FILE] [--plot FILE.svg]`: the shortest time to train the scenario's
-// model over batch, GPU count and layout (sim/analysis/training_time.hpp), and the time/cost
-// Pareto front.
+// [--no-failures] [--samples N] [--seed S] [--json FILE] [--csv FILE] [--plot FILE.svg]`: the
+// shortest time to train the scenario's model over batch, GPU count and layout
+// (sim/analysis/training_time.hpp), and the time/cost Pareto front; where the profile has a
+// reliability: section, also under its interruptions (sim/analysis/training_goodput.hpp).
 
 #include <CLI/CLI.hpp>
 

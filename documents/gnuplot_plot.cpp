@@ -24,10 +24,26 @@ std::string number(double v) {
   return fmt::format("{}", v);
 }
 
-std::vector<PlotPoint> finite_points(const std::vector<PlotPoint>& points) {
-  std::vector<PlotPoint> out;
-  for (const PlotPoint& p : points) {
-    if (std::isfinite(p.x) && std::isfinite(p.y)) out.push_back(p);
+// A series' finite points and, beside them, their bar ends (empty without bars).
+struct FiniteSeries {
+  std::vector<PlotPoint> points;
+  std::vector<double> x_high;
+};
+
+FiniteSeries finite_series(const PlotSeries& series) {
+  const bool bars = !series.x_high.empty();
+  if (bars && series.x_high.size() != series.points.size()) {
+    throw std::invalid_argument(
+        fmt::format("plot series '{}': {} bar ends for {} points (one per point)", series.name,
+                    series.x_high.size(), series.points.size()));
+  }
+  FiniteSeries out;
+  for (std::size_t i = 0; i < series.points.size(); ++i) {
+    const PlotPoint& p = series.points[i];
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+    if (bars && !std::isfinite(series.x_high[i])) continue;
+    out.points.push_back(p);
+    if (bars) out.x_high.push_back(series.x_high[i]);
   }
   return out;
 }
@@ -57,10 +73,14 @@ std::string range_for_flat_axis(char axis, const std::vector<double>& values, bo
   return fmt::format("set {}range [{}:{}]\n", axis, number(v - half), number(v + half));
 }
 
-std::string datablock(const std::string& name, const std::vector<PlotPoint>& points) {
+std::string datablock(const std::string& name, const std::vector<PlotPoint>& points,
+                      const std::vector<double>& x_high = {}) {
   std::string out = fmt::format("${} << EOD\n", name);
-  for (const PlotPoint& p : points)
-    out += fmt::format("{} {}\n", number(p.x), number(p.y));
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    out += x_high.empty() ? fmt::format("{} {}\n", number(points[i].x), number(points[i].y))
+                          : fmt::format("{} {} {}\n", number(points[i].x), number(points[i].y),
+                                        number(x_high[i]));
+  }
   return out + "EOD\n";
 }
 
@@ -76,23 +96,32 @@ std::string gnuplot_script(const PlotSpec& plot) {
   script += "set key outside right top vertical Left reverse noautotitle\nset grid\n";
   std::vector<double> xs;
   std::vector<double> ys;
+  std::vector<double> bar_ends;  // in the x range, not among a log axis's ticks
   std::string data;
   std::string plots;
   int drawn = 0;
   for (std::size_t i = 0; i < plot.series.size(); ++i) {
-    const std::vector<PlotPoint> points = finite_points(plot.series[i].points);
+    const FiniteSeries finite = finite_series(plot.series[i]);
+    const std::vector<PlotPoint>& points = finite.points;
     if (points.empty()) continue;
     check_log_axes(plot, points);
-    for (const PlotPoint& p : points) {
-      xs.push_back(p.x);
-      ys.push_back(p.y);
+    for (std::size_t k = 0; k < points.size(); ++k) {
+      xs.push_back(points[k].x);
+      ys.push_back(points[k].y);
+      if (!finite.x_high.empty()) {
+        check_log_axes(plot, {{finite.x_high[k], points[k].y}});
+        bar_ends.push_back(finite.x_high[k]);
+      }
     }
     const std::string name = fmt::format("series{}", i);
-    data += datablock(name, points);
+    data += datablock(name, points, finite.x_high);
+    // With bars, gnuplot's xerrorlines reads x, y, x low and x high: the bar runs from the
+    // point itself to its end.
     plots += fmt::format(
-        "{}${} using 1:2 with linespoints linewidth 2 pointtype 7 pointsize 0.8 "
-        "linecolor rgb '{}' title {}",
-        plots.empty() ? "" : ", ", name, kPalette[i % std::size(kPalette)],
+        "{}${} using {} with {} linewidth 2 pointtype 7 pointsize 0.8 linecolor rgb '{}' "
+        "title {}",
+        plots.empty() ? "" : ", ", name, finite.x_high.empty() ? "1:2" : "1:2:1:3",
+        finite.x_high.empty() ? "linespoints" : "xerrorlines", kPalette[i % std::size(kPalette)],
         gnuplot_quoted(plot.series[i].name));
     ++drawn;
   }
@@ -120,6 +149,7 @@ std::string gnuplot_script(const PlotSpec& plot) {
   }
   // The ranges see the markers too; the log axis's ticks only the series' x values.
   std::vector<double> range_xs = xs;
+  range_xs.insert(range_xs.end(), bar_ends.begin(), bar_ends.end());
   for (const PlotPoint& p : marks) {
     range_xs.push_back(p.x);
     ys.push_back(p.y);
@@ -131,9 +161,14 @@ std::string gnuplot_script(const PlotSpec& plot) {
     for (std::size_t i = 0; i < xs.size(); ++i)
       script += fmt::format("{}'{:g}' {}", i == 0 ? "" : ", ", xs[i], number(xs[i]));
     script += ")\n";
-    // A little room either side so the end points are not drawn on the frame.
-    script +=
-        fmt::format("set xrange [{}:{}]\n", number(xs.front() / 1.15), number(xs.back() * 1.15));
+    // A little room either side so the end points (and bars) are not drawn on the frame.
+    double lo = xs.front();
+    double hi = xs.back();
+    for (const double end : bar_ends) {
+      lo = std::min(lo, end);
+      hi = std::max(hi, end);
+    }
+    script += fmt::format("set xrange [{}:{}]\n", number(lo / 1.15), number(hi * 1.15));
   }
   if (!plot.log_x) script += range_for_flat_axis('x', range_xs, false);
   script += range_for_flat_axis('y', ys, plot.log_y);

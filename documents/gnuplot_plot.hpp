@@ -1,9 +1,9 @@
 #pragma once
 // Line plots drawn by gnuplot (Debian's gnuplot-nox) in its SVG terminal: the plot is a
-// description (series, axis labels, log axes, labelled markers), turned into a gnuplot script
-// with the data inline and run without a shell. The size, font and palette are fixed and the
-// one line that names gnuplot's version is dropped, so a committed plot changes only when the
-// figures behind it (or gnuplot's drawing) do.
+// description (series, axis labels, log axes, labelled markers, horizontal bars), turned into a
+// gnuplot script with the data inline and run without a shell. The size, font and palette are fixed
+// and the one line that names gnuplot's version is dropped, so a committed plot changes only when
+// the figures behind it (or gnuplot's drawing) do.
 
 #include <filesystem>
 #include <string>
@@ -21,6 +21,9 @@ struct PlotPoint {
 struct PlotSeries {
   std::string name;
   std::vector<PlotPoint> points;
+  /// When not empty, one per point: a horizontal bar from the point's x to this x (a spread
+  /// such as a p90 beside a p50). A point whose bar end is not finite is left out.
+  std::vector<double> x_high = {};
 };
 
 /// A labelled point drawn as a hollow circle (e.g. "published 1.48×").
@@ -42,8 +45,8 @@ struct PlotSpec {
 };
 
 /// The gnuplot script that draws `plot` as SVG on stdout (760 x 400, DejaVu Sans 11).
-/// Throws std::invalid_argument when there is no finite point to draw or a log axis meets a
-/// value <= 0.
+/// Throws std::invalid_argument when there is no finite point to draw, a log axis meets a
+/// value <= 0 or a series has bar ends but not one per point.
 std::string gnuplot_script(const PlotSpec& plot);
 
 /// `text` as a gnuplot single-quoted string (no escapes are interpreted there; a quote is

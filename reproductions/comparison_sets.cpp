@@ -136,8 +136,10 @@ std::vector<ComparisonSet> all_sets() {
        "the paper's lower bound of 90 % (issue 25's target, stated before the run: 90 % to 95 %, "
        "so 0 to +5.6 % against the bound; the row's claim fails below it)",
        {"llama3-goodput"},
-       {{max_abs, 0.056}},
-       {{max_abs, 0.056}}},
+       {{max_abs, 0.056}, {abs_bias, 0.056}},
+       // Every set's bias aim, as convention; against a lower bound, being close above it is
+       // no goal in itself, so "> aim" here says only that we are more than 2 % above 90 %.
+       {{max_abs, 0.056}, {abs_bias, kBiasAim}}},
   };
 }
 

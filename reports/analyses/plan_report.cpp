@@ -98,6 +98,27 @@ nlohmann::ordered_json layout_json(const sim::Layout& layout) {
   return j;
 }
 
+/// `plan --stragglers F`: each layout with one slow GPU, ranked by the iteration it then takes.
+std::string robustness_text(const PlanReport& report) {
+  const sim::SearchResult& s = report.search;
+  const std::vector<sim::StragglerRobustness>& rob = report.robustness;
+  std::vector<std::size_t> order(rob.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rob[a].worst() < rob[b].worst(); });
+  std::string out = fmt::format(
+      "\none slow GPU (kernels x{:g}) where it costs most, GPU 0 or the last GPU; by the "
+      "iteration it then takes:\n  {:<5}{:>10}  {:>10}  {:>10}  {:>7}\n",
+      rob.front().factor, "rank", "iteration", "GPU 0", "last GPU", "cost");
+  for (const std::size_t i : order) {
+    out += fmt::format("  {:<5}{:>10}  {:>10}  {:>10}  {:>+6.1f}%\n", fmt::format("#{}", i + 1),
+                       s.best[i].iteration, rob[i].first_gpu, rob[i].last_gpu,
+                       100.0 * rob[i].cost(s.best[i].iteration));
+  }
+  return out;
+}
+
 std::string plan_text(const PlanReport& report) {
   const sim::SearchResult& s = report.search;
   std::string out;
@@ -142,6 +163,7 @@ std::string plan_text(const PlanReport& report) {
     line(fmt::format("  #1 vs the scenario's layout: {}",
                      why(s.best.front(), *report.reference, s.capacity)));
   }
+  if (!report.robustness.empty()) out += robustness_text(report);
   return out;
 }
 
@@ -161,8 +183,16 @@ nlohmann::ordered_json plan_json(const PlanReport& report) {
   j["reduced_layouts"] = s.reduced_layouts;
   j["estimated"] = s.ranked.size();
   j["best"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < s.best.size(); ++i)
+  for (std::size_t i = 0; i < s.best.size(); ++i) {
     j["best"].push_back(replayed_json(s.best[i], i + 1, s.capacity, false));
+    if (i < report.robustness.size()) {
+      const sim::StragglerRobustness& r = report.robustness[i];
+      j["best"].back()["one_slow_gpu"] = {{"factor", r.factor},
+                                          {"first_gpu_iteration_s", r.first_gpu.seconds()},
+                                          {"last_gpu_iteration_s", r.last_gpu.seconds()},
+                                          {"cost", r.cost(s.best[i].iteration)}};
+    }
+  }
   j["rejected"] = nlohmann::ordered_json::array();
   for (const sim::ReplayedLayout& r : s.rejected)
     j["rejected"].push_back(replayed_json(r, 0, s.capacity, false));

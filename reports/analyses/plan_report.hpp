@@ -11,7 +11,8 @@
 // pipeline_size, schedule, chunks, data_size, zero, recompute, micro_batch}, estimate_rank (null
 // for the reference), estimated_iteration_s, iteration_s, estimate_error (estimated / replayed −
 // 1), tokens_per_s, model_tflops_per_gpu, peak_bytes, headroom_bytes, fits, breakdown_s {compute,
-// recompute, optimizer, exposed_comm, bubble, other} of pipeline stage 0.
+// recompute, optimizer, exposed_comm, bubble, other} of pipeline stage 0; with --stragglers,
+// each best entry's one_slow_gpu {factor, first_gpu_iteration_s, last_gpu_iteration_s, cost}.
 //
 // CSV: one row per survivor in estimated order: estimate_rank, the layout columns above,
 // estimated_iteration_s, estimated_bubble_s, estimated_peak_bytes, and for the replayed ones
@@ -20,9 +21,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "documents/report_content.hpp"
 #include "sim/analysis/layout_search.hpp"
+#include "sim/analysis/straggler_robustness.hpp"
 
 namespace trainsim::reports {
 
@@ -32,6 +35,8 @@ struct PlanReport {
   sim::SearchResult search;
   /// The scenario's own layout replayed in full, when its GPUs and batch are those searched.
   std::optional<sim::ReplayedLayout> reference;
+  /// `plan --stragglers F`: one slow GPU's cost, parallel to search.best.
+  std::vector<sim::StragglerRobustness> robustness;
 };
 
 std::string plan_text(const PlanReport& report);

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "models/errors.hpp"
+#include "models/parallel_for.hpp"
 #include "models/spread.hpp"
 
 namespace trainsim::sim {
@@ -117,6 +118,49 @@ PointOutcome decode_point(ByteReader& in) {
   return in.get_string();
 }
 
+struct TimeCost {
+  double time = 0.0;
+  double cost = 0.0;
+};
+
+// Indices not dominated in (time, cost), by increasing time (ties: cost, then index).
+std::vector<std::size_t> time_cost_front(const std::vector<TimeCost>& points) {
+  std::vector<std::size_t> order(points.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (points[a].time != points[b].time) return points[a].time < points[b].time;
+    return points[a].cost < points[b].cost;
+  });
+  // By increasing time, a point is on the front when it is cheaper than every faster one.
+  std::vector<std::size_t> front;
+  for (std::size_t i : order) {
+    if (front.empty() || points[i].cost < points[front.back()].cost) front.push_back(i);
+  }
+  return front;
+}
+
+// Each point's goodput, on the request's threads. Every process of a job computes them all:
+// a point's figures depend on its own seed alone, so they are the same wherever they are
+// computed, and they cost a small share of the layout searches.
+void add_failures(TrainingTimeResult& result, const ModelSpec& model,
+                  const hw::HardwareProfile& hardware, const TrainingTimeRequest& request) {
+  const FailureOptions& options = *request.failures;
+  const hw::ReliabilitySpec& reliability = *hardware.reliability;
+  for_each_in_parallel(
+      result.points.size(),
+      [&](std::size_t i) {
+        TrainingPoint& p = result.points[i];
+        p.goodput = point_goodput(model, p.batch, p.gpus, hardware.node.gpus, p.layout.iteration,
+                                  p.steps, reliability, options);
+      },
+      request.search.threads);
+  FailureRanking ranking;
+  ranking.options = options;
+  ranking.front = failure_pareto_front(result.points);
+  ranking.best = ranking.front.front();
+  result.failures = std::move(ranking);
+}
+
 }  // namespace
 
 double steps_at(double min_steps, scaling::Tokens critical, std::int64_t batch,
@@ -126,18 +170,17 @@ double steps_at(double min_steps, scaling::Tokens critical, std::int64_t batch,
 }
 
 std::vector<std::size_t> pareto_front(const std::vector<TrainingPoint>& points) {
-  std::vector<std::size_t> order(points.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (points[a].seconds != points[b].seconds) return points[a].seconds < points[b].seconds;
-    return points[a].gpu_hours < points[b].gpu_hours;
-  });
-  // By increasing time, a point is on the front when it is cheaper than every faster one.
-  std::vector<std::size_t> front;
-  for (std::size_t i : order) {
-    if (front.empty() || points[i].gpu_hours < points[front.back()].gpu_hours) front.push_back(i);
-  }
-  return front;
+  std::vector<TimeCost> figures;
+  for (const TrainingPoint& p : points)
+    figures.push_back({p.seconds, p.gpu_hours});
+  return time_cost_front(figures);
+}
+
+std::vector<std::size_t> failure_pareto_front(const std::vector<TrainingPoint>& points) {
+  std::vector<TimeCost> figures;
+  for (const TrainingPoint& p : points)
+    figures.push_back({p.goodput.value().monte_carlo.p50, p.goodput.value().gpu_hours});
+  return time_cost_front(figures);
 }
 
 TrainingTimeResult search_training_time(const ModelSpec& model, const hw::HardwareProfile& hardware,
@@ -156,6 +199,16 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
   // far past where S or E stop changing, and keeps the shifts of batch_grid well defined.
   if (request.batch_span < 0 || request.batch_span > 10) {
     throw Infeasible(fmt::format("batch_span: {}; use 0 to 10", request.batch_span));
+  }
+  if (request.failures && !hardware.reliability) {
+    throw Infeasible(fmt::format(
+        "failures: profile '{}' has no reliability: section, so nothing interrupts its runs; "
+        "leave failures out or add one (hwprofiles/README.md, \"reliability\")",
+        hardware.name));
+  }
+  if (request.failures && request.failures->samples < 1) {
+    throw Infeasible(fmt::format("failures.samples: {}; use 1 or more Monte Carlo runs",
+                                 request.failures->samples));
   }
   result.loss_nats = scale.loss_nats;
   result.loss_from_reference = scale.from_reference;
@@ -240,6 +293,7 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
   const std::int64_t best_batch = result.points[result.best].batch;
   result.best_at_batch_edge = result.batches.size() > 1 && (best_batch == result.batches.front() ||
                                                             best_batch == result.batches.back());
+  if (request.failures) add_failures(result, model, hardware, request);
   return result;
 }
 

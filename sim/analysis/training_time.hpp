@@ -9,6 +9,12 @@
 // n GPUs; the run takes S × that time and costs S × time × n GPU-hours. Where S_min and
 // B_crit come from (a target loss, a token count, or the caller's reference batch): the
 // README of this folder.
+//
+// With failures (the request's `failures`, the profile's `reliability:` section), each point
+// also gets its goodput (training_goodput.hpp): the checkpoint interval, the expected wall
+// time of its work and a Monte Carlo's p50 and p90; the failure-aware front and best rank the
+// points by p50 days against GPU-hours at the expected wall time. Without, the result is the
+// failure-free one alone, unchanged.
 
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +25,7 @@
 #include "models/model_spec.hpp"
 #include "models/scaling_laws.hpp"
 #include "sim/analysis/layout_search.hpp"
+#include "sim/analysis/training_goodput.hpp"
 #include "sim/hardware_profile.hpp"
 
 namespace trainsim::sim {
@@ -41,6 +48,8 @@ struct TrainingTimeRequest {
     o.top = 1;
     return o;
   }();
+  /// Failure-aware figures from the hardware profile's reliability section; none when unset.
+  std::optional<FailureOptions> failures = {};
 };
 
 /// One (batch, GPU count) of the grid with its best layout.
@@ -51,12 +60,20 @@ struct TrainingPoint {
   double steps = 0.0;     ///< S_min·(1 + B_crit/B)
   double seconds = 0.0;   ///< steps × iteration time
   double gpu_hours = 0.0;
+  std::optional<PointGoodput> goodput = {};  ///< with failures only
 };
 
 struct SkippedPoint {
   std::int64_t batch = 0;
   std::int64_t gpus = 0;
   std::string reason;  ///< the layout search's Infeasible message
+};
+
+/// The points ranked with failures.
+struct FailureRanking {
+  FailureOptions options;
+  std::size_t best = 0;            ///< index in points: shortest p50 (ties: fewer GPU-hours)
+  std::vector<std::size_t> front;  ///< (p50, GPU-hours with failures), by increasing p50
 };
 
 struct TrainingTimeResult {
@@ -73,11 +90,17 @@ struct TrainingTimeResult {
   std::size_t best = 0;             ///< index in points: shortest time (ties: fewer GPU-hours)
   std::vector<std::size_t> front;   ///< the Pareto front, indices by increasing time
   bool best_at_batch_edge = false;  ///< the best batch is the grid's first or last
+  /// With failures: every point has its goodput, and this ranks them.
+  std::optional<FailureRanking> failures = {};
 };
 
 /// Indices of the points not dominated in (seconds, gpu_hours) (another point at most as
 /// long and as costly, and better in one), by increasing time; equal points keep the first.
 std::vector<std::size_t> pareto_front(const std::vector<TrainingPoint>& points);
+
+/// The same over (Monte Carlo p50, GPU-hours at the expected wall time); every point needs its
+/// goodput.
+std::vector<std::size_t> failure_pareto_front(const std::vector<TrainingPoint>& points);
 
 /// Steps of a run at `batch` sequences of `seq_len` tokens: S_min·(1 + B_crit/B).
 double steps_at(double min_steps, scaling::Tokens critical, std::int64_t batch,
@@ -85,7 +108,8 @@ double steps_at(double min_steps, scaling::Tokens critical, std::int64_t batch,
 
 /// The search. Throws Infeasible naming the field: tokens ≤ 0; a target loss at or below the
 /// model's floor (N_c/N)^α_N; max_gpus < 1 or below min_gpus; max_gpus that the grid's largest
-/// batch cannot lay out; no point of the grid with a layout that fits.
+/// batch cannot lay out; no point of the grid with a layout that fits; failures requested on a
+/// profile without a reliability section.
 TrainingTimeResult search_training_time(const ModelSpec& model, const hw::HardwareProfile& hardware,
                                         const TrainingTimeRequest& request);
 

@@ -203,6 +203,27 @@ TEST_CASE("gnuplot plot: an SVG with a line per series, the same bytes twice, wr
   CHECK(render_svg(one).find("</svg>") != std::string::npos);
 }
 
+TEST_CASE("gnuplot plot: horizontal bars from each point to its end, in the x range") {
+  PlotSpec bars;
+  bars.title = "p50 and p90";
+  bars.series = {{"front",
+                  {{10.0, 300.0}, {12.0, 200.0}, {NAN, 100.0}, {15.0, 50.0}},
+                  {11.0, 13.5, 20.0, INFINITY}}};
+  // The NaN point and the point whose bar end is infinite are left out, with their ends.
+  const std::string script = gnuplot_script(bars);
+  CHECK(script.find("$series0 << EOD\n10 300 11\n12 200 13.5\nEOD\n") != std::string::npos);
+  CHECK(script.find("$series0 using 1:2:1:3 with xerrorlines linewidth 2") != std::string::npos);
+  bars.log_x = true;  // the range reaches the last bar's end, the ticks only the points
+  CHECK(gnuplot_script(bars).find("set xtics ('10' 10, '12' 12)\nset xrange [8.695652173913045:"
+                                  "15.524999999999999]") != std::string::npos);
+  PlotSpec short_ends = bars;
+  short_ends.series[0].x_high.pop_back();
+  CHECK(error_of([&] { gnuplot_script(short_ends); }) ==
+        "plot series 'front': 3 bar ends for 4 points (one per point)");
+  const std::string svg = svg_or_skip(bars);
+  if (!svg.empty()) CHECK(svg.find("</svg>") != std::string::npos);
+}
+
 TEST_CASE(
     "report files: a new README holds every block, the check finds changed, missing and "
     "stale files") {

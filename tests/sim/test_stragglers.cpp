@@ -10,6 +10,7 @@
 #include "inputs/scenario_loader.hpp"
 #include "models/build_program.hpp"
 #include "models/stragglers.hpp"
+#include "sim/analysis/straggler_robustness.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::sim {
@@ -113,6 +114,31 @@ TEST_CASE(
           doctest::Approx(full.result.iteration_time.seconds()).epsilon(0.01));
     CHECK(full.result.iteration_time > replay_scenario(s, false).result.iteration_time);
   }
+}
+
+TEST_CASE("stragglers: a layout's robustness is where one slow GPU costs most") {
+  // Data parallelism: every GPU is alike, so GPU 0 and the last cost the same, (f - 1) x the
+  // compute share. A pipeline: the last stage is the slowest already, so a slow GPU there
+  // costs more than on stage 0, whose slack under the last stage's pace absorbs part of it.
+  const Scenario dp = inputs::load_scenario(kRoot / "scenarios/tests/straggler-dp4.yaml");
+  const hw::HardwareProfile hw = inputs::scenario_hardware(dp);
+  const Layout dp_layout{dp.parallel, dp.training.micro_batch, dp.training.fp8};
+  const StragglerRobustness d =
+      straggler_robustness(dp.model, hw, dp_layout, dp.training.global_batch, 1.2);
+  const Run base = replay_scenario(dp, false);
+  CHECK(d.first_gpu == d.last_gpu);
+  CHECK(d.cost(base.result.iteration_time) ==
+        doctest::Approx(0.2 * busy(base.result.breakdown.front()).seconds() /
+                        base.result.iteration_time.seconds())
+            .epsilon(0.01));
+  const Scenario pp = inputs::load_scenario(kRoot / "scenarios/tests/straggler-pp4.yaml");
+  const Layout pp_layout{pp.parallel, pp.training.micro_batch, pp.training.fp8};
+  const StragglerRobustness p =
+      straggler_robustness(pp.model, hw, pp_layout, pp.training.global_batch, 1.5);
+  CHECK(p.last_gpu > p.first_gpu);
+  CHECK(p.worst() == p.last_gpu);
+  CHECK(p.last_gpu == replay_scenario(pp, true).result.iteration_time);
+  CHECK_THROWS_AS(straggler_robustness(pp.model, hw, pp_layout, 16, 0.5), std::invalid_argument);
 }
 
 TEST_CASE("stragglers: bad slowdowns are refused") {

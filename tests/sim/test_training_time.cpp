@@ -178,3 +178,177 @@ TEST_CASE("training time: impossible requests are errors naming the field") {
   r.tokens.reset();
   CHECK(message_of(model, r).find("neither given") != std::string::npos);
 }
+
+// ---- with failures --------------------------------------------------------------------------
+
+namespace {
+
+// small_profile with interruptions frequent enough to matter on the tiny model's runs of a
+// few hundred seconds (one every ~5 min on 4 GPUs), a 30 s restart and a slow file system.
+hw::HardwareProfile failing_profile() {
+  hw::HardwareProfile hw = test::small_profile();
+  hw::ReliabilitySpec r;
+  r.unplanned.push_back({"faulty_gpu", InterruptionRate::per_gpu_day(50.0)});
+  r.unplanned.push_back({"network", InterruptionRate::per_gpu_day(25.0)});
+  r.planned = InterruptionRate::per_gpu_day(5.0);
+  r.detect = Time::from_seconds(10.0);
+  r.restart = Time::from_seconds(20.0);
+  r.checkpoint.device_to_host = Bandwidth::gb_per_s(1);
+  r.checkpoint.node_write = Bandwidth::gb_per_s(1);
+  r.checkpoint.node_read = Bandwidth::gb_per_s(1);
+  r.checkpoint.filesystem_write = Bandwidth::gb_per_s(0.01);
+  r.checkpoint.filesystem_read = Bandwidth::gb_per_s(0.01);
+  hw.reliability = r;
+  return hw;
+}
+
+TrainingTimeRequest failing_request(std::uint64_t seed = 1, unsigned threads = 1) {
+  TrainingTimeRequest r = tiny_request();
+  r.search.threads = threads;
+  r.failures = FailureOptions{200, seed};
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "training time with failures: every point's wall is at least its work, the front is "
+    "non-dominated") {
+  const ModelSpec model = tiny_model();
+  const TrainingTimeResult r = search_training_time(model, failing_profile(), failing_request());
+  REQUIRE(r.failures);
+  REQUIRE(!r.points.empty());
+  for (const TrainingPoint& p : r.points) {
+    REQUIRE(p.goodput);
+    const PointGoodput& g = *p.goodput;
+    CHECK(g.work_s == p.seconds);
+    CHECK(g.expected_wall_s >= p.seconds);
+    CHECK(g.monte_carlo.p50 >= p.seconds);
+    CHECK(g.monte_carlo.p90 >= g.monte_carlo.p50);
+    CHECK(g.monte_carlo.wall_s.empty());  // summarised
+    CHECK(g.run.gpus == p.gpus);
+    CHECK(g.run.interval_steps >= 1);
+    CHECK(g.run.effective > 0.0);
+    CHECK(g.run.effective < 1.0);
+    CHECK(g.gpu_hours == doctest::Approx(static_cast<double>(p.gpus) * g.expected_wall_s / 3600.0));
+    CHECK(g.seed == point_seed(1, p.batch, p.gpus));
+  }
+  // Failures cost something here: on average well above a tenth of a percent.
+  const PointGoodput& at_best = *r.points[r.best].goodput;
+  CHECK(at_best.expected_wall_s > 1.001 * at_best.work_s);
+
+  const std::vector<std::size_t>& front = r.failures->front;
+  REQUIRE(!front.empty());
+  CHECK(r.failures->best == front.front());
+  const auto p50 = [&](std::size_t i) { return r.points[i].goodput->monte_carlo.p50; };
+  const auto cost = [&](std::size_t i) { return r.points[i].goodput->gpu_hours; };
+  for (std::size_t i = 0; i < r.points.size(); ++i)
+    CHECK(p50(r.failures->best) <= p50(i));
+  // No front point dominates another; every point off the front is dominated by one on it.
+  for (std::size_t a : front) {
+    for (std::size_t b : front) {
+      if (a == b) continue;
+      CHECK_FALSE((p50(a) <= p50(b) && cost(a) <= cost(b)));
+    }
+  }
+  for (std::size_t i = 0; i < r.points.size(); ++i) {
+    bool dominated_or_on = false;
+    for (std::size_t f : front)
+      dominated_or_on |= f == i || (p50(f) <= p50(i) && cost(f) <= cost(i));
+    CHECK(dominated_or_on);
+  }
+  for (std::size_t k = 1; k < front.size(); ++k)
+    CHECK(p50(front[k - 1]) < p50(front[k]));
+}
+
+TEST_CASE("training time with failures: the same seed draws the same runs, on any thread count") {
+  const ModelSpec model = tiny_model();
+  const TrainingTimeResult a =
+      search_training_time(model, failing_profile(), failing_request(1, 1));
+  const TrainingTimeResult b =
+      search_training_time(model, failing_profile(), failing_request(1, 2));
+  const TrainingTimeResult c =
+      search_training_time(model, failing_profile(), failing_request(2, 1));
+  REQUIRE(a.points.size() == b.points.size());
+  REQUIRE(a.points.size() == c.points.size());
+  bool another_seed_differs = false;
+  for (std::size_t i = 0; i < a.points.size(); ++i) {
+    const PointGoodput& x = *a.points[i].goodput;
+    const PointGoodput& y = *b.points[i].goodput;
+    CHECK(x.monte_carlo.p50 == y.monte_carlo.p50);
+    CHECK(x.monte_carlo.p90 == y.monte_carlo.p90);
+    CHECK(x.monte_carlo.mean == y.monte_carlo.mean);
+    CHECK(x.expected_wall_s == y.expected_wall_s);
+    CHECK(x.run.interval_steps == y.run.interval_steps);
+    const PointGoodput& z = *c.points[i].goodput;
+    another_seed_differs |= z.monte_carlo.mean != x.monte_carlo.mean;
+    CHECK(z.expected_wall_s == x.expected_wall_s);  // the closed form draws nothing
+  }
+  CHECK(another_seed_differs);
+  CHECK(a.failures->front == b.failures->front);
+  CHECK(a.failures->best == b.failures->best);
+}
+
+TEST_CASE("training time with failures: a point's seed is its own, whatever the grid") {
+  // Mixed from the base seed and the point's (batch, GPUs): swapping them, or the base, moves it.
+  CHECK(point_seed(1, 8, 4) == point_seed(1, 8, 4));
+  CHECK(point_seed(1, 8, 4) != point_seed(1, 4, 8));
+  CHECK(point_seed(1, 8, 4) != point_seed(2, 8, 4));
+  // A point keeps its figures in a smaller grid (--max-gpus 2 drops the 4-GPU column).
+  const ModelSpec model = tiny_model();
+  const TrainingTimeResult wide = search_training_time(model, failing_profile(), failing_request());
+  TrainingTimeRequest narrow_request = failing_request();
+  narrow_request.max_gpus = 2;
+  const TrainingTimeResult narrow = search_training_time(model, failing_profile(), narrow_request);
+  for (const TrainingPoint& n : narrow.points) {
+    for (const TrainingPoint& w : wide.points) {
+      if (w.batch != n.batch || w.gpus != n.gpus) continue;
+      CHECK(w.goodput->monte_carlo.p50 == n.goodput->monte_carlo.p50);
+      CHECK(w.goodput->monte_carlo.p90 == n.goodput->monte_carlo.p90);
+    }
+  }
+}
+
+TEST_CASE("training time with failures: without them the result is the failure-free one exactly") {
+  const ModelSpec model = tiny_model();
+  // The same search on a profile without a reliability section, on one with it but failures
+  // not requested (--no-failures), and with failures.
+  const TrainingTimeResult plain =
+      search_training_time(model, test::small_profile(), tiny_request());
+  const TrainingTimeResult off = search_training_time(model, failing_profile(), tiny_request());
+  const TrainingTimeResult on = search_training_time(model, failing_profile(), failing_request());
+  CHECK_FALSE(off.failures);
+  for (const TrainingTimeResult* other : {&off, &on}) {
+    REQUIRE(other->points.size() == plain.points.size());
+    CHECK(other->best == plain.best);
+    CHECK(other->front == plain.front);
+    CHECK(other->skipped.size() == plain.skipped.size());
+    CHECK(other->best_at_batch_edge == plain.best_at_batch_edge);
+    for (std::size_t i = 0; i < plain.points.size(); ++i) {
+      const TrainingPoint& p = plain.points[i];
+      const TrainingPoint& q = other->points[i];
+      CHECK(q.batch == p.batch);
+      CHECK(q.gpus == p.gpus);
+      CHECK(q.steps == p.steps);
+      CHECK(q.seconds == p.seconds);
+      CHECK(q.gpu_hours == p.gpu_hours);
+      CHECK(q.layout.iteration == p.layout.iteration);
+      CHECK(describe(q.layout.candidate.layout) == describe(p.layout.candidate.layout));
+      CHECK(q.goodput.has_value() == (other == &on));
+    }
+  }
+}
+
+TEST_CASE("training time with failures: a profile without a reliability section is an error") {
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest r = failing_request();
+  CHECK(message_of(model, r).find("failures: profile 'test' has no reliability: section") !=
+        std::string::npos);
+  r.failures->samples = 0;
+  try {
+    search_training_time(model, failing_profile(), r);
+    FAIL("no error");
+  } catch (const Infeasible& e) {
+    CHECK(std::string(e.what()).find("failures.samples: 0") != std::string::npos);
+  }
+}
