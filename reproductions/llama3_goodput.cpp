@@ -41,7 +41,7 @@ WindowDraws window_draws(const sim::RunGoodput& g) {
   return {work / runs.p90, work / runs.p50, work / runs.p10, runs.mean / 86400.0};
 }
 
-documents::ReportTable window_table(const sim::RunGoodput& g, const sim::WallTimeShares& s) {
+documents::ReportTable window_table(const sim::WallTimeShares& s) {
   documents::ReportTable t;
   t.id = "window";
   t.columns = {"of the 54 days", "share", "hours"};
@@ -54,7 +54,6 @@ documents::ReportTable window_table(const sim::RunGoodput& g, const sim::WallTim
   row("work lost to interruptions", s.lost_work);
   row("detecting, restarting, loading", s.restarts);
   row("planned stops", s.planned);
-  (void)g;
   return t;
 }
 
@@ -169,7 +168,7 @@ ReproductionReport run_llama3_goodput(const std::filesystem::path& root) {
       g.mtti_s / 3600.0, g.interval_steps, g.interval_s, g.optimal_s, g.young_s, g.daly_s,
       g.failures.restart_s / 60.0, g.failures.planned_stop_s / 60.0, draws.mean_wall_days,
       g.effective * kWindowDays);
-  report.tables.push_back(window_table(g, shares));
+  report.tables.push_back(window_table(shares));
   report.tables.push_back(cause_table(g));
   report.sweeps = scale_sweeps(run.scenario.model, hw);
   return report;

@@ -20,9 +20,7 @@ Time busy(const sim::TimeBreakdown& b) {
 
 /// The scenario without its stragglers.
 Scenario without_stragglers(Scenario s) {
-  s.stragglers = StragglerSpec{};
-  s.stragglers.rank.reset();
-  s.stragglers.fraction = 0.0;
+  s.stragglers = StragglerSpec{};  // no rank, no fraction
   return s;
 }
 

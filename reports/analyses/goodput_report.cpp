@@ -36,13 +36,12 @@ GoodputAnalysis analyze_goodput(std::string scenario, std::string hardware,
   a.steps = steps;
   a.run = goodput;
   a.shares = sim::wall_time_shares(goodput.interval_s, goodput.failures);
-  a.work_s = steps * goodput.iteration.seconds();
-  a.expected_wall_s = sim::expected_wall_time(a.work_s, goodput.interval_s, goodput.failures);
+  const sim::PointGoodput outcome = sim::run_outcome(goodput, steps, samples, seed);
+  a.work_s = outcome.work_s;
+  a.expected_wall_s = outcome.expected_wall_s;
   a.samples = samples;
   a.seed = static_cast<std::int64_t>(seed);
-  a.monte_carlo =
-      sim::monte_carlo_runs(a.work_s, goodput.interval_s, goodput.failures, samples, seed);
-  a.monte_carlo.wall_s.clear();  // summarised; the runs themselves are not reported
+  a.monte_carlo = outcome.monte_carlo;
   return a;
 }
 

@@ -9,6 +9,7 @@
 
 #include "sim/analysis/goodput.hpp"
 #include "sim/analysis/run_goodput.hpp"
+#include "sim/analysis/training_goodput.hpp"
 
 namespace trainsim::reports {
 

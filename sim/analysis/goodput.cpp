@@ -61,11 +61,10 @@ class RunSimulator {
 
   OneRun run(double work_s, double interval_s) {
     OneRun out;
-    run_ = &out;
     const double whole = std::floor(work_s / interval_s);
     const double rest = work_s - whole * interval_s;
-    segments(interval_s, static_cast<std::int64_t>(whole));
-    if (rest > 0.0) segments(rest, 1);
+    segments(out, interval_s, static_cast<std::int64_t>(whole));
+    if (rest > 0.0) segments(out, rest, 1);
     // Planned stops over the whole wall time, each stretching it by c_p.
     double wall = out.wall_s;
     for (double at = draws_.exponential(m_.planned_per_s); at < wall;
@@ -79,38 +78,37 @@ class RunSimulator {
 
  private:
   /// `count` segments of `work_s` each, one after the other.
-  void segments(double work_s, std::int64_t count) {
+  void segments(OneRun& run, double work_s, std::int64_t count) {
     const double stretch = work_s + m_.checkpoint_s;
     while (count > 0) {
       const double next = draws_.exponential(m_.unplanned_per_s);
       const double fit = std::floor(next / stretch);
       if (fit >= static_cast<double>(count)) {
-        run_->wall_s += static_cast<double>(count) * stretch;
+        run.wall_s += static_cast<double>(count) * stretch;
         return;
       }
       count -= static_cast<std::int64_t>(fit);
-      run_->wall_s += next;  // the whole segments before it, and the part it throws away
-      ++run_->unplanned;
-      restart();
+      run.wall_s += next;  // the whole segments before it, and the part it throws away
+      ++run.unplanned;
+      restart(run);
     }
   }
 
   /// A restart, begun again by each interruption during it.
-  void restart() {
+  void restart(OneRun& run) {
     for (;;) {
       const double next = draws_.exponential(m_.unplanned_per_s);
       if (next >= m_.restart_s) {
-        run_->wall_s += m_.restart_s;
+        run.wall_s += m_.restart_s;
         return;
       }
-      run_->wall_s += next;
-      ++run_->unplanned;
+      run.wall_s += next;
+      ++run.unplanned;
     }
   }
 
   const FailureModel& m_;
   Draws& draws_;
-  OneRun* run_ = nullptr;
 };
 
 double nearest_rank(const std::vector<double>& sorted, double p) {

@@ -21,16 +21,21 @@ std::uint64_t point_seed(std::uint64_t base, std::int64_t batch, std::int64_t gp
 PointGoodput point_goodput(const ModelSpec& model, std::int64_t batch, std::int64_t gpus,
                            std::int64_t gpus_per_node, Time iteration, double steps,
                            const hw::ReliabilitySpec& reliability, const FailureOptions& options) {
+  return run_outcome(run_goodput(model, gpus, gpus_per_node, iteration, reliability), steps,
+                     options.samples, point_seed(options.seed, batch, gpus));
+}
+
+PointGoodput run_outcome(const RunGoodput& run, double steps, std::int64_t samples,
+                         std::uint64_t seed) {
   PointGoodput p;
-  p.run = run_goodput(model, gpus, gpus_per_node, iteration, reliability);
-  p.work_s = steps * iteration.seconds();
-  p.expected_wall_s = expected_wall_time(p.work_s, p.run.interval_s, p.run.failures);
-  p.seed = point_seed(options.seed, batch, gpus);
-  p.monte_carlo =
-      monte_carlo_runs(p.work_s, p.run.interval_s, p.run.failures, options.samples, p.seed);
+  p.run = run;
+  p.work_s = steps * run.iteration.seconds();
+  p.expected_wall_s = expected_wall_time(p.work_s, run.interval_s, run.failures);
+  p.seed = seed;
+  p.monte_carlo = monte_carlo_runs(p.work_s, run.interval_s, run.failures, samples, seed);
   p.monte_carlo.wall_s.clear();  // summarised; a grid of points would hold every run otherwise
   p.monte_carlo.wall_s.shrink_to_fit();
-  p.gpu_hours = static_cast<double>(gpus) * p.expected_wall_s / 3600.0;
+  p.gpu_hours = static_cast<double>(run.gpus) * p.expected_wall_s / 3600.0;
   return p;
 }
 

@@ -35,6 +35,11 @@ struct PointGoodput {
   double gpu_hours = 0.0;        ///< GPUs × expected wall hours
 };
 
+/// The figures of `steps` steps under `run` (its interval as chosen), the Monte Carlo from
+/// `seed` (kept in PointGoodput::seed). Throws as monte_carlo_runs.
+PointGoodput run_outcome(const RunGoodput& run, double steps, std::int64_t samples,
+                         std::uint64_t seed);
+
 /// The seed of the point at (batch, gpus): splitmix64 mixing of the three.
 std::uint64_t point_seed(std::uint64_t base, std::int64_t batch, std::int64_t gpus);
 
