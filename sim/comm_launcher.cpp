@@ -155,7 +155,7 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
     flow_specs_.clear();
     if (send.size.count() > 0) {
       flow_specs_.push_back({src, send.peer, send.size.as_double()});
-      append_p2p_images(c, src, send.peer, send.size.as_double());
+      append_p2p_images(program_, index_, c, src, send.peer, send.size.as_double(), flow_specs_);
     }
     const double efficiency = p2p_efficiency(send.size, inter, hw_);
     queue_flows({efficiency, efficiency}, channel_routes_[static_cast<std::size_t>(info.ref)]);
@@ -171,14 +171,16 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
 /// peer at the same rank offset (the plan's translation symmetry: stage s+1 of a TP/DP
 /// position is the same offset away for every position), when that peer is represented by
 /// the receiver. Their flows share links with the recorded one.
-void CommLauncher::append_p2p_images(const IndexedChannel& c, Rank src, Rank dst, double bytes) {
-  if (program_.records_every_rank()) return;
-  for (const Rank image : index_.represented_by(c.sender)) {
+void append_p2p_images(const program::Program& program, const ProgramIndex& index,
+                       const IndexedChannel& c, Rank src, Rank dst, double bytes,
+                       std::vector<FlowSpec>& out) {
+  if (program.records_every_rank()) return;
+  for (const Rank image : index.represented_by(c.sender)) {
     if (image == src) continue;
     const Rank peer = dst + (image - src);
-    if (peer < 0 || peer >= program_.world_size || peer == image) continue;
-    if (index_.representative[static_cast<std::size_t>(peer)] != c.receiver) continue;
-    flow_specs_.push_back({image, peer, bytes});
+    if (peer < 0 || peer >= program.world_size || peer == image) continue;
+    if (index.representative[static_cast<std::size_t>(peer)] != c.receiver) continue;
+    out.push_back({image, peer, bytes});
   }
 }
 

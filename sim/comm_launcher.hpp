@@ -22,6 +22,13 @@
 
 namespace trainsim::sim {
 
+/// Representative replay: the flows of the unrecorded ranks that channel `c`'s sender stands
+/// for, each sending `bytes` to the peer at the same rank offset as `src` to `dst` when the
+/// receiver stands for that peer (appended to `out`; nothing when every rank is recorded).
+void append_p2p_images(const program::Program& program, const ProgramIndex& index,
+                       const IndexedChannel& c, program::Rank src, program::Rank dst, double bytes,
+                       std::vector<FlowSpec>& out);
+
 /// (recorded-rank index, op index): one op taking part in an activity.
 using Participant = std::pair<std::int32_t, program::OpIndex>;
 
@@ -80,8 +87,6 @@ class CommLauncher {
     std::vector<std::uint8_t> recv_ready;
   };
 
-  void append_p2p_images(const IndexedChannel& c, program::Rank src, program::Rank dst,
-                         double bytes);
   /// The routes of the flows between some GPU pairs, in their order.
   struct CachedRoutes {
     std::vector<std::pair<program::Rank, program::Rank>> pairs;

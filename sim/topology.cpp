@@ -170,15 +170,19 @@ std::vector<LinkId> Topology::searched_route(std::int32_t from, std::int32_t to)
   return links;
 }
 
-std::vector<LinkId> Topology::structural_route(std::int32_t from, std::int32_t to) const {
+Topology::Links Topology::route_links(std::int32_t from, std::int32_t to) const {
+  if (from < 0 || to < 0 || from >= gpu_count_ || to >= gpu_count_) {
+    throw std::out_of_range(
+        fmt::format("topology: route {} -> {} outside 0..{}", from, to, gpu_count_ - 1));
+  }
   // Each pair has one shortest path, so this is the search's route: inside a node the fabric
   // (2 hops through an NVSwitch, 3 through a PCIe root's bridge) is shorter than leaving
   // through a NIC (5 hops); across nodes, GPU -> its NIC -> core -> the peer's NIC -> peer
   // (5 hops) is shorter than any detour through a fabric to another GPU's NIC.
-  std::vector<LinkId> links;
+  Links links;
   if (from == to) return links;
   const auto add = [&links](LinkId l) {
-    if (l >= 0) links.push_back(l);
+    if (l >= 0) links.ids[links.count++] = l;
   };
   const std::int32_t node = node_of(from);
   const std::int32_t peer_node = node_of(to);
@@ -200,14 +204,11 @@ std::vector<LinkId> Topology::structural_route(std::int32_t from, std::int32_t t
 }
 
 std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
-  if (from < 0 || to < 0 || from >= gpu_count_ || to >= gpu_count_) {
-    throw std::out_of_range(
-        fmt::format("topology: route {} -> {} outside 0..{}", from, to, gpu_count_ - 1));
-  }
   const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32) |
                             static_cast<std::uint32_t>(to);
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  return routes_.emplace(key, structural_route(from, to)).first->second;
+  const std::span<const LinkId> links = route_links(from, to).view();
+  return routes_.emplace(key, std::vector<LinkId>(links.begin(), links.end())).first->second;
 }
 
 double Topology::bottleneck(std::span<const LinkId> r) const {

@@ -91,6 +91,12 @@ nlohmann::ordered_json layout_json(const sim::Layout& layout) {
   j["pipeline_size"] = p.pipeline.size;
   j["schedule"] = std::string(to_string(p.pipeline.schedule));
   j["chunks"] = p.pipeline.chunks;
+  j["first_stage_layers"] = p.pipeline.first_stage_layers
+                                ? nlohmann::ordered_json(*p.pipeline.first_stage_layers)
+                                : nlohmann::ordered_json(nullptr);
+  j["last_stage_layers"] = p.pipeline.last_stage_layers
+                               ? nlohmann::ordered_json(*p.pipeline.last_stage_layers)
+                               : nlohmann::ordered_json(nullptr);
   j["data_size"] = p.data.size;
   j["zero"] = p.data.zero;
   j["recompute"] = std::string(to_string(p.recompute));
@@ -130,10 +136,10 @@ std::string plan_text(const PlanReport& report) {
                    report.hardware, s.gpus, s.global_batch, to_gib_string(s.capacity)));
   line(fmt::format(
       "layouts: {} valid; {} pruned by model state; {} bounded out by the time floors of {} "
-      "tensor blocks; {} pruned by estimated peak; {} estimated from {} reduced layouts (4 "
-      "replays each); {} replayed in full",
-      s.layouts, s.pruned_by_floor, s.bounded_out, s.compute_layouts, s.pruned_by_estimate,
-      s.ranked.size(), s.reduced_layouts, s.replayed));
+      "tensor blocks and the link traffic of {} reduced layouts; {} pruned by estimated peak; "
+      "{} estimated from {} reduced layouts (4 replays each); {} replayed in full",
+      s.layouts, s.pruned_by_floor, s.bounded_out, s.compute_layouts, s.traffic_layouts,
+      s.pruned_by_estimate, s.ranked.size(), s.reduced_layouts, s.replayed));
   line("");
   line(fmt::format("  {:<5}{:>10}  {:>10}  {:>8}  {:>6}  {:>6}  {:>8}  {:>9}  {:>8}  {}", "rank",
                    "iteration", "tokens/s", "TFLOP/s", "bubble", "comm", "recomp", "headroom",
@@ -179,6 +185,7 @@ nlohmann::ordered_json plan_json(const PlanReport& report) {
   j["pruned_by_floor"] = s.pruned_by_floor;
   j["pruned_by_estimate"] = s.pruned_by_estimate;
   j["compute_layouts"] = s.compute_layouts;
+  j["traffic_layouts"] = s.traffic_layouts;
   j["bounded_out"] = s.bounded_out;
   j["reduced_layouts"] = s.reduced_layouts;
   j["estimated"] = s.ranked.size();

@@ -4,11 +4,13 @@
 // headroom), set against the scenario's own layout when the request is the scenario's.
 //
 // JSON keys, in order: scenario, hardware, gpus, global_batch, capacity_bytes, layouts (valid
-// layouts enumerated), pruned_by_floor, pruned_by_estimate, compute_layouts, bounded_out,
+// layouts enumerated), pruned_by_floor, pruned_by_estimate, compute_layouts, traffic_layouts
+// (reduced layouts whose link traffic set floors), bounded_out,
 // reduced_layouts, estimated (survivors ranked by the estimate), best (array, fastest first),
 // rejected (replayed, over capacity), reference (the scenario's layout replayed, or null). Each
 // layout entry: rank, description, layout {tensor_kind, tensor_size, depth, sequence_parallel,
-// pipeline_size, schedule, chunks, data_size, zero, recompute, micro_batch}, estimate_rank (null
+// pipeline_size, schedule, chunks, first_stage_layers, last_stage_layers (null: even stages),
+// data_size, zero, recompute, micro_batch}, estimate_rank (null
 // for the reference), estimated_iteration_s, iteration_s, estimate_error (estimated / replayed −
 // 1), tokens_per_s, model_tflops_per_gpu, peak_bytes, headroom_bytes, fits, breakdown_s {compute,
 // recompute, optimizer, exposed_comm, bubble, other} of pipeline stage 0; with --stragglers,

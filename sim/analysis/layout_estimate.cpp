@@ -20,13 +20,7 @@ struct ReducedRun {
 
 ReducedRun run_reduced(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
                        std::int64_t micro_batches, const hw::HardwareProfile& hardware) {
-  ModelSpec m = model;
-  m.layers = layers;
-  ParallelPlan plan = reduced.plan;
-  if (plan.pipeline.schedule == PipelineSchedule::layered) plan.pipeline.chunks = layers;
-  const TrainingSpec training =
-      training_of(reduced, reduced.micro_batch * plan.data.size * micro_batches);
-  const program::Program program = build_program(m, plan, training, ProgramScope::representative);
+  const program::Program program = reduced_program(model, reduced, layers, micro_batches);
   ReplayOptions options;
   options.record_op_timings = false;
   const SimulationResult result = replay(program, hardware, options);
@@ -79,6 +73,26 @@ double bubble_micro_batches(const PipelineParallel& pp, std::int64_t micro_batch
 
 }  // namespace
 
+program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
+                                 std::int64_t micro_batches) {
+  ModelSpec m = model;
+  m.layers = layers;
+  ParallelPlan plan = reduced.plan;
+  if (plan.pipeline.schedule == PipelineSchedule::layered) plan.pipeline.chunks = layers;
+  const TrainingSpec training =
+      training_of(reduced, reduced.micro_batch * plan.data.size * micro_batches);
+  return build_program(m, plan, training, ProgramScope::representative);
+}
+
+Bilinear Bilinear::fit(double f11, double f12, double f21, double f22) {
+  Bilinear f;
+  f.e = f22 - f21 - f12 + f11;
+  f.c = (f12 - f11) - f.e;
+  f.b = (f21 - f11) - f.e;
+  f.a = f11 - f.b - f.c - f.e;
+  return f;
+}
+
 Layout reduced_layout(const Layout& layout) {
   Layout r = layout;
   const bool layered_alone =
@@ -102,9 +116,16 @@ Layout compute_layout(const Layout& layout) {
   return r;
 }
 
+std::int64_t largest_stage_layers(const ModelSpec& model, const ParallelPlan& plan) {
+  std::int64_t most = 0;
+  for (std::int64_t s = 0; s < plan.pipeline.size; ++s)
+    most = std::max(most, plan.pipeline.stage_layers(model.layers, s));
+  return most;
+}
+
 StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage) {
   const ParallelPlan& p = layout.plan;
-  const std::int64_t stage_layers = model.layers / p.pipeline.size;
+  const std::int64_t stage_layers = p.pipeline.stage_layers(model.layers, stage);
   StageParameters out;
   if (!model.moe) {
     out.dense =
@@ -118,10 +139,12 @@ StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, s
   const std::int64_t chunks = p.pipeline.chunks;
   const std::int64_t chunk_layers = stage_layers / chunks;
   std::int64_t moe_layers = 0;
+  // Uneven stages have one chunk, starting after the stages before it.
+  const std::int64_t first = p.pipeline.uneven() ? p.pipeline.stage_first_layer(model.layers, stage)
+                                                 : stage * chunk_layers;
   for (std::int64_t c = 0; c < chunks; ++c) {
     for (std::int64_t i = 0; i < chunk_layers; ++i) {
-      if (model.moe_layer(stage * chunk_layers + c * p.pipeline.size * chunk_layers + i))
-        ++moe_layers;
+      if (model.moe_layer(first + c * p.pipeline.size * chunk_layers + i)) ++moe_layers;
     }
   }
   const std::int64_t h = model.hidden;
@@ -154,10 +177,10 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
                           params.experts * (2.0 + 4.0 + expert_adam));
   };
   // The stage that holds the most: pruning compares with the largest peak over the GPUs, and
-  // with experts the stages differ (a dense layer can outweigh a MoE layer per GPU, or the
-  // reverse). Without experts every stage holds the same.
+  // with experts or uneven stages the stages differ (a dense layer can outweigh a MoE layer
+  // per GPU, or the reverse). Otherwise every stage holds the same.
   Bytes most = floor_of(stage_parameters(model, layout, 0));
-  if (model.moe) {
+  if (model.moe || p.pipeline.uneven()) {
     for (std::int64_t s = 1; s < p.pipeline.size; ++s)
       most = std::max(most, floor_of(stage_parameters(model, layout, s)));
   }
@@ -172,14 +195,7 @@ ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
                           1 + static_cast<std::int64_t>(i % 2), hardware);
   }
   const auto fit = [&](auto field) {
-    const double t11 = field(runs[0]), t12 = field(runs[1]), t21 = field(runs[2]),
-                 t22 = field(runs[3]);
-    Bilinear f;
-    f.e = t22 - t21 - t12 + t11;
-    f.c = (t12 - t11) - f.e;
-    f.b = (t21 - t11) - f.e;
-    f.a = t11 - f.b - f.c - f.e;
-    return f;
+    return Bilinear::fit(field(runs[0]), field(runs[1]), field(runs[2]), field(runs[3]));
   };
   time_s_ = fit([](const ReducedRun& r) { return r.time_s; });
   // One stage-boundary transfer: a micro batch's boundary activation (or its gradient),
@@ -206,7 +222,7 @@ LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout
                                     std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
   const std::int64_t m = global_batch / (layout.micro_batch * plan.data.size);
-  const std::int64_t stage_layers = model.layers / plan.pipeline.size;
+  const std::int64_t stage_layers = largest_stage_layers(model, plan);
   const auto L = static_cast<double>(stage_layers);
   const auto mm = static_cast<double>(m);
   LayoutEstimate out;
@@ -245,7 +261,7 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   const ParallelPlan& plan = layout.plan;
   const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
   const auto m = static_cast<double>(micro_batches);
-  const auto L = static_cast<double>(model.layers / plan.pipeline.size);
+  const auto L = static_cast<double>(largest_stage_layers(model, plan));
   // ZeRO shards over the gradient group: DP x CP.
   const double d = static_cast<double>(plan.data.size * plan.context.size);
   const double once = (time_s_.a + time_s_.b * L) / (plan.data.zero >= 1 ? d : 1.0);
@@ -256,7 +272,8 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
   // the bf16 weight's 2, each kept 1/d; the experts' Adam state over the expert-data group
   // (the compute layout kept none of it sharded).
-  const StageParameters stage = stage_parameters(model, layout, 0);
+  // The stage the peak was extrapolated to: the largest (with uneven stages a middle one).
+  const StageParameters stage = stage_parameters(model, layout, plan.pipeline.uneven() ? 1 : 0);
   const double params = (stage.dense + static_cast<double>(model.embedding_parameters())) /
                         static_cast<double>(plan.tensor.size);
   const int z = plan.data.zero;

@@ -32,6 +32,7 @@
 
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
+#include "models/program.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/hardware_profile.hpp"
 #include "units/units.hpp"
@@ -61,6 +62,10 @@ Layout compute_layout(const Layout& layout);
 /// A lower bound on the bytes one GPU of `layout` holds (see above).
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout);
 
+/// The layers of the pipeline's largest stage: L/p, or with uneven stages the middle ones'
+/// (the estimate charges that stage the embedding and the head too).
+std::int64_t largest_stage_layers(const ModelSpec& model, const ParallelPlan& plan);
+
 /// Parameters a GPU of pipeline stage `stage` holds, for the closed forms above.
 struct StageParameters {
   double dense = 0.0;        ///< attention, norms, dense MLPs, router, shared experts: before TP
@@ -68,6 +73,20 @@ struct StageParameters {
   double expert_data = 1.0;  ///< GPUs the experts' optimizer state is sharded over (t·c·d / e)
 };
 StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage);
+
+/// The reduced layout's Program with `layers` layers on its one stage and `micro_batches` micro
+/// batches per replica (representative ranks): what the estimate's replays and the traffic
+/// floor read.
+program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
+                                 std::int64_t micro_batches);
+
+/// f(l, m) = a + b·l + c·m + e·l·m, fitted exactly to its values at l, m in {1, 2}.
+struct Bilinear {
+  double a = 0, b = 0, c = 0, e = 0;
+  static Bilinear fit(double f11, double f12, double f21, double f22);
+  double at(double l, double m) const { return a + b * l + c * m + e * l * m; }
+  auto operator<=>(const Bilinear&) const = default;
+};
 
 /// The four replays of one reduced layout, fitted.
 class ReducedFit {
@@ -92,10 +111,6 @@ class ReducedFit {
                                std::int64_t global_batch) const;
 
  private:
-  struct Bilinear {
-    double a = 0, b = 0, c = 0, e = 0;
-    double at(double l, double m) const { return a + b * l + c * m + e * l * m; }
-  };
   double bubble_s(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers) const;
 
   Bilinear time_s_;

@@ -12,6 +12,7 @@
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "models/spread.hpp"
+#include "sim/analysis/traffic_floor.hpp"
 #include "sim/replay.hpp"
 
 namespace trainsim::sim {
@@ -94,7 +95,26 @@ ReplayedLayout decode_replayed(ByteReader& in) {
 /// stops does not depend on the thread count.
 constexpr std::size_t kBatchLayouts = 64;
 
-/// ReducedFits by reduced layout (describe() as the key), fitted on demand in parallel.
+void encode_fit(ByteWriter& out, const ReducedFit& fit) {
+  out.put(fit);
+}
+void encode_fit(ByteWriter& out, const TrafficFloor& fit) {
+  fit.encode(out);
+}
+template <class Fit>
+Fit decode_fit(ByteReader& in);
+template <>
+ReducedFit decode_fit(ByteReader& in) {
+  return in.get<ReducedFit>();
+}
+template <>
+TrafficFloor decode_fit(ByteReader& in) {
+  return TrafficFloor::decode(in);
+}
+
+/// Fits (ReducedFit, TrafficFloor) by reduced layout (describe() as the key), made on demand
+/// in parallel.
+template <class Fit>
 class FitCache {
  public:
   /// Fits the reduced layouts of `which` (reduced[i] for i in which) not fitted yet.
@@ -106,27 +126,27 @@ class FitCache {
       const auto [it, added] = index_.emplace(describe(reduced[i]), fits_.size() + todo.size());
       if (added) todo.push_back(reduced[i]);
     }
-    std::vector<std::optional<ReducedFit>> fitted = run_all<std::optional<ReducedFit>>(
+    std::vector<std::optional<Fit>> fitted = run_all<std::optional<Fit>>(
         todo.size(), options, phase,
-        [&](std::size_t k) -> std::optional<ReducedFit> {
+        [&](std::size_t k) -> std::optional<Fit> {
           try {
-            return ReducedFit(model, todo[k], hardware);
+            return Fit(model, todo[k], hardware);
           } catch (const Infeasible&) {
             // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
             return std::nullopt;
           }
         },
-        [](ByteWriter& out, const std::optional<ReducedFit>& fit) {
+        [](ByteWriter& out, const std::optional<Fit>& fit) {
           out.put(fit.has_value());
-          if (fit) out.put(*fit);
+          if (fit) encode_fit(out, *fit);
         },
-        [](ByteReader& in) -> std::optional<ReducedFit> {
+        [](ByteReader& in) -> std::optional<Fit> {
           if (!in.get<bool>()) return std::nullopt;
-          return in.get<ReducedFit>();
+          return decode_fit<Fit>(in);
         });
     fits_.insert(fits_.end(), fitted.begin(), fitted.end());
   }
-  const ReducedFit* find(const Layout& reduced) const {
+  const Fit* find(const Layout& reduced) const {
     const auto it = index_.find(describe(reduced));
     if (it == index_.end() || !fits_[it->second]) return nullptr;
     return &*fits_[it->second];
@@ -135,7 +155,7 @@ class FitCache {
 
  private:
   std::map<std::string, std::size_t> index_;
-  std::vector<std::optional<ReducedFit>> fits_;
+  std::vector<std::optional<Fit>> fits_;
 };
 
 }  // namespace
@@ -199,16 +219,21 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   }
 
   // Time floors from the tensor blocks alone, then survivors in order of their floor.
-  FitCache compute;
+  FitCache<ReducedFit> compute;
   std::vector<Layout> compute_of(layouts.size());
   for (std::size_t i : survivors)
     compute_of[i] = compute_layout(layouts[i]);
   compute.fit(model, hardware, survivors, compute_of, options, "bound");
   out.compute_layouts = compute.size();
   const double limit = out.capacity.as_double() * (1.0 + options.memory_margin);
+  // The smallest peak of each kind, for the error when nothing fits: a floor's peak is a
+  // lower bound (often far below: it leaves out what data parallelism adds), so it is named
+  // only when no layout got as far as an estimate.
+  std::optional<std::pair<Bytes, std::size_t>> lowest_floor_peak;
   std::optional<std::pair<Bytes, std::size_t>> lowest_peak;
-  const auto note_peak = [&](Bytes peak, std::size_t i) {
-    if (!lowest_peak || peak < lowest_peak->first) lowest_peak = {peak, i};
+  const auto note_peak = [&](Bytes peak, std::size_t i, bool estimated) {
+    auto& lowest = estimated ? lowest_peak : lowest_floor_peak;
+    if (!lowest || peak < lowest->first) lowest = {peak, i};
     if (peak.as_double() <= limit) return true;
     ++out.pruned_by_estimate;
     return false;
@@ -219,15 +244,23 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     if (const ReducedFit* f = compute.find(compute_of[i])) {
       const LayoutEstimate floor = f->compute_floor(model, layouts[i], global_batch);
       floor_of[i] = floor.iteration;
-      if (note_peak(floor.peak, i)) order.emplace_back(floor.iteration, i);
+      if (note_peak(floor.peak, i, false)) order.emplace_back(floor.iteration, i);
     }
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  const auto by_floor = [](const auto& x, const auto& y) { return x.first < y.first; };
+  std::stable_sort(order.begin(), order.end(), by_floor);
 
   const std::size_t window = 4 * options.top;
-  FitCache reduced;
   std::vector<Layout> reduced_of(layouts.size());
+  for (const auto& [floor, i] : order)
+    reduced_of[i] = reduced_layout(layouts[i]);
+  // The busiest link's floor (traffic_floor.hpp) is taken lazily: a batch at the front whose
+  // traffic is not tallied yet is tallied, its floors raised to the larger of the two, and the
+  // rest re-sorted; only a batch whose floors are whole is estimated. Where communication
+  // dominates, the traffic floor sends the layout far back, often past where the search stops.
+  FitCache<TrafficFloor> traffic;
+  std::vector<std::uint8_t> tallied(layouts.size(), 0);
+  FitCache<ReducedFit> reduced;
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
   std::size_t next = 0;
   while (next < order.size()) {
@@ -238,9 +271,23 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     const std::size_t end_batch = std::min(order.size(), next + kBatchLayouts);
     std::vector<std::size_t> batch;
     for (std::size_t k = next; k < end_batch; ++k) {
-      batch.push_back(order[k].second);
-      reduced_of[order[k].second] = reduced_layout(layouts[order[k].second]);
+      if (!tallied[order[k].second]) batch.push_back(order[k].second);
     }
+    if (!batch.empty()) {
+      traffic.fit(model, hardware, batch, reduced_of, options, "bound");
+      for (std::size_t k = next; k < end_batch; ++k) {
+        auto& [floor, i] = order[k];
+        tallied[i] = 1;
+        if (const TrafficFloor* f = traffic.find(reduced_of[i])) {
+          floor_of[i] = std::max(floor_of[i], f->floor(model, layouts[i], global_batch));
+          floor = floor_of[i];
+        }
+      }
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(next), order.end(), by_floor);
+      continue;
+    }
+    for (std::size_t k = next; k < end_batch; ++k)
+      batch.push_back(order[k].second);
     reduced.fit(model, hardware, batch, reduced_of, options, "estimate");
     for (std::size_t i : batch) {
       const ReducedFit* f = reduced.find(reduced_of[i]);
@@ -248,9 +295,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       EstimatedLayout e{layouts[i], f->estimate(model, layouts[i], global_batch), i};
       // The bilinear fit extrapolates from one or two layers and micro batches; where their
       // communication overlaps differently than at full scale it can fall below what the tensor
-      // block's compute alone takes, which no layout beats.
+      // block's compute alone takes, or the busiest link's bytes, which no layout beats.
       e.estimate.iteration = std::max(e.estimate.iteration, floor_of[i]);
-      if (!note_peak(e.estimate.peak, i)) continue;
+      if (!note_peak(e.estimate.peak, i, true)) continue;
       out.ranked.push_back(e);
       best_times.insert(
           std::upper_bound(best_times.begin(), best_times.end(), e.estimate.iteration),
@@ -258,13 +305,19 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     }
     next = end_batch;
   }
+  out.traffic_layouts = traffic.size();
   out.bounded_out = order.size() - next;
   out.reduced_layouts = reduced.size();
   if (out.ranked.empty()) {
-    const std::string nearest =
-        lowest_peak ? fmt::format("; the smallest estimated peak is {} ({})",
-                                  gib(lowest_peak->first), describe(layouts[lowest_peak->second]))
-                    : std::string{};
+    std::string nearest;
+    if (lowest_peak) {
+      nearest = fmt::format("; the smallest estimated peak is {} ({})", gib(lowest_peak->first),
+                            describe(layouts[lowest_peak->second]));
+    } else if (lowest_floor_peak) {
+      nearest =
+          fmt::format("; none was estimated, the smallest lower bound on a peak is {} ({})",
+                      gib(lowest_floor_peak->first), describe(layouts[lowest_floor_peak->second]));
+    }
     throw Infeasible(
         fmt::format("no layout of {} GPUs fits in {} per GPU{}; use more GPUs, a "
                     "smaller micro batch limit or GPUs with more memory",

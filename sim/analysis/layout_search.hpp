@@ -4,11 +4,13 @@
 // (layout_estimate), the best K replayed in full and ranked by their replays. Public so that
 // a later search over batch size and GPU count (training time) can call it per point.
 //
-// Bound: the survivors are first given a cheap floor on their time (ReducedFit::
-// compute_floor, from replays of the tensor block alone) and estimated in full in order of
-// that floor, in batches of a fixed size; the search stops when 4·K layouts are estimated
-// and the 4·K-th best estimate is at most the next floor, since no layout left could enter
-// the 4·K best (`bounded_out` counts those never estimated; `exhaustive` turns this off).
+// Bound: the survivors are first given a cheap floor on their time, the larger of the compute
+// floor (ReducedFit::compute_floor, from replays of the tensor block alone) and the busiest
+// link's (TrafficFloor, from the reduced layout's communication tallied, not replayed), and
+// estimated in full in order of that floor, in batches of a fixed size; the search stops when 4·K
+// layouts are estimated and the 4·K-th best estimate is at most the next floor, since no layout
+// left could enter the 4·K best (`bounded_out` counts those never estimated; `exhaustive` turns
+// this off).
 //
 // Pruning is in two steps: a closed-form floor on the model state (never above what the
 // replay allocates, so never drops a layout that fits), then the estimated peak above
@@ -18,7 +20,7 @@
 // then those in the margin; a replayed layout over capacity is set aside (`rejected`) and the
 // next one replayed, until K fit or 3·K have been replayed; then, within the 3·K, those estimated
 // faster than the K-th replayed time (an estimate is a bilinear extrapolation from one or two
-// layers and micro batches, at least the tensor block's compute floor, and can be optimistic
+// layers and micro batches, at least the layout's floor, and can be optimistic
 // where communication overlaps differently at full scale), keeping the K fastest replays.
 //
 // Deterministic: the reduced replays and full replays run on `threads` threads, each into
@@ -81,6 +83,7 @@ struct SearchResult {
   std::size_t pruned_by_floor = 0;       ///< model state alone above capacity
   std::size_t pruned_by_estimate = 0;    ///< estimated peak above capacity·(1 + margin)
   std::size_t compute_layouts = 0;       ///< tensor blocks alone replayed for the floors (4 each)
+  std::size_t traffic_layouts = 0;  ///< reduced layouts whose link traffic set floors (4 tallies)
   std::size_t bounded_out = 0;           ///< floor above the 4·K-th best estimate: not estimated
   std::size_t reduced_layouts = 0;       ///< distinct reduced layouts replayed (4 replays each)
   std::size_t replayed = 0;              ///< layouts replayed in full

@@ -43,8 +43,23 @@ std::vector<TensorParallel> tensor_blocks(std::int64_t size, bool grids, bool co
 }
 
 /// The schedules of p stages: p = 1: plain accumulation (1f1b) and layered; p >= 2 the rest.
+/// When p does not divide the layers, p >= 3 stages whose first and last hold one layer less
+/// than the others, if that splits them (Llama 3 405B: 126 layers on 16 stages, 7 + 14 × 8 +
+/// 7; those stages also hold the embedding and the head), with the schedules that model
+/// uneven stages (gpipe, 1f1b); else none.
 std::vector<PipelineParallel> pipelines(std::int64_t p, std::int64_t layers) {
   std::vector<PipelineParallel> out;
+  if (layers % p != 0) {
+    if (p < 3 || (layers + 2) % p != 0 || (layers + 2) / p < 2) return out;
+    for (const PipelineSchedule schedule :
+         {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+      PipelineParallel pipeline{p, schedule, 1};
+      pipeline.first_stage_layers = (layers + 2) / p - 1;
+      pipeline.last_stage_layers = pipeline.first_stage_layers;
+      out.push_back(pipeline);
+    }
+    return out;
+  }
   if (p == 1) {
     out.push_back({1, PipelineSchedule::one_f_one_b, 1});
     out.push_back({1, PipelineSchedule::layered, layers});
@@ -93,6 +108,9 @@ std::string describe(const Layout& layout) {
   if (p.expert.size > 1) tensor += fmt::format(" · ep {}", p.expert.size);
   std::string pipe = fmt::format("pp {} {}", p.pipeline.size, to_string(p.pipeline.schedule));
   if (p.pipeline.chunks > 1) pipe += fmt::format(" v={}", p.pipeline.chunks);
+  if (p.pipeline.first_stage_layers)
+    pipe += fmt::format(" first {}", *p.pipeline.first_stage_layers);
+  if (p.pipeline.last_stage_layers) pipe += fmt::format(" last {}", *p.pipeline.last_stage_layers);
   return fmt::format("{} · {} · dp {} zero {}{} · recompute {} · mb {}", tensor, pipe, p.data.size,
                      p.data.zero, p.data.overlap_param_gather ? " gather overlapped" : "",
                      to_string(p.recompute), layout.micro_batch);
@@ -124,11 +142,12 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
         with_context.context.size = c;
         if (context_parallel_problem(model, with_context)) continue;
         for (std::int64_t p : divisors(gpus / (t * c))) {
-          if (model.layers % p != 0) continue;
+          const std::vector<PipelineParallel> schedules = pipelines(p, model.layers);
+          if (schedules.empty()) continue;
           const std::int64_t d = gpus / (t * c * p);
           if (global_batch % d != 0) continue;
           for (std::int64_t e : expert_sizes(model, t * c * d)) {
-            for (const PipelineParallel& pipeline : pipelines(p, model.layers)) {
+            for (const PipelineParallel& pipeline : schedules) {
               for (int zero = 0; zero <= (d * c == 1 ? 0 : 3); ++zero) {
                 for (Recompute recompute :
                      {Recompute::none, Recompute::selective, Recompute::full}) {

@@ -12,7 +12,10 @@
 // pipeline size p dividing the layers, schedule and
 // chunks (p = 1: plain gradient accumulation, or layered with one layer per chunk; p >= 2:
 // gpipe, 1f1b, interleaved and breadth-first with every chunk count v >= 2 whose p·v divides
-// the layers, layered with v = layers / p), data parallel size d = gpus / (t·c·p), ZeRO stage
+// the layers, layered with v = layers / p), or a pipeline size p >= 3 that does not divide the
+// layers but does once its first and last stages hold one layer less (Megatron's
+// --decoder-first/last-pipeline-num-layers; Llama 3 405B's 7 + 14 × 8 + 7), with gpipe and
+// 1f1b, the schedules that model uneven stages; data parallel size d = gpus / (t·c·p), ZeRO stage
 // (0 to 3; only 0 when d = 1, where sharding changes nothing), recomputation (none,
 // selective, full), micro batch (divisors of the batch per replica up to max_micro_batch).
 // Each candidate passes the executor's own check (check_supported, which also covers the
@@ -35,7 +38,8 @@ struct Layout {
   std::optional<Fp8Recipe> fp8{};  ///< the scenario's precision, the same for every layout
 };
 
-/// "1d t=8 sp · pp 64 interleaved v=2 · dp 6 zero 1 · recompute full · mb 1"
+/// "1d t=8 sp · pp 64 interleaved v=2 · dp 6 zero 1 · recompute full · mb 1"; uneven stages
+/// as "pp 16 1f1b first 7 last 7".
 std::string describe(const Layout& layout);
 
 struct LayoutSpaceOptions {

@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <vector>
 
+#include "models/model_spec.hpp"
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
 
@@ -39,6 +40,20 @@ inline hw::HardwareProfile small_profile() {
   hw.collectives.intra_node_efficiency = hw::EfficiencyCurve::constant(0.8);
   hw.collectives.inter_node_efficiency = hw::EfficiencyCurve::constant(0.8);
   return hw;
+}
+
+/// A GPT small enough to replay every layout of a space: h 256, 4 heads, ffn 1024, s 256,
+/// vocab 1024.
+inline ModelSpec small_model(std::int64_t layers) {
+  ModelSpec m;
+  m.layers = layers;
+  m.hidden = 256;
+  m.heads = 4;
+  m.ffn = 1024;
+  m.seq_len = 256;
+  m.vocab = 1024;
+  m.vocab_divisor = 1;
+  return m;
 }
 
 /// Builds Programs op by op.

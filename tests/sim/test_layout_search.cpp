@@ -19,17 +19,7 @@ using namespace trainsim::sim;
 
 namespace {
 
-ModelSpec small_model(std::int64_t layers) {
-  ModelSpec m;
-  m.layers = layers;
-  m.hidden = 256;
-  m.heads = 4;
-  m.ffn = 1024;
-  m.seq_len = 256;
-  m.vocab = 1024;
-  m.vocab_divisor = 1;
-  return m;
-}
+using test::small_model;
 
 /// small_model with a mixture of experts in every layer: 4 experts of width 256, top 2.
 ModelSpec small_moe_model(std::int64_t layers) {
@@ -83,6 +73,45 @@ TEST_CASE("enumerate_layouts: every valid layout of a 2-layer model on 2 GPUs, c
   CHECK(names.size() == layouts.size());  // no layout twice
   CHECK(names.count("1d t=2 sp · pp 1 layered v=2 · dp 1 zero 0 · recompute full · mb 2") == 1);
   CHECK(names.count("1d t=1 · pp 2 gpipe · dp 1 zero 0 · recompute none · mb 1") == 1);
+}
+
+TEST_CASE("enumerate_layouts: a pipeline size that does not divide the layers gets lighter ends") {
+  // 6 layers on 4 stages: 1 + 2 + 2 + 1 (Llama 3 405B's 7 + 14 x 8 + 7 in small), with the
+  // schedules that model uneven stages; 4 stages do not divide 5 layers, nor does 5 + 2.
+  const ModelSpec model = small_model(6);
+  const hw::HardwareProfile hw = test::small_profile();
+  LayoutSpaceOptions o;
+  o.tensor_grids = false;
+  o.max_micro_batch = 1;
+  std::set<PipelineSchedule> schedules;
+  std::size_t uneven = 0;
+  for (const Layout& l : enumerate_layouts(model, 4, 4, o)) {
+    if (l.plan.pipeline.size != 4) {
+      CHECK_FALSE(l.plan.pipeline.uneven());
+      continue;
+    }
+    INFO(describe(l));
+    ++uneven;
+    schedules.insert(l.plan.pipeline.schedule);
+    CHECK(l.plan.pipeline.first_stage_layers == 1);
+    CHECK(l.plan.pipeline.last_stage_layers == 1);
+    CHECK(l.plan.pipeline.stage_layers(6, 1) == 2);
+    CHECK(largest_stage_layers(model, l.plan) == 2);
+    CHECK(describe(l).find("pp 4 " + std::string(to_string(l.plan.pipeline.schedule)) +
+                           " first 1 last 1") != std::string::npos);
+    // The floor on the model state never above what the replay allocates, and the estimate
+    // within the bound of the even layouts'.
+    const ReplayedLayout replayed = replay_layout(model, hw, l, 4);
+    CHECK(model_state_floor(model, l) <= replayed.peak);
+    const ReducedFit fit(model, reduced_layout(l), hw);
+    const double error = fit.estimate(model, l, 4).iteration / replayed.iteration - 1.0;
+    CHECK(std::abs(error) < kEstimateBound);
+  }
+  CHECK(uneven > 0);
+  CHECK(schedules ==
+        std::set<PipelineSchedule>{PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b});
+  for (const Layout& l : enumerate_layouts(small_model(5), 4, 4, o))
+    CHECK(l.plan.pipeline.size != 4);
 }
 
 TEST_CASE("enumerate_layouts: the grid kinds appear where their shape fits, and only there") {

@@ -1,0 +1,85 @@
+#include "sim/link_traffic.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <utility>
+#include <variant>
+
+#include "sim/collective_model.hpp"
+#include "sim/comm_launcher.hpp"
+#include "sim/program_index.hpp"
+#include "sim/topology.hpp"
+
+namespace trainsim::sim {
+
+LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
+                         Topology& topology) {
+  if (topology.gpu_count() != program.world_size) {
+    throw std::invalid_argument(
+        fmt::format("link traffic: a topology of {} GPUs for a Program of {}", topology.gpu_count(),
+                    program.world_size));
+  }
+  const ProgramIndex index = index_program(program, hw, topology);
+  LinkTraffic out;
+  out.capacities = topology.link_capacities();
+  out.bytes.assign(out.capacities.size(), 0.0);
+  std::vector<FlowSpec> flows;
+  const auto route_all = [&] {
+    for (const FlowSpec& f : flows) {
+      for (const LinkId l : topology.route_links(f.src, f.dst).view())
+        out.bytes[static_cast<std::size_t>(l)] += f.bytes;
+    }
+    flows.clear();
+  };
+  for (const IndexedGroup& g : index.groups) {
+    if (g.calls.empty() || g.launches.empty()) continue;
+    // As CommLauncher::collective_ready launches them: NCCL's choice for the group's first
+    // launch is every launched group's; sizes summed per (kind, algorithm), in a map so the
+    // order of the sums never depends on hashing.
+    const IndexedGroup& first = index.groups[static_cast<std::size_t>(g.launches.front())];
+    std::map<std::pair<program::CollectiveKind, Bytes>, CollectiveAlgorithm> chosen;
+    std::map<std::pair<program::CollectiveKind, CollectiveAlgorithm>, std::int64_t> total;
+    for (const IndexedCall& c : g.calls) {
+      auto [it, added] = chosen.try_emplace({c.kind, c.size}, CollectiveAlgorithm::ring);
+      if (added) {
+        it->second =
+            choose_algorithm(c.kind, c.size, first.gpus, first.rings, topology, hw).algorithm;
+      }
+      total[{c.kind, it->second}] += c.size.count();
+    }
+    for (const auto& [key, bytes] : total) {
+      for (const program::GroupId h : g.launches) {
+        const IndexedGroup& hs = index.groups[static_cast<std::size_t>(h)];
+        append_algorithm_flows(key.second, key.first, Bytes::of(bytes), hs.gpus, hs.rings, topology,
+                               hw.network.nics_per_node, flows);
+      }
+      route_all();
+    }
+  }
+  for (const IndexedChannel& c : index.channels) {
+    if (c.send_ops.empty() || c.recv_ops.empty()) continue;
+    const program::RankProgram& sender = program.ranks[static_cast<std::size_t>(c.sender)];
+    // Only matched sends move (the replay's p2p_ready), each to its own peer; summed per
+    // peer (in a map: a fixed order).
+    const std::size_t pairs = std::min(c.send_ops.size(), c.recv_ops.size());
+    std::map<program::Rank, std::int64_t> to_peer;
+    for (std::size_t k = 0; k < pairs; ++k) {
+      const auto& send =
+          std::get<program::Send>(sender.ops[static_cast<std::size_t>(c.send_ops[k])].payload);
+      to_peer[send.peer] += send.size.count();
+    }
+    for (const auto& [peer, bytes] : to_peer) {
+      if (bytes <= 0) continue;
+      const auto b = static_cast<double>(bytes);
+      flows.push_back({sender.rank, peer, b});
+      append_p2p_images(program, index, c, sender.rank, peer, b, flows);
+      route_all();
+    }
+  }
+  return out;
+}
+
+}  // namespace trainsim::sim
