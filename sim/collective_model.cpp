@@ -344,7 +344,7 @@ double bottleneck_seconds(const std::vector<FlowSpec>& flows, const TierEfficien
   std::vector<LinkId> used;
   for (const FlowSpec& f : flows) {
     const double wire = f.bytes / efficiency.of(topology.node_of(f.src) != topology.node_of(f.dst));
-    for (const LinkId l : topology.route_links(f.src, f.dst).view()) {
+    for (const LinkId l : topology.route_links(f.src, f.dst)) {
       double& bytes = load[static_cast<std::size_t>(l)];
       if (bytes == 0.0) used.push_back(l);
       bytes += wire;

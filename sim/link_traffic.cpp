@@ -29,7 +29,7 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
   std::vector<FlowSpec> flows;
   const auto route_all = [&] {
     for (const FlowSpec& f : flows) {
-      for (const LinkId l : topology.route_links(f.src, f.dst).view())
+      for (const LinkId l : topology.route_links(f.src, f.dst))
         out.bytes[static_cast<std::size_t>(l)] += f.bytes;
     }
     flows.clear();

@@ -207,7 +207,7 @@ std::span<const LinkId> Topology::route(std::int32_t from, std::int32_t to) {
   const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32) |
                             static_cast<std::uint32_t>(to);
   if (auto it = routes_.find(key); it != routes_.end()) return it->second;
-  const std::span<const LinkId> links = route_links(from, to).view();
+  const Links links = route_links(from, to);
   return routes_.emplace(key, std::vector<LinkId>(links.begin(), links.end())).first->second;
 }
 

@@ -50,7 +50,11 @@ class Topology {
   struct Links {
     std::array<LinkId, 3> ids{};
     std::uint8_t count = 0;
-    std::span<const LinkId> view() const { return {ids.data(), count}; }
+    /// Iterated directly: `for (LinkId l : topology.route_links(a, b))` keeps the value alive
+    /// for the loop, where a span of the temporary would dangle (C++20 extends only the
+    /// range expression's own lifetime).
+    const LinkId* begin() const { return ids.data(); }
+    const LinkId* end() const { return ids.data() + count; }
   };
   /// What `route` gives, worked out from the structure at each call: for loops over many
   /// pairs each visited once (a traffic tally, NCCL's algorithm choice over a group of

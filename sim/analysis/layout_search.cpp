@@ -274,7 +274,7 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       if (!tallied[order[k].second]) batch.push_back(order[k].second);
     }
     if (!batch.empty()) {
-      traffic.fit(model, hardware, batch, reduced_of, options, "bound");
+      traffic.fit(model, hardware, batch, reduced_of, options, "traffic");
       for (std::size_t k = next; k < end_batch; ++k) {
         auto& [floor, i] = order[k];
         tallied[i] = 1;
