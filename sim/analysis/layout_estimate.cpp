@@ -116,11 +116,18 @@ Layout compute_layout(const Layout& layout) {
   return r;
 }
 
+std::int64_t largest_stage(const ModelSpec& model, const ParallelPlan& plan) {
+  std::int64_t largest = 0;
+  for (std::int64_t s = 1; s < plan.pipeline.size; ++s) {
+    if (plan.pipeline.stage_layers(model.layers, s) >
+        plan.pipeline.stage_layers(model.layers, largest))
+      largest = s;
+  }
+  return largest;
+}
+
 std::int64_t largest_stage_layers(const ModelSpec& model, const ParallelPlan& plan) {
-  std::int64_t most = 0;
-  for (std::int64_t s = 0; s < plan.pipeline.size; ++s)
-    most = std::max(most, plan.pipeline.stage_layers(model.layers, s));
-  return most;
+  return plan.pipeline.stage_layers(model.layers, largest_stage(model, plan));
 }
 
 StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage) {
@@ -273,7 +280,7 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   // the bf16 weight's 2, each kept 1/d; the experts' Adam state over the expert-data group
   // (the compute layout kept none of it sharded).
   // The stage the peak was extrapolated to: the largest (with uneven stages a middle one).
-  const StageParameters stage = stage_parameters(model, layout, plan.pipeline.uneven() ? 1 : 0);
+  const StageParameters stage = stage_parameters(model, layout, largest_stage(model, plan));
   const double params = (stage.dense + static_cast<double>(model.embedding_parameters())) /
                         static_cast<double>(plan.tensor.size);
   const int z = plan.data.zero;

@@ -62,8 +62,10 @@ Layout compute_layout(const Layout& layout);
 /// A lower bound on the bytes one GPU of `layout` holds (see above).
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout);
 
-/// The layers of the pipeline's largest stage: L/p, or with uneven stages the middle ones'
-/// (the estimate charges that stage the embedding and the head too).
+/// The pipeline's largest stage (the first of them): 0 with even stages, a middle one with
+/// lighter ends. The estimate extrapolates to it and charges it the embedding and the head.
+std::int64_t largest_stage(const ModelSpec& model, const ParallelPlan& plan);
+/// Its layers: L/p, or with uneven stages the middle ones'.
 std::int64_t largest_stage_layers(const ModelSpec& model, const ParallelPlan& plan);
 
 /// Parameters a GPU of pipeline stage `stage` holds, for the closed forms above.
