@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "cli/phase_clock.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
 #include "cli/search_options.hpp"
@@ -58,17 +57,9 @@ reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* proce
   options.space.tp_comm_overlap = scenario.parallel.tensor.comm_overlap;
   options.top = o.top;
   options.processes = processes;
-  // Wall time per phase: each interval between two progress calls goes to the later call's
-  // phase (the first call of a phase comes before its work starts).
-  std::map<std::string, double, std::less<>> phase_seconds;
-  const auto start = std::chrono::steady_clock::now();
-  auto last = start;
+  PhaseClock clock;
   options.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
-    const auto now = std::chrono::steady_clock::now();
-    // Before a phase's first item: enumeration, pruning, estimating (the work between).
-    phase_seconds[done > 0 ? std::string(phase) : std::string("other")] +=
-        std::chrono::duration<double>(now - last).count();
-    last = now;
+    clock.tick(phase, done);
     bar.update(phase, done, total);
   };
   reports::PlanReport report;
@@ -89,15 +80,11 @@ reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* proce
     }
     options.progress("stragglers", report.search.best.size(), report.search.best.size());
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Timing goes to stderr: stdout and the files stay byte-identical between runs.
-  std::string phases;
-  for (const auto& [phase, s] : phase_seconds)
-    phases += fmt::format("{}{} {:.1f} s", phases.empty() ? "" : ", ", phase, s);
+  const double seconds = clock.elapsed_s();
   fmt::print(stderr, "searched {} layouts in {:.1f} s ({:.0f} layouts/s; {})\n",
              report.search.layouts, seconds, static_cast<double>(report.search.layouts) / seconds,
-             phases);
+             clock.summary());
   return report;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/phase_clock.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/report_arguments.hpp"
 #include "cli/search_options.hpp"
@@ -60,7 +61,9 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
   if (hardware.reliability && !o.no_failures)
     request.failures = sim::FailureOptions{o.samples, o.seed};
   ProgressBar bar;
+  PhaseClock clock;
   request.search.progress = [&](std::string_view phase, std::size_t done, std::size_t total) {
+    clock.tick(phase, done);
     bar.update(phase, done, total);
   };
 
@@ -70,6 +73,11 @@ reports::TrainingTimeReport analyze_training_time(const TrainingTimeOptions& o,
   report.seq_len = scenario.model.seq_len;
   report.max_gpus = o.max_gpus;
   report.result = sim::search_training_time(scenario.model, hardware, request);
+  // Timing goes to stderr: stdout and the files stay byte-identical between runs.
+  bar.clear();
+  fmt::print(stderr, "searched {} points in {:.1f} s ({})\n",
+             report.result.points.size() + report.result.skipped.size(), clock.elapsed_s(),
+             clock.summary());
   if (request.failures) report.reliability = hardware.reliability;
   return report;
 }

@@ -12,6 +12,7 @@
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
 #include "models/spread.hpp"
+#include "sim/analysis/fit_memo.hpp"
 #include "sim/analysis/traffic_floor.hpp"
 #include "sim/replay.hpp"
 
@@ -112,19 +113,27 @@ TrafficFloor decode_fit(ByteReader& in) {
   return TrafficFloor::decode(in);
 }
 
-/// Fits (ReducedFit, TrafficFloor) by reduced layout (describe() as the key), made on demand
-/// in parallel.
+/// The fits (ReducedFit, TrafficFloor) one search uses, by layout (describe() as the key):
+/// taken from the memo where another search made them, else made on demand in parallel and
+/// added to it.
 template <class Fit>
 class FitCache {
  public:
-  /// Fits the reduced layouts of `which` (reduced[i] for i in which) not fitted yet.
+  explicit FitCache(FitStore<Fit>& store) : store_(store) {}
+
+  /// Fits the layouts of `which` (layouts[i] for i in which) not at hand yet.
   void fit(const ModelSpec& model, const hw::HardwareProfile& hardware,
-           const std::vector<std::size_t>& which, const std::vector<Layout>& reduced,
+           const std::vector<std::size_t>& which, const std::vector<Layout>& layouts,
            const SearchOptions& options, std::string_view phase) {
     std::vector<Layout> todo;
+    std::vector<std::string> keys;
     for (std::size_t i : which) {
-      const auto [it, added] = index_.emplace(describe(reduced[i]), fits_.size() + todo.size());
-      if (added) todo.push_back(reduced[i]);
+      std::string key = describe(layouts[i]);
+      const auto [it, added] = used_.try_emplace(key, store_.find(key));
+      if (added && !it->second) {
+        todo.push_back(layouts[i]);
+        keys.push_back(std::move(key));
+      }
     }
     std::vector<std::optional<Fit>> fitted = run_all<std::optional<Fit>>(
         todo.size(), options, phase,
@@ -144,18 +153,20 @@ class FitCache {
           if (!in.get<bool>()) return std::nullopt;
           return decode_fit<Fit>(in);
         });
-    fits_.insert(fits_.end(), fitted.begin(), fitted.end());
+    for (std::size_t k = 0; k < keys.size(); ++k)
+      used_[keys[k]] = store_.insert(keys[k], std::move(fitted[k]));
   }
-  const Fit* find(const Layout& reduced) const {
-    const auto it = index_.find(describe(reduced));
-    if (it == index_.end() || !fits_[it->second]) return nullptr;
-    return &*fits_[it->second];
+  const Fit* find(const Layout& layout) const {
+    const auto it = used_.find(describe(layout));
+    if (it == used_.end() || !it->second || !*it->second) return nullptr;
+    return &**it->second;
   }
-  std::size_t size() const { return fits_.size(); }
+  /// Distinct layouts this search used.
+  std::size_t size() const { return used_.size(); }
 
  private:
-  std::map<std::string, std::size_t> index_;
-  std::vector<std::optional<Fit>> fits_;
+  FitStore<Fit>& store_;
+  std::map<std::string, const std::optional<Fit>*> used_;
 };
 
 }  // namespace
@@ -219,7 +230,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   }
 
   // Time floors from the tensor blocks alone, then survivors in order of their floor.
-  FitCache<ReducedFit> compute;
+  FitMemo own;
+  FitMemo& memo = options.memo ? *options.memo : own;
+  FitCache<ReducedFit> compute(memo.replays);
   std::vector<Layout> compute_of(layouts.size());
   for (std::size_t i : survivors)
     compute_of[i] = compute_layout(layouts[i]);
@@ -258,9 +271,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   // traffic is not tallied yet is tallied, its floors raised to the larger of the two, and the
   // rest re-sorted; only a batch whose floors are whole is estimated. Where communication
   // dominates, the traffic floor sends the layout far back, often past where the search stops.
-  FitCache<TrafficFloor> traffic;
+  FitCache<TrafficFloor> traffic(memo.traffic);
   std::vector<std::uint8_t> tallied(layouts.size(), 0);
-  FitCache<ReducedFit> reduced;
+  FitCache<ReducedFit> reduced(memo.replays);
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
   std::size_t next = 0;
   while (next < order.size()) {

@@ -34,6 +34,7 @@
 
 #include "models/model_spec.hpp"
 #include "models/process_group.hpp"
+#include "sim/analysis/fit_memo.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/hardware_profile.hpp"
@@ -55,6 +56,9 @@ struct SearchOptions {
   SearchProgress progress;      ///< may be empty
   /// The processes that share the replays (an mpirun job); null: this process alone.
   const ProcessGroup* processes = nullptr;
+  /// Fits shared with other searches of the same model on the same profile (fit_memo.hpp:
+  /// training-time's grid); null: this search's own.
+  FitMemo* memo = nullptr;
 };
 
 struct EstimatedLayout {

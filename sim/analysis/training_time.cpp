@@ -230,39 +230,37 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
         static_cast<double>(largest * model.seq_len) / scale.critical.count()));
   }
 
-  // One item per (batch, GPU count). Alone, the points run one after the other, each search
-  // on every thread (and on the job's processes when the request has them); with several
-  // processes, each point is searched whole by one process, the points spread over them.
+  // One item per (batch, GPU count), searched whole on one thread: a search gives the same
+  // on one thread as on many (layout_search.hpp), and with K = 1 its replays run one at a
+  // time, so points side by side keep every thread busy where one search at a time on all of
+  // them would leave them idle. With several processes, each takes whole points. Every
+  // search is of this model on this profile: their fits are shared.
   std::vector<std::pair<std::int64_t, std::int64_t>> grid;
   for (std::int64_t batch : result.batches) {
     for (std::int64_t gpus : result.gpu_counts)
       grid.emplace_back(batch, gpus);
   }
-  const ProcessGroup* processes = request.search.processes;
+  FitMemo memo;
   SearchOptions options = request.search;
-  SpreadProgress progress;
-  if (spreads(processes)) {
-    // A point's search stays on its process, and progress is counted in points (searches run
-    // side by side on a process's threads).
-    options.processes = nullptr;
-    options.progress = nullptr;
-    progress = in_phase(request.search.progress, "points");
-  }
-  const auto search_point = [&](std::size_t i) -> PointOutcome {
+  options.processes = nullptr;
+  options.progress = nullptr;
+  options.threads = 1;
+  options.memo = &memo;
+  // The largest batches first: their replays hold the most micro batches and take longest,
+  // and a long one started last would leave the other threads idle at the end.
+  const auto search_point = [&](std::size_t k) -> PointOutcome {
+    const auto [batch, gpus] = grid[grid.size() - 1 - k];
     try {
-      return search_layouts(model, hardware, grid[i].second, grid[i].first, options).best.front();
+      return search_layouts(model, hardware, gpus, batch, options).best.front();
     } catch (const Infeasible& e) {
       return std::string(e.what());
     }
   };
-  std::vector<PointOutcome> outcomes;
-  if (spreads(processes)) {
-    outcomes = spread<PointOutcome>(processes, grid.size(), request.search.threads, search_point,
-                                    encode_point, decode_point, progress);
-  } else {
-    for (std::size_t i = 0; i < grid.size(); ++i)
-      outcomes.push_back(search_point(i));
-  }
+  if (request.search.progress) request.search.progress("points", 0, grid.size());
+  std::vector<PointOutcome> outcomes = spread<PointOutcome>(
+      request.search.processes, grid.size(), request.search.threads, search_point, encode_point,
+      decode_point, in_phase(request.search.progress, "points"));
+  std::reverse(outcomes.begin(), outcomes.end());
   for (std::size_t i = 0; i < grid.size(); ++i) {
     const auto [batch, gpus] = grid[i];
     if (const auto* why = std::get_if<std::string>(&outcomes[i])) {

@@ -54,6 +54,28 @@ std::vector<ReplayedLayout> replay_all(const ModelSpec& model, const hw::Hardwar
   return out;
 }
 
+SearchOptions small_search(std::size_t top) {
+  SearchOptions o;
+  o.space = small_space();
+  o.top = top;
+  return o;
+}
+
+/// The same layouts estimated and replayed, in the same order, with the same figures.
+void check_same_search(const SearchResult& a, const SearchResult& b) {
+  REQUIRE(a.ranked.size() == b.ranked.size());
+  for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+    CHECK(a.ranked[i].index == b.ranked[i].index);
+    CHECK(a.ranked[i].estimate.iteration == b.ranked[i].estimate.iteration);
+    CHECK(a.ranked[i].estimate.peak == b.ranked[i].estimate.peak);
+  }
+  REQUIRE(a.best.size() == b.best.size());
+  for (std::size_t i = 0; i < a.best.size(); ++i) {
+    CHECK(a.best[i].candidate.index == b.best[i].candidate.index);
+    CHECK(a.best[i].iteration == b.best[i].iteration);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("enumerate_layouts: every valid layout of a 2-layer model on 2 GPUs, counted by hand") {
@@ -245,23 +267,33 @@ TEST_CASE("model_state_floor: with experts on some layers, the stage that holds 
 TEST_CASE("search_layouts: the same result on 1 and 2 threads") {
   const ModelSpec model = small_model(4);
   const hw::HardwareProfile hw = test::small_profile();
-  SearchOptions options;
-  options.space = small_space();
-  options.top = 4;
+  SearchOptions options = small_search(4);
   options.threads = 1;
   const SearchResult one = search_layouts(model, hw, kGpus, kBatch, options);
   options.threads = 2;
-  const SearchResult two = search_layouts(model, hw, kGpus, kBatch, options);
-  REQUIRE(one.ranked.size() == two.ranked.size());
-  for (std::size_t i = 0; i < one.ranked.size(); ++i) {
-    CHECK(one.ranked[i].index == two.ranked[i].index);
-    CHECK(one.ranked[i].estimate.iteration == two.ranked[i].estimate.iteration);
-  }
-  REQUIRE(one.best.size() == two.best.size());
-  for (std::size_t i = 0; i < one.best.size(); ++i) {
-    CHECK(one.best[i].candidate.index == two.best[i].candidate.index);
-    CHECK(one.best[i].iteration == two.best[i].iteration);
-  }
+  check_same_search(one, search_layouts(model, hw, kGpus, kBatch, options));
+}
+
+TEST_CASE("search_layouts: fits shared with another search change nothing and are reused") {
+  const ModelSpec model = small_model(4);
+  const hw::HardwareProfile hw = test::small_profile();
+  SearchOptions options = small_search(2);
+  options.exhaustive = true;
+  const SearchResult alone = search_layouts(model, hw, kGpus, 2 * kBatch, options);
+
+  FitMemo memo;
+  options.memo = &memo;
+  // Another batch on half the GPUs: its layouts reduce to some of the same tensor blocks.
+  search_layouts(model, hw, kGpus / 2, kBatch, options);
+  const std::size_t made_before = memo.replays.size() + memo.traffic.size();
+  REQUIRE(made_before > 0);
+  const SearchResult shared = search_layouts(model, hw, kGpus, 2 * kBatch, options);
+  // Some fits came from the first search: fewer were made than this search used.
+  const std::size_t made = memo.replays.size() + memo.traffic.size() - made_before;
+  CHECK(made < shared.compute_layouts + shared.reduced_layouts + shared.traffic_layouts);
+  CHECK(shared.compute_layouts == alone.compute_layouts);
+  CHECK(shared.reduced_layouts == alone.reduced_layouts);
+  check_same_search(alone, shared);
 }
 
 TEST_CASE("search_layouts: impossible requests say why") {

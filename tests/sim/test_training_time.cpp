@@ -123,6 +123,23 @@ TEST_CASE("training time: deterministic, whatever the thread count") {
   }
 }
 
+TEST_CASE("training time: each point is what plan finds there alone") {
+  // The grid's searches share their fits and run one per thread; neither may change a point.
+  const ModelSpec model = tiny_model();
+  TrainingTimeRequest request = tiny_request();
+  request.search.threads = 2;
+  const TrainingTimeResult r = search_training_time(model, test::small_profile(), request);
+  REQUIRE(!r.points.empty());
+  for (const TrainingPoint& p : r.points) {
+    INFO(p.batch, " sequences on ", p.gpus, " GPUs");
+    const SearchResult alone =
+        search_layouts(model, test::small_profile(), p.gpus, p.batch, tiny_request().search);
+    CHECK(describe(alone.best.front().candidate.layout) == describe(p.layout.candidate.layout));
+    CHECK(alone.best.front().iteration == p.layout.iteration);
+    CHECK(alone.best.front().peak == p.layout.peak);
+  }
+}
+
 TEST_CASE("training time: a target loss sets B_crit and S_min from Kaplan's laws") {
   const ModelSpec model = tiny_model();
   TrainingTimeRequest r = tiny_request();
