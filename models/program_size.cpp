@@ -167,7 +167,7 @@ void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,
       estimated_ops_per_stage(model, plan, training) * static_cast<double>(recorded_gpus);
   const double limit = recorded_ops_limit();
   if (ops > limit) {
-    throw Infeasible(fmt::format(
+    throw TooLargeToRecord(fmt::format(
         "recording the Programs of {} GPUs would hold about {:.3g} ops (~{:.0f} GB); the limit "
         "is {:.3g} ops ({:.0e}, or what half of this machine's {:.0f} GB holds at {:.0f} B per "
         "op): without --full, simulate records one GPU per group of identical ones; fewer, "

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "models/errors.hpp"
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
 
@@ -24,12 +25,21 @@ double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);
 
+/// A Program too large to record on this machine (check_recorded_size): the request is
+/// well-formed and would run on a machine with more memory, so a search that meets it for its
+/// best layout says so rather than "no layout".
+class TooLargeToRecord : public Infeasible {
+ public:
+  using Infeasible::Infeasible;
+};
+
 /// The most ops the Programs of one run may record: 1e8 (~16 GB at ~160 B per recorded op),
 /// or what half of this machine's memory holds (physical, or its cgroup's limit), whichever is
 /// lower.
 double recorded_ops_limit();
 
-/// Throws Infeasible when recording `recorded_gpus` Programs would exceed recorded_ops_limit():
+/// Throws TooLargeToRecord when recording `recorded_gpus` Programs would exceed
+/// recorded_ops_limit():
 /// `exec --backend meta` and `simulate --full` record every GPU, which for a 3072-GPU run is
 /// ~40 times what representative replay records.
 void check_recorded_size(const ModelSpec& model, const ParallelPlan& plan,

@@ -228,11 +228,17 @@ std::string training_time_text(const TrainingTimeReport& report) {
       r.loss_from_reference ? " (the scenario's batch taken as critical)" : "",
       r.critical_batch.count(), r.critical_batch.count() / static_cast<double>(report.seq_len),
       report.seq_len, r.min_steps, r.min_tokens.count());
+  const auto too_large = std::count_if(r.skipped.begin(), r.skipped.end(),
+                                       [](const sim::SkippedPoint& k) { return k.too_large; });
   out += fmt::format(
       "searched: batches {} to {} sequences (powers of two), GPUs {} to {} (halvings), {} "
-      "points with a layout, {} without; steps S = S_min·(1 + B_crit/B)\n\n",
+      "points with a layout, {} without{}; steps S = S_min·(1 + B_crit/B)\n\n",
       r.batches.front(), r.batches.back(), r.gpu_counts.back(), r.gpu_counts.front(),
-      r.points.size(), r.skipped.size());
+      r.points.size(), r.skipped.size(),
+      too_large == 0 ? std::string()
+                     : fmt::format(" ({} of them only because their best estimated layout "
+                                   "is too large to replay on this machine)",
+                                   too_large));
   const sim::TrainingPoint& best = r.points[r.best];
   out += fmt::format(
       "shortest: {} on {} GPUs at batch {} ({:.2f} × B_crit): iteration {:.3f} s, {:.0f} steps, "
@@ -280,7 +286,10 @@ nlohmann::ordered_json training_time_json(const TrainingTimeReport& report) {
   j["points"] = points;
   nlohmann::ordered_json skipped = nlohmann::ordered_json::array();
   for (const sim::SkippedPoint& k : r.skipped)
-    skipped.push_back({{"batch", k.batch}, {"gpus", k.gpus}, {"reason", k.reason}});
+    skipped.push_back({{"batch", k.batch},
+                       {"gpus", k.gpus},
+                       {"reason", k.reason},
+                       {"too_large_to_replay", k.too_large}});
   j["skipped"] = skipped;
   if (r.failures) j["failures"] = failures_json(report);
   return j;

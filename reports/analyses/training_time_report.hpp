@@ -6,9 +6,10 @@
 // loss_from_reference (no target loss: the scenario's batch taken as critical),
 // critical_batch_tokens, min_steps, min_tokens, max_gpus, batches (grid, sequences),
 // gpu_counts (grid), best (a point), best_at_batch_edge, front (points by increasing time),
-// points (every feasible point, batch-major), skipped [{batch, gpus, reason}]. A point:
-// batch (sequences), batch_tokens, gpus, description, layout (plan_report's layout fields),
-// iteration_s, steps, days, gpu_hours, peak_bytes, on_front.
+// points (every feasible point, batch-major), skipped [{batch, gpus, reason, too_large_to_replay:
+// the best estimated layout was too large to record on this machine}]. A point: batch (sequences),
+// batch_tokens, gpus, description, layout (plan_report's layout fields), iteration_s, steps, days,
+// gpu_hours, peak_bytes, on_front.
 //
 // CSV: one row per feasible point with the same scalar fields.
 //

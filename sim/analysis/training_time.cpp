@@ -11,6 +11,7 @@
 
 #include "models/errors.hpp"
 #include "models/parallel_for.hpp"
+#include "models/program_size.hpp"
 #include "models/spread.hpp"
 
 namespace trainsim::sim {
@@ -101,21 +102,32 @@ std::vector<std::int64_t> gpu_grid(std::int64_t max_gpus, std::int64_t min_gpus)
   return out;
 }
 
-// A grid point's best layout, or why it has none (the search's Infeasible message).
-using PointOutcome = std::variant<ReplayedLayout, std::string>;
+// Why a grid point has no replayed layout: the search's Infeasible message, and whether its
+// best layout was only too large to record here.
+struct NoLayout {
+  std::string reason;
+  bool too_large = false;
+};
+
+// A grid point's best layout, or why it has none.
+using PointOutcome = std::variant<ReplayedLayout, NoLayout>;
 
 void encode_point(ByteWriter& out, const PointOutcome& outcome) {
   out.put(outcome.index());
   if (const auto* best = std::get_if<ReplayedLayout>(&outcome)) {
     out.put(*best);  // plain numbers, the layout included
   } else {
-    out.put_string(std::get<std::string>(outcome));
+    out.put_string(std::get<NoLayout>(outcome).reason);
+    out.put(std::get<NoLayout>(outcome).too_large);
   }
 }
 
 PointOutcome decode_point(ByteReader& in) {
   if (in.get<std::size_t>() == 0) return in.get<ReplayedLayout>();
-  return in.get_string();
+  NoLayout none;
+  none.reason = in.get_string();
+  none.too_large = in.get<bool>();
+  return none;
 }
 
 struct TimeCost {
@@ -252,8 +264,10 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
     const auto [batch, gpus] = grid[grid.size() - 1 - k];
     try {
       return search_layouts(model, hardware, gpus, batch, options).best.front();
+    } catch (const TooLargeToRecord& e) {
+      return NoLayout{e.what(), true};
     } catch (const Infeasible& e) {
-      return std::string(e.what());
+      return NoLayout{e.what(), false};
     }
   };
   if (request.search.progress) request.search.progress("points", 0, grid.size());
@@ -263,8 +277,8 @@ TrainingTimeResult search_training_time(const ModelSpec& model, const hw::Hardwa
   std::reverse(outcomes.begin(), outcomes.end());
   for (std::size_t i = 0; i < grid.size(); ++i) {
     const auto [batch, gpus] = grid[i];
-    if (const auto* why = std::get_if<std::string>(&outcomes[i])) {
-      result.skipped.push_back({batch, gpus, *why});
+    if (const auto* none = std::get_if<NoLayout>(&outcomes[i])) {
+      result.skipped.push_back({batch, gpus, none->reason, none->too_large});
       continue;
     }
     TrainingPoint point;

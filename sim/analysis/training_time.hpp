@@ -67,6 +67,9 @@ struct SkippedPoint {
   std::int64_t batch = 0;
   std::int64_t gpus = 0;
   std::string reason;  ///< the layout search's Infeasible message
+  /// The best estimated layout's Program is too large to record on this machine
+  /// (TooLargeToRecord): a layout exists, but no replay decided the point.
+  bool too_large = false;
 };
 
 /// The points ranked with failures.

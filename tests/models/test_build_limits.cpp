@@ -33,6 +33,20 @@ TEST_CASE("a Program too large to record is Infeasible, with the numbers, not an
       doctest::Contains("micro batches"), Infeasible);
 }
 
+TEST_CASE("Programs of more GPUs than this machine can hold are TooLargeToRecord, an Infeasible") {
+  // Searches tell it apart: the layout exists, only this machine cannot replay it.
+  ParallelPlan plan;
+  TrainingSpec training;
+  training.global_batch = 8;
+  training.micro_batch = 1;
+  const std::int64_t gpus = 1'000'000'000;
+  CHECK_THROWS_WITH_AS(check_recorded_size(model(4, 64, 16), plan, training, gpus),
+                       doctest::Contains("recording the Programs of 1000000000 GPUs"),
+                       TooLargeToRecord);
+  CHECK_THROWS_AS(check_recorded_size(model(4, 64, 16), plan, training, gpus), Infeasible);
+  CHECK_NOTHROW(check_recorded_size(model(4, 64, 16), plan, training, 1));
+}
+
 TEST_CASE("a buffer beyond the byte counter's range is Infeasible") {
   ParallelPlan plan;
   TrainingSpec training;
