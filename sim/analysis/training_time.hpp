@@ -42,7 +42,9 @@ struct TrainingTimeRequest {
   /// The batch grid: c·2^k sequences for k = −span … span, c = B_crit in sequences rounded
   /// to the nearest 2^a or 3·2^a (halvings below one sequence left out).
   int batch_span = 3;
-  /// The layout dimension; K = 1 (only the best layout of a point is used).
+  /// The layout dimension; K = 1 (only the best layout of a point is used). Its threads run
+  /// the points side by side, each point's search on one of them; its processes take whole
+  /// points.
   SearchOptions search = [] {
     SearchOptions o;
     o.top = 1;
