@@ -117,6 +117,9 @@ Layout compute_layout(const Layout& layout) {
 }
 
 std::int64_t largest_stage(const ModelSpec& model, const ParallelPlan& plan) {
+  // Even stages are all the largest: no walk over them, which every floor and estimate of the
+  // search would pay.
+  if (!plan.pipeline.uneven()) return 0;
   std::int64_t largest = 0;
   for (std::int64_t s = 1; s < plan.pipeline.size; ++s) {
     if (plan.pipeline.stage_layers(model.layers, s) >

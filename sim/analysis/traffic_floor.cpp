@@ -19,7 +19,7 @@ bool covers(const Bilinear& x, const Bilinear& y) {
 TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
                            const hw::HardwareProfile& hardware) {
   std::array<LinkTraffic, 4> runs;   // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  std::optional<Topology> topology;  // the four Programs' world: one, its routes cached once
+  std::optional<Topology> topology;  // the four Programs' world: one, built once
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const program::Program program = reduced_program(
         model, reduced, 1 + static_cast<std::int64_t>(i / 2), 1 + static_cast<std::int64_t>(i % 2));
