@@ -17,15 +17,26 @@
 // slowest stage is charged the embedding and the head on every micro batch. Pipelines add
 // 2·(m·v + p − 1) blocking stage-boundary transfers of mb·s·h/t elements, across nodes at
 // the node's NIC bandwidth shared by its GPUs (within a node at the GPU's fabric bandwidth).
+// a + b·l and c + e·l are each at least the busiest GPU's compute-stream time's (its kernels
+// fit exactly); ZeRO 2 and 3 pipelines pay the data-parallel part of a micro batch (beyond
+// compute_layout's fit) once per run of a chunk's passes (data_parallel_rounds), not per m.
 // tests/sim/test_layout_search.cpp bounds |T − replay| / replay on a set of layouts.
 //
-// Peak memory: the four peaks fit M(l, m) the same way; a pipeline stage holds M(L/p, 1) plus
-// the activations of the micro batches in flight beyond the first (A per layer and micro
-// batch: the activation bytes at the peak of l = 2 minus l = 1): 1f1b min(p, m), gpipe,
-// breadth-first and layered m, interleaved Megatron's warm-up 2(p − 1) + (v − 1)p + 1 chunk
-// passes (at most m·v) of L/(p·v) layers. `model_state_floor` is a closed-form lower bound
-// (weights, fp32 gradients and Adam state of the stage's layers, sharded as the ZeRO stage
-// says, nothing else) used to skip the replays of layouts that cannot fit at all.
+// Peak memory: what each run holds outside communication buffers at its fullest instant
+// (weights, gradients, optimizer state, activations, temporaries) fits N(l, m) the same way;
+// the buffers do not grow with depth (double-buffered buckets, one-ahead gathers), so the
+// peak is N plus C, what the two-layer runs' peaks add to their N: N(L, m) + C with one
+// stage. A pipeline splits the run's ends. The first stage holds the embedding and its layers
+// in flight (A per layer and micro batch: the activations at N's instant of l = 2 minus
+// l = 1): 1f1b min(p, m) micro batches, gpipe, breadth-first and layered m, interleaved
+// Megatron's warm-up 2(p − 1) + (v − 1)p + 1 chunk passes (at most m·v) of L/(p·v) layers.
+// The last stage holds the output layer, its layers in flight (1f1b one micro batch,
+// interleaved (v − 1)p + 1 chunk passes, the others m) and the head's saved fp32 softmax
+// (b·s·V/t) of each micro batch whose backward it has not run: one (1f1b, interleaved) or m.
+// Untied, each end holds one vocabulary matrix where the run held two. The peak is the larger
+// end's. `model_state_floor` is a closed-form lower bound (weights, fp32 gradients and Adam
+// state of the stage's layers, sharded as the ZeRO stage says, nothing else) used to skip the
+// replays of layouts that cannot fit at all.
 
 #include <cstdint>
 #include <string>
@@ -90,6 +101,19 @@ struct Bilinear {
   auto operator<=>(const Bilinear&) const = default;
 };
 
+/// Runs of passes of one chunk in one direction, per chunk: how often ZeRO 2 and 3 reduce
+/// (and gather) a chunk in an iteration. 1F1B and interleaved alternate forward and backward
+/// passes in their steady state (m); gpipe, breadth-first and layered run every micro batch
+/// through a chunk at once (1).
+std::int64_t data_parallel_rounds(const PipelineParallel& pp, std::int64_t micro_batches);
+
+/// What a pipeline's runs of passes hold at full size with ZeRO 2 and 3 (bytes per GPU).
+struct RunBuffers {
+  double gradients = 0;
+  double weights = 0;
+};
+RunBuffers run_buffers(const ModelSpec& model, const Layout& layout, std::int64_t micro_batches);
+
 /// The four replays of one reduced layout, fitted.
 class ReducedFit {
  public:
@@ -98,8 +122,10 @@ class ReducedFit {
   ReducedFit(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware);
 
   /// The estimate for `layout` (whose reduced_layout is the one fitted) at `global_batch`.
-  LayoutEstimate estimate(const ModelSpec& model, const Layout& layout,
-                          std::int64_t global_batch) const;
+  /// `compute`, the fit of compute_layout(layout), tells the data-parallel part of a micro
+  /// batch, which ZeRO 2 and 3 pipelines pay once per run of passes, not per micro batch.
+  LayoutEstimate estimate(const ModelSpec& model, const Layout& layout, std::int64_t global_batch,
+                          const ReducedFit* compute = nullptr) const;
 
   /// Fitted on compute_layout(layout) (d = 1, ZeRO 0): `iteration` is the micro batches and
   /// the bubble, plus the once-per-iteration part a + b·L/p (the optimizer step at d = 1)
@@ -115,9 +141,22 @@ class ReducedFit {
  private:
   double bubble_s(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers) const;
 
+  double pipeline_peak(const ParallelPlan& plan, std::int64_t micro_batches,
+                       std::int64_t stage_layers, const RunBuffers& run) const;
+
+  /// Once per iteration (a + b·l) and per micro batch (c + e·l), each at least the compute
+  /// stream's.
+  double once_s(double layers) const;
+  double per_micro_batch_s(double layers) const;
+
   Bilinear time_s_;
-  Bilinear peak_bytes_;
+  Bilinear busy_s_;        ///< the busiest GPU's compute-stream time
+  Bilinear held_bytes_;    ///< the most live outside communication buffers
+  double comm_bytes_ = 0;  ///< what the peak adds to it (communication buffers)
   double activation_bytes_per_layer_ = 0;
+  double head_activation_bytes_ = 0;        ///< one micro batch's
+  double activations_one_micro_batch_ = 0;  ///< at the fullest instant of l = 1, m = 1
+  double vocab_state_bytes_ = 0;            ///< one vocabulary matrix's weights and state, untied
   double transfer_s_ = 0;  ///< one stage-boundary transfer of a micro batch
 };
 

@@ -305,7 +305,8 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     for (std::size_t i : batch) {
       const ReducedFit* f = reduced.find(reduced_of[i]);
       if (!f) continue;
-      EstimatedLayout e{layouts[i], f->estimate(model, layouts[i], global_batch), i};
+      EstimatedLayout e{
+          layouts[i], f->estimate(model, layouts[i], global_batch, compute.find(compute_of[i])), i};
       // The bilinear fit extrapolates from one or two layers and micro batches; where their
       // communication overlaps differently than at full scale it can fall below what the tensor
       // block's compute alone takes, or the busiest link's bytes, which no layout beats.

@@ -47,7 +47,13 @@ TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
 Time TrafficFloor::floor(const ModelSpec& model, const Layout& layout,
                          std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
-  const auto m = static_cast<double>(global_batch / (layout.micro_batch * plan.data.size));
+  const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
+  // ZeRO 2 and 3 pipelines that run a chunk's micro batches together reduce (and gather) once
+  // per run, where the reduced run, plain accumulation, does it every micro batch: taken at
+  // the runs' count, the fit stays a floor (the rest of a micro batch's bytes counted as often).
+  const bool runs = plan.data.zero >= 2 && plan.pipeline.size > 1;
+  const auto m = static_cast<double>(runs ? data_parallel_rounds(plan.pipeline, micro_batches)
+                                          : micro_batches);
   const auto L = static_cast<double>(largest_stage_layers(model, plan));
   double seconds = 0.0;
   for (const Bilinear& f : links_)

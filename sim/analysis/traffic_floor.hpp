@@ -10,7 +10,9 @@
 // replaying them (layout_search.hpp). The tally costs a few Program builds, not a replay.
 //
 // Extrapolated like the estimate, the floor shares its approximation at pipeline size p > 1:
-// the one stage carries the embedding's and the head's traffic, which p stages split.
+// the one stage carries the embedding's and the head's traffic, which p stages split; ZeRO 2
+// and 3 pipelines are taken at their runs' count of micro batches (data_parallel_rounds), as
+// they gather and reduce once per run where the reduced run does it every micro batch.
 
 #include <cstdint>
 #include <vector>
