@@ -243,7 +243,9 @@ TEST_CASE(
     "search_layouts: the same holds for a Llama-shaped model, its logits larger than its layers") {
   // Llama 3's proportions in small: a vocabulary 32 times the hidden size, untied, SwiGLU and
   // RMSNorm, so the head's activations (the logits of every micro batch a schedule holds)
-  // outweigh a layer's, and the output layer's state a layer's.
+  // outweigh a layer's, and the output layer's state a layer's. Sequence 1024, so that the
+  // small profile's latencies do not dominate (at 256 the time of its ZeRO 2 pipelines, which
+  // the estimate charges both vocabulary matrices' reductions, comes out 70 % above replay).
   ModelSpec model = small_model(4);
   model.vocab = 8192;
   model.seq_len = 1024;
