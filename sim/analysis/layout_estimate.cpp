@@ -117,19 +117,25 @@ double head_activation_bytes(const ModelSpec& model, const Layout& layout) {
   return softmax + norm;
 }
 
-/// One vocabulary matrix's bf16 weights, fp32 gradients and Adam state on a GPU, sharded as
-/// model_state_floor shards them, when the output layer has its own (untied): the reduced
-/// run holds it and the embedding, a pipeline's end stages one each.
+/// bf16 weights, fp32 gradients and Adam's 12 bytes per parameter, each sharded over the
+/// gradient group (DP × CP) from the ZeRO stage that shards it.
+double state_bytes_per_parameter(const ParallelPlan& p) {
+  const double d = static_cast<double>(p.data.size * p.context.size);
+  return 2.0 / (p.data.zero >= 3 ? d : 1.0) + 4.0 / (p.data.zero >= 2 ? d : 1.0) +
+         12.0 / (p.data.zero >= 1 ? d : 1.0);
+}
+
+/// One vocabulary matrix's parameters on a GPU (its vocabulary shards over the tensor block).
+double vocab_parameters(const ModelSpec& model, const ParallelPlan& p) {
+  return static_cast<double>(model.padded_vocab(p.tensor.vocab_shards()) * model.hidden) /
+         static_cast<double>(p.tensor.size);
+}
+
+/// One vocabulary matrix's state on a GPU when the output layer has its own (untied): the
+/// reduced run holds it and the embedding, a pipeline's end stages one each.
 double vocab_state_bytes(const ModelSpec& model, const Layout& layout) {
   if (model.tied_embeddings) return 0.0;
-  const ParallelPlan& p = layout.plan;
-  const double d = static_cast<double>(p.data.size * p.context.size);
-  const double per_parameter = 2.0 / (p.data.zero >= 3 ? d : 1.0) +
-                               4.0 / (p.data.zero >= 2 ? d : 1.0) +
-                               12.0 / (p.data.zero >= 1 ? d : 1.0);
-  const double parameters = static_cast<double>(model.padded_vocab(p.tensor.size) * model.hidden) /
-                            static_cast<double>(p.tensor.size);
-  return parameters * per_parameter;
+  return vocab_parameters(model, layout.plan) * state_bytes_per_parameter(layout.plan);
 }
 
 /// The bubble in micro-batch times (§7): p − 1 for gpipe and 1f1b, (p − 1)/v for the chunked
@@ -255,11 +261,9 @@ RunBuffers run_buffers(const ModelSpec& model, const Layout& layout, std::int64_
   const ParallelPlan& p = layout.plan;
   if (p.data.zero < 2 || micro_batches < 2) return {};
   const StageParameters stage = stage_parameters(model, layout, largest_stage(model, p));
-  const double chunk =
-      (stage.dense / static_cast<double>(p.tensor.size) + stage.experts) /
-          static_cast<double>(p.pipeline.chunks) +
-      static_cast<double>(model.padded_vocab(p.tensor.vocab_shards()) * model.hidden) /
-          static_cast<double>(p.tensor.size);
+  const double chunk = (stage.dense / static_cast<double>(p.tensor.size) + stage.experts) /
+                           static_cast<double>(p.pipeline.chunks) +
+                       vocab_parameters(model, p);
   RunBuffers out;
   out.gradients = 4.0 * chunk;
   out.weights = p.data.zero >= 3 ? 2.0 * chunk : 0.0;
@@ -276,14 +280,10 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
   const ParallelPlan& p = layout.plan;
   // ZeRO shards over the gradient group: DP x CP; the experts' state over their
   // expert-data group (ZeRO 0 or 1 with experts).
-  const double d = static_cast<double>(p.data.size * p.context.size);
-  const double weights = 2.0 / (p.data.zero >= 3 ? d : 1.0);  // bf16
-  const double grads = 4.0 / (p.data.zero >= 2 ? d : 1.0);    // fp32
-  const double adam = 12.0 / (p.data.zero >= 1 ? d : 1.0);    // fp32 master, m, v
+  const double per_parameter = state_bytes_per_parameter(p);
   const auto floor_of = [&](const StageParameters& params) {
     const double expert_adam = 12.0 / (p.data.zero >= 1 ? params.expert_data : 1.0);
-    return Bytes::rounded(params.dense / static_cast<double>(p.tensor.size) *
-                              (weights + grads + adam) +
+    return Bytes::rounded(params.dense / static_cast<double>(p.tensor.size) * per_parameter +
                           params.experts * (2.0 + 4.0 + expert_adam));
   };
   // The stage that holds the most: pruning compares with the largest peak over the GPUs, and
