@@ -92,13 +92,17 @@ double last_layers_in_flight(const ParallelPlan& plan, std::int64_t micro_batche
   return static_cast<double>(micro_batches) * L;
 }
 
-/// Micro batches whose head activations the last stage holds at once: one where each
-/// micro batch's last chunk runs backward right after forward (1F1B, interleaved), all of
-/// them where every forward of the chunk comes first.
+/// 1F1B and interleaved alternate a stage's forward and backward passes in their steady
+/// state (each micro batch's last chunk runs backward right after its forward); gpipe,
+/// breadth-first and layered run every micro batch through a chunk before turning back.
+bool alternates(const PipelineParallel& pp) {
+  return pp.schedule == PipelineSchedule::one_f_one_b ||
+         pp.schedule == PipelineSchedule::interleaved;
+}
+
+/// Micro batches whose head activations the last stage holds at once.
 std::int64_t head_micro_batches_in_flight(const PipelineParallel& pp, std::int64_t micro_batches) {
-  const bool depth_first =
-      pp.schedule == PipelineSchedule::one_f_one_b || pp.schedule == PipelineSchedule::interleaved;
-  return depth_first ? 1 : micro_batches;
+  return alternates(pp) ? 1 : micro_batches;
 }
 
 /// What the output head saves for its backward per micro batch (models/layers/
@@ -271,9 +275,7 @@ RunBuffers run_buffers(const ModelSpec& model, const Layout& layout, std::int64_
 }
 
 std::int64_t data_parallel_rounds(const PipelineParallel& pp, std::int64_t micro_batches) {
-  const bool alternating =
-      pp.schedule == PipelineSchedule::one_f_one_b || pp.schedule == PipelineSchedule::interleaved;
-  return alternating ? micro_batches : 1;
+  return alternates(pp) ? micro_batches : 1;
 }
 
 Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
