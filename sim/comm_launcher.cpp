@@ -198,7 +198,7 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
     cache.routes.clear();
     for (const FlowSpec& f : flow_specs_) {
       cache.pairs.emplace_back(f.src, f.dst);
-      cache.routes.push_back(topology_.route(f.src, f.dst));
+      cache.routes.push_back(topology_.route_links(f.src, f.dst));
     }
   }
   // NCCL reaches `efficiency` of a link's bandwidth: a flow puts bytes / efficiency on the
@@ -206,14 +206,14 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
   // move more useful bytes than the efficiency allows.
   for (std::size_t k = 0; k < flow_specs_.size(); ++k) {
     const FlowSpec& f = flow_specs_[k];
-    const std::span<const LinkId> route = cache.routes[k];
-    if (route.empty()) continue;  // same GPU: a local copy, not modelled as traffic
+    const Topology::Links& route = cache.routes[k];
+    if (route.count == 0) continue;  // same GPU: a local copy, not modelled as traffic
     const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
     QueuedFlow q;
     q.bytes = f.bytes / efficiency.of(!inside);
     q.first = static_cast<std::int32_t>(queued_links_.size());
     queued_links_.insert(queued_links_.end(), route.begin(), route.end());
-    if (engine_base_ >= 0 && !copy_engine && route.size() < kMaxRouteLinks && inside) {
+    if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
       queued_links_.push_back(engine_base_ + f.src);
     }
     q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;

@@ -87,10 +87,12 @@ class CommLauncher {
     std::vector<std::uint8_t> recv_ready;
   };
 
-  /// The routes of the flows between some GPU pairs, in their order.
+  /// The routes of the flows between some GPU pairs, in their order, by value: worked out
+  /// from the topology's structure once per group and kind, without its hashed cache (a
+  /// ZeRO-3 group over thousands of nodes has tens of thousands of pairs).
   struct CachedRoutes {
     std::vector<std::pair<program::Rank, program::Rank>> pairs;
-    std::vector<std::span<const LinkId>> routes;
+    std::vector<Topology::Links> routes;
   };
 
   /// A queued flow: its wire bytes and route (queued_links_ from `first`).

@@ -550,6 +550,23 @@ void FlowNetwork::remove(FlowId id) {
   free_slots_.push_back(id);
 }
 
+void FlowNetwork::sort_ids(std::vector<FlowId>& ids) {
+  // The images of a split collective finish at one instant, tens of thousands at once: marked
+  // in a flag per slot and read back in slot order when they are a good part of the slots,
+  // linear where a comparison sort was a few per cent of a ZeRO-3 replay. Same order.
+  if (ids.size() < 64 || ids.size() < flows_.size() / 16) {
+    std::sort(ids.begin(), ids.end());
+    return;
+  }
+  slot_marks_.assign(flows_.size(), 0);
+  for (const FlowId id : ids)
+    slot_marks_[static_cast<std::size_t>(id)] = 1;
+  ids.clear();
+  for (std::size_t slot = 0; slot < slot_marks_.size(); ++slot) {
+    if (slot_marks_[slot]) ids.push_back(static_cast<FlowId>(slot));
+  }
+}
+
 void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   if (dirty_) recompute();
   // Finished flows are handed back in slot order so the owners' order never depends on the
@@ -565,7 +582,7 @@ void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
     due_.erase(due_.begin());
   }
   if (scratch_.empty()) return;
-  std::sort(scratch_.begin(), scratch_.end());
+  sort_ids(scratch_);
   for (const FlowId id : scratch_) {
     const Flow& f = flows_[static_cast<std::size_t>(id)];
     owners.insert(owners.end(), static_cast<std::size_t>(f.images), f.owner);

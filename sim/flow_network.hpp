@@ -135,6 +135,8 @@ class FlowNetwork final : public Resource {
   void schedule_finish(FlowId id);
   bool stale(const Due& d) const;
   void remove(FlowId id);
+  /// Sorts distinct flow ids ascending.
+  void sort_ids(std::vector<FlowId>& ids);
 
   std::vector<double> capacity_;
   std::vector<double> residual_;
@@ -156,6 +158,7 @@ class FlowNetwork final : public Resource {
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
+  std::vector<std::uint8_t> slot_marks_;  ///< sort_ids' flags, one per flow slot
   std::vector<FlowId> component_;
   std::vector<LinkId> component_links_;
   std::vector<FlowId> fresh_;          ///< started since the last recomputation

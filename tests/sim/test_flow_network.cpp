@@ -314,3 +314,37 @@ TEST_CASE("an image set knows each link's share and the images' components") {
   CHECK_THROWS_AS(ImageSet({0, 1, 2}, 2), std::invalid_argument);
   CHECK_THROWS_AS(ImageSet({0}, 9), std::invalid_argument);
 }
+
+TEST_CASE("an image set over links far apart is worked out as one over a dense range") {
+  // The same images, their links spread over 10^6 ids (the comparison sort) and packed into
+  // 0..5 (the counting sort over the range): the same shares, components and distinct links.
+  const std::vector<LinkId> dense{0, 1, 2, 1, 3, 4, 4, 5};
+  std::vector<LinkId> sparse;
+  for (const LinkId l : dense)
+    sparse.push_back(l * 200000);
+  const ImageSet a(dense, 2);
+  const ImageSet b(sparse, 2);
+  const auto vec = [](auto span) { return std::vector<std::int32_t>(span.begin(), span.end()); };
+  CHECK(vec(a.shares()) == vec(b.shares()));
+  CHECK(vec(a.component()) == vec(b.component()));
+  CHECK(vec(a.distinct_shares()) == vec(b.distinct_shares()));
+  CHECK(vec(a.distinct_component()) == vec(b.distinct_component()));
+  CHECK(vec(a.distinct_of()) == vec(b.distinct_of()));
+  REQUIRE(b.distinct_links().size() == 6);
+  CHECK(b.distinct_links().back() == 1000000);
+}
+
+TEST_CASE("flows finishing at one instant are handed back in slot order, however many") {
+  // 200 flows on 200 links, started in reverse owner order, all ending at 1 ms: more than
+  // a sixteenth of the slots at once, so take_completed orders them by flags per slot.
+  FlowNetwork net(std::vector<double>(200, 1 * kGB));
+  const double inf = std::numeric_limits<double>::infinity();
+  for (LinkId l = 0; l < 200; ++l)
+    net.start(std::vector<LinkId>{l}, 1e6, inf, 199 - l);
+  const auto done = drain(net);
+  REQUIRE(done.size() == 200);
+  for (std::size_t k = 0; k < done.size(); ++k) {
+    CHECK(done[k].first == 199 - static_cast<int>(k));
+    CHECK(done[k].second == Time::from_ms(1));
+  }
+}
