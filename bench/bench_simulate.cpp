@@ -1,7 +1,8 @@
 // bench_simulate: wall time of `trainsim simulate` on a scenario, split into its stages
 // (load inputs, build the Program on the meta backend, replay, summarise), and the replay's
-// ops per second. Usage: bench_simulate [SCENARIO.yaml] [REPETITIONS]. Prints the median and
-// the minimum of each stage over the repetitions.
+// ops per second. Usage: bench_simulate [SCENARIO.yaml] [REPETITIONS] [--no-fold]. Prints the
+// median and the minimum of each stage over the repetitions, and how far the replay folded its
+// nodes (sim/node_fold.hpp); --no-fold replays every node, to time the fold against it.
 
 #include <fmt/format.h>
 
@@ -45,10 +46,13 @@ int main(int argc, char** argv) {
           ? std::filesystem::path(argv[1])
           : std::filesystem::path(TRAINSIM_SOURCE_ROOT) / "scenarios/korthikanti2022/gpt-22b.yaml";
   const int repetitions = argc > 2 ? std::max(1, std::atoi(argv[2])) : 20;
+  sim::ReplayOptions options;
+  options.fold_nodes = !(argc > 3 && std::string(argv[3]) == "--no-fold");
 
   std::vector<double> load, build, replay, total;
   std::size_t ops = 0;
   double iteration = 0.0;
+  std::int32_t fold_run = 1;
   for (int i = 0; i < repetitions; ++i) {
     const auto t0 = Clock::now();
     const Scenario scenario = inputs::load_scenario(scenario_file);
@@ -58,7 +62,8 @@ int main(int argc, char** argv) {
     const program::Program program = build_program(scenario, ProgramScope::representative);
     build.push_back(seconds_since(t1));
     const auto t2 = Clock::now();
-    const sim::SimulationResult result = sim::replay(program, hardware);
+    const sim::SimulationResult result = sim::replay(program, hardware, options);
+    fold_run = result.fold_run;
     replay.push_back(seconds_since(t2));
     const reports::Summary summary = reports::summarize(scenario, hardware, program, result);
     total.push_back(seconds_since(t0));
@@ -70,6 +75,7 @@ int main(int argc, char** argv) {
   fmt::print("repetitions         {}\n", repetitions);
   fmt::print("ops in the Program  {}\n", ops);
   fmt::print("predicted iteration {:.4f} s\n", iteration);
+  fmt::print("nodes per replayed  {}\n", fold_run);
   fmt::print("{:<20}{:>12}{:>12}\n", "stage", "median ms", "min ms");
   fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "load inputs", l.median * 1e3, l.minimum * 1e3);
   fmt::print("{:<20}{:>12.3f}{:>12.3f}\n", "build Program", b.median * 1e3, b.minimum * 1e3);

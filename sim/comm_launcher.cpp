@@ -17,13 +17,19 @@ static_assert(static_cast<std::size_t>(program::CollectiveKind::sendrecv) + 1 ==
 
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                            const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
-                           LinkId engine_base)
+                           LinkId engine_base, const NodeFold* fold)
     : program_(program),
       hw_(hw),
       index_(index),
       topology_(topology),
       flows_(flows),
-      engine_base_(engine_base) {
+      engine_base_(engine_base),
+      fold_(fold != nullptr && fold->active() ? fold : nullptr) {
+  if (fold_ != nullptr) {
+    folded_use_.assign(flows.link_count(), 0);
+    side_use_.assign(flows.link_count(), 0);
+    marking_.assign(flows.link_count(), 0);
+  }
   groups_.resize(index.groups.size());
   group_routes_.resize(index.groups.size() * kCollectiveKinds);
   channel_routes_.resize(index.channels.size());
@@ -93,9 +99,11 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
                 gp.participants.begin() + static_cast<std::ptrdiff_t>((k + 1) * needed));
   a.part_end = static_cast<std::int32_t>(parts_.size());
   a.copy_engine = c.copy_engine;
-  LaunchPlan& plan = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
-                                  static_cast<std::size_t>(c.kind)];
-  if (plan.size != c.size || plan.copy_engine != c.copy_engine) {
+  PlanSlot& slot_plans = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
+                                      static_cast<std::size_t>(c.kind)];
+  const LaunchPlan* found = slot_plans.find(c.size, c.copy_engine);
+  if (found == nullptr) {
+    LaunchPlan& plan = slot_plans.fresh();
     plan.copy_engine = c.copy_engine;
     // The groups launched together are images of one another: NCCL's choice for the first
     // is every one's.
@@ -117,12 +125,13 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
                                 static_cast<std::size_t>(c.kind)],
                   c.copy_engine);
     }
-    keep_plan(plan, c.size, a.latency);
+    keep_plan(plan, c.size, a.latency, fold_ == nullptr || queue_launch(c.copy_engine));
     queued_.clear();
     queued_links_.clear();
+    found = &plan;
   }
-  a.latency = plan.latency;
-  a.flows_left = start_plan(plan, id);
+  a.latency = found->latency;
+  a.flows_left = start_plan(*found, id);
   return add(a);
 }
 
@@ -150,8 +159,10 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
   parts_.emplace_back(c.sender, send_op);
   parts_.emplace_back(c.receiver, c.recv_ops[k]);
   a.part_end = static_cast<std::int32_t>(parts_.size());
-  LaunchPlan& plan = channel_plans_[static_cast<std::size_t>(info.ref)];
-  if (plan.size != send.size) {
+  PlanSlot& slot_plans = channel_plans_[static_cast<std::size_t>(info.ref)];
+  const LaunchPlan* found = slot_plans.find(send.size, false);
+  if (found == nullptr) {
+    LaunchPlan& plan = slot_plans.fresh();
     flow_specs_.clear();
     if (send.size.count() > 0) {
       flow_specs_.push_back({src, send.peer, send.size.as_double()});
@@ -159,11 +170,12 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
     }
     const double efficiency = p2p_efficiency(send.size, inter, hw_);
     queue_flows({efficiency, efficiency}, channel_routes_[static_cast<std::size_t>(info.ref)]);
-    keep_plan(plan, send.size, a.latency);
+    keep_plan(plan, send.size, a.latency, fold_ == nullptr || queue_launch(false));
     queued_.clear();
     queued_links_.clear();
+    found = &plan;
   }
-  a.flows_left = start_plan(plan, id);
+  a.flows_left = start_plan(*found, id);
   return add(a);
 }
 
@@ -186,6 +198,15 @@ void append_p2p_images(const program::Program& program, const ProgramIndex& inde
 
 void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache,
                                bool copy_engine) {
+  if (fold_ != nullptr) {
+    // Staged whole: queue_launch routes them once the launch's symmetry is known.
+    for (const FlowSpec& f : flow_specs_) {
+      if (f.src == f.dst) continue;  // a local copy, not modelled as traffic
+      const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
+      launch_flows_.push_back({f.src, f.dst, f.bytes / efficiency.of(!inside)});
+    }
+    return;
+  }
   // A group's collectives of one kind, and a channel's sends, run between the same GPU pairs
   // every time: their routes are looked up once.
   const bool same_pairs = cache.pairs.size() == flow_specs_.size() &&
@@ -211,6 +232,7 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
     const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
     QueuedFlow q;
     q.bytes = f.bytes / efficiency.of(!inside);
+    q.src = f.src;
     q.first = static_cast<std::int32_t>(queued_links_.size());
     queued_links_.insert(queued_links_.end(), route.begin(), route.end());
     if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
@@ -221,7 +243,47 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
   }
 }
 
-void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency) {
+bool CommLauncher::queue_launch(bool copy_engine) {
+  const bool symmetric = fold_->invariant(launch_flows_);
+  // Symmetric: one flow of each orbit travels, the one leaving the kept node, over the kept
+  // nodes' images of its links (its own on the sending side). Else every flow, on its own.
+  for (const FlowSpec& f : launch_flows_) {
+    if (symmetric && !fold_->keeps(f.src)) continue;
+    const Topology::Links route = topology_.route_links(f.src, f.dst);
+    QueuedFlow q;
+    q.bytes = f.bytes;
+    q.src = f.src;
+    q.first = static_cast<std::int32_t>(queued_links_.size());
+    for (const LinkId l : route)
+      queued_links_.push_back(symmetric ? fold_->link(l) : l);
+    const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
+    if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
+      queued_links_.push_back(engine_base_ + f.src);
+    }
+    q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
+    queued_.push_back(q);
+  }
+  launch_flows_.clear();
+  return symmetric;
+}
+
+void CommLauncher::mark_plan(LaunchPlan& plan, bool symmetric) {
+  plan.side = !symmetric;
+  std::vector<LinkId> marks;  // each once, in the order first met (any order would do)
+  for (const QueuedFlow& q : queued_) {
+    for (std::int32_t k = q.first; k < q.first + q.links; ++k) {
+      const LinkId l = fold_->link(queued_links_[static_cast<std::size_t>(k)]);
+      if (!std::exchange(marking_[static_cast<std::size_t>(l)], std::uint8_t{1}))
+        marks.push_back(l);
+    }
+  }
+  for (const LinkId l : marks)
+    marking_[static_cast<std::size_t>(l)] = 0;
+  plan.marks = std::make_shared<const std::vector<LinkId>>(std::move(marks));
+}
+
+void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency, bool symmetric) {
+  if (fold_ != nullptr) mark_plan(plan, symmetric);
   plan.size = size;
   plan.latency = latency;
   plan.flows = static_cast<std::int32_t>(queued_.size());
@@ -252,9 +314,34 @@ void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency) {
 }
 
 std::int32_t CommLauncher::start_plan(const LaunchPlan& plan, std::int32_t owner) {
+  if (fold_ != nullptr && plan.flows > 0) {
+    // A side launch's flows and folded flows never share a link or its images: each side's
+    // links are counted, and a start onto the other side's is where the fold stops.
+    std::vector<std::int32_t>& mine = plan.side ? side_use_ : folded_use_;
+    const std::vector<std::int32_t>& other = plan.side ? folded_use_ : side_use_;
+    for (const LinkId l : *plan.marks) {
+      if (other[static_cast<std::size_t>(l)] > 0) throw FoldBroken();
+    }
+    for (const LinkId l : *plan.marks)
+      ++mine[static_cast<std::size_t>(l)];
+    marked_.push_back({owner, plan.marks, plan.side});
+    if (plan.side && sides_in_flight_++ == 0) side_started_ = true;
+  }
   for (const LaunchPlan::Group& g : plan.groups)
     flows_.start_images(g.images, g.bytes, std::numeric_limits<double>::infinity(), owner);
   return plan.flows;
+}
+
+void CommLauncher::release_marks(std::int32_t id) {
+  const auto it = std::find_if(marked_.begin(), marked_.end(),
+                               [id](const Marked& m) { return m.activity == id; });
+  if (it == marked_.end()) return;
+  std::vector<std::int32_t>& use = it->side ? side_use_ : folded_use_;
+  for (const LinkId l : *it->links)
+    --use[static_cast<std::size_t>(l)];
+  if (it->side) --sides_in_flight_;
+  *it = std::move(marked_.back());
+  marked_.pop_back();
 }
 
 std::int32_t CommLauncher::add(const Activity& a) {

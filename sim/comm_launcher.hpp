@@ -16,6 +16,7 @@
 #include "sim/collective_model.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/topology.hpp"
 #include "units/units.hpp"
@@ -48,10 +49,12 @@ class CommLauncher {
   /// All references must outlive the launcher; flows are owned by their activity's id.
   /// `engine_base` >= 0: link `engine_base + g` of `flows` is GPU g's communication engine,
   /// added to the route of every transfer GPU g sends inside its node (the replay throttles
-  /// it while g computes); -1: no engine links.
+  /// it while g computes); -1: no engine links. With an active `fold`, only the flows
+  /// leaving kept nodes go onto the network, over the kept nodes' links (sim/node_fold.hpp);
+  /// a launch whose flows are not symmetric under it throws FoldBroken.
   CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
-               LinkId engine_base = -1);
+               LinkId engine_base = -1, const NodeFold* fold = nullptr);
 
   /// A collective op (its OpInfo) of recorded rank `r` is ready to run. Returns the id of the
   /// activity it completes (the last needed member arrived and its flows started), or -1
@@ -70,8 +73,16 @@ class CommLauncher {
 
   /// A flow owned by activity `id` finished; true when it was the activity's last.
   bool flow_finished(std::int32_t id) {
-    return --activities_[static_cast<std::size_t>(id)].flows_left == 0;
+    if (--activities_[static_cast<std::size_t>(id)].flows_left != 0) return false;
+    if (fold_ != nullptr) release_marks(id);
+    return true;
   }
+
+  /// With a fold: whether a side launch (all its flows, on their own links) is in flight;
+  /// the engines of GPUs outside the kept nodes then matter.
+  bool side_in_flight() const { return sides_in_flight_ > 0; }
+  /// Whether a side launch started since the last call, with none in flight before it.
+  bool take_side_started() { return std::exchange(side_started_, false); }
 
   /// Whether needed member `slot` of group `g` has issued its `instance`-th collective
   /// there (for deadlock reports).
@@ -95,11 +106,12 @@ class CommLauncher {
     std::vector<Topology::Links> routes;
   };
 
-  /// A queued flow: its wire bytes and route (queued_links_ from `first`).
+  /// A queued flow: its wire bytes, route (queued_links_ from `first`) and source GPU.
   struct QueuedFlow {
     double bytes = 0.0;
     std::int32_t first = 0;
     std::int32_t links = 0;
+    std::int32_t src = 0;
   };
   /// What a launch of one group's collective of one kind, or of one channel's send, queues
   /// for a given size: a group's collectives of one kind and size (every layer's TP
@@ -119,18 +131,61 @@ class CommLauncher {
     std::int32_t flows = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
     bool copy_engine = false;  ///< its flows bypass the GPUs' communication-engine links
+    bool side = false;         ///< with a fold: not symmetric, every flow on its own links
+    /// With a fold: the kept nodes' links its flows use, or whose images they use, each once.
+    std::shared_ptr<const std::vector<LinkId>> marks;
+  };
+  /// The plans of one launching group and kind, or of one channel: the last few sizes', so
+  /// that a group alternating sizes (ZeRO-3 gathering layers and the embedding; a pipeline's
+  /// activations and its embedding's gradient) works each out once.
+  struct PlanSlot {
+    static constexpr std::size_t kSizes = 4;
+    std::vector<LaunchPlan> plans;
+    std::size_t next = 0;  ///< the plan a fifth size replaces
+    /// The plan for `size` and `copy_engine`, or null.
+    const LaunchPlan* find(Bytes size, bool copy_engine) const {
+      for (const LaunchPlan& p : plans) {
+        if (p.size == size && p.copy_engine == copy_engine) return &p;
+      }
+      return nullptr;
+    }
+    /// An empty plan to fill: a new one, or the oldest of kSizes.
+    LaunchPlan& fresh() {
+      if (plans.size() < kSizes) return plans.emplace_back();
+      LaunchPlan& p = plans[next++ % kSizes];
+      p = LaunchPlan{};
+      return p;
+    }
+  };
+  /// An activity in flight with a fold: the links it marks, and on which side.
+  struct Marked {
+    std::int32_t activity = 0;
+    std::shared_ptr<const std::vector<LinkId>> links;
+    bool side = false;
   };
 
   /// Queues the flows of flow_specs_ at `efficiency` by tier (their routes, wire bytes), with
-  /// their routes from `cache` when its pairs are theirs (else looked up and kept there).
+  /// their routes from `cache` when its pairs are theirs (else looked up and kept there). With
+  /// a fold, stages them (wire bytes) in launch_flows_ for queue_launch instead.
   /// `copy_engine`: the transfers bypass the communication-engine links (no throttling while
   /// the GPU computes).
   void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache, bool copy_engine = false);
-  /// Keeps the queued flows, grouped, and `latency` as `plan` for `size`.
-  void keep_plan(LaunchPlan& plan, Bytes size, Time latency);
+  /// With a fold: queues the staged flows of the launch (launch_flows_), only those leaving
+  /// kept nodes, over their links' images there, where the launch is symmetric (returns
+  /// true); else all of them, on their own links.
+  bool queue_launch(bool copy_engine);
+  /// Keeps the queued flows, grouped, and `latency` as `plan` for `size`; with a fold, marks
+  /// it a side launch unless `symmetric`.
+  void keep_plan(LaunchPlan& plan, Bytes size, Time latency, bool symmetric);
+  /// With a fold: `plan` a side launch unless `symmetric`, and the links it marks.
+  void mark_plan(LaunchPlan& plan, bool symmetric);
   /// Starts `plan`'s flows for activity `owner`, a group at a time, and returns how many.
+  /// With a fold, first marks its links, throwing FoldBroken where a side launch and folded
+  /// flows would meet.
   std::int32_t start_plan(const LaunchPlan& plan, std::int32_t owner);
   std::int32_t add(const Activity& a);
+  /// Unmarks the links of activity `id` (with a fold), its flows all finished.
+  void release_marks(std::int32_t id);
 
   const program::Program& program_;
   const hw::HardwareProfile& hw_;
@@ -142,14 +197,22 @@ class CommLauncher {
   std::vector<Activity> activities_;
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
+  std::vector<FlowSpec> launch_flows_;  ///< with a fold: every flow of the launch, wire bytes
   std::vector<QueuedFlow> queued_;
   std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
   std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel
-  std::vector<LaunchPlan> group_plans_;       ///< per launching group and collective kind
-  std::vector<LaunchPlan> channel_plans_;     ///< per p2p channel
+  std::vector<PlanSlot> group_plans_;         ///< per launching group and collective kind
+  std::vector<PlanSlot> channel_plans_;       ///< per p2p channel
   std::vector<LinkId> queued_links_;
   std::vector<LinkId> image_links_;
   LinkId engine_base_ = -1;
+  const NodeFold* fold_ = nullptr;        ///< null or inactive: every flow goes onto the network
+  std::vector<std::int32_t> folded_use_;  ///< per link: folded activities in flight on it
+  std::vector<std::int32_t> side_use_;    ///< per link: side activities on its images
+  std::vector<Marked> marked_;            ///< activities in flight that marked links
+  std::vector<std::uint8_t> marking_;     ///< mark_plan's flags, one per link
+  std::int32_t sides_in_flight_ = 0;
+  bool side_started_ = false;
 };
 
 }  // namespace trainsim::sim

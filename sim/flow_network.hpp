@@ -73,6 +73,7 @@ class FlowNetwork final : public Resource {
 
   /// Current rate of an active flow in bytes/s (after any pending recomputation).
   double rate(FlowId f);
+  std::size_t link_count() const { return capacity_.size(); }
   /// Flows in flight, a bundle counting once.
   std::size_t active_count() const { return active_.size(); }
   /// Owner of an active flow.

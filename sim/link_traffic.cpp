@@ -10,6 +10,7 @@
 
 #include "sim/collective_model.hpp"
 #include "sim/comm_launcher.hpp"
+#include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/topology.hpp"
 
@@ -26,11 +27,25 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
   LinkTraffic out;
   out.capacities = topology.link_capacities();
   out.bytes.assign(out.capacities.size(), 0.0);
+  // Folded (sim/node_fold.hpp): a launch that is its own image under the shift of nodes puts
+  // on every link what it puts on the link's image in the first node of its run, so only its
+  // flows leaving those nodes are routed, onto the images (`symmetric`); any other launch is
+  // tallied on its own links (`bytes`); a link carries the two added.
+  const NodeFold fold(program, index, topology, hw, -1, NodeFold::Use::tally);
+  std::vector<double> symmetric(fold.active() ? out.bytes.size() : 0, 0.0);
   std::vector<FlowSpec> flows;
   const auto route_all = [&] {
-    for (const FlowSpec& f : flows) {
-      for (const LinkId l : topology.route_links(f.src, f.dst))
-        out.bytes[static_cast<std::size_t>(l)] += f.bytes;
+    if (fold.active() && fold.invariant(flows)) {
+      for (const FlowSpec& f : flows) {
+        if (!fold.keeps(f.src)) continue;
+        for (const LinkId l : topology.route_links(f.src, f.dst))
+          symmetric[static_cast<std::size_t>(fold.link(l))] += f.bytes;
+      }
+    } else {
+      for (const FlowSpec& f : flows) {
+        for (const LinkId l : topology.route_links(f.src, f.dst))
+          out.bytes[static_cast<std::size_t>(l)] += f.bytes;
+      }
     }
     flows.clear();
   };
@@ -78,6 +93,10 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
       append_p2p_images(program, index, c, sender.rank, peer, b, flows);
       route_all();
     }
+  }
+  if (fold.active()) {
+    for (std::size_t l = 0; l < out.bytes.size(); ++l)
+      out.bytes[l] += symmetric[static_cast<std::size_t>(fold.link(static_cast<LinkId>(l)))];
   }
   return out;
 }

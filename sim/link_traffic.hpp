@@ -10,7 +10,8 @@
 // Cheap where a replay is not (a ZeRO-3 group of 16 384 GPUs starts ~10^5 flows a call, and
 // the replay refills them at every event): for one algorithm a collective's flows are linear
 // in its size, so a group's calls are summed per (kind, algorithm) and split into flows once;
-// a channel's sends likewise.
+// a channel's sends likewise. Over many interchangeable nodes the tally is folded as the
+// replay is (sim/node_fold.hpp): a symmetric launch's flows are routed from one node per run.
 
 #include <vector>
 

@@ -13,6 +13,7 @@
 #include "sim/comm_launcher.hpp"
 #include "sim/engine.hpp"
 #include "sim/flow_network.hpp"
+#include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/stuck_report.hpp"
 #include "sim/topology.hpp"
@@ -123,6 +124,7 @@ struct Simulation::State {
   Topology topology;
   FlowNetwork flows;
   ProgramIndex index;
+  NodeFold fold;  ///< inactive unless options.fold_nodes and the replay is symmetric
   CommLauncher comm;
   std::vector<RankState> ranks;
   std::vector<std::pair<std::int32_t, std::int32_t>> worklist;  ///< (rank index, stream)
@@ -132,6 +134,9 @@ struct Simulation::State {
   double engine_idle = 0.0;
   double engine_busy = 0.0;
   std::vector<std::int32_t> engine_touched;  ///< recorded ranks whose `computing` changed
+  /// With an active fold: per recorded rank, the GPUs it stands for in kept nodes (the
+  /// engines of the others carry no flow).
+  std::vector<std::vector<program::Rank>> kept_engines;
   /// The host model (hw.host): issue cost per HostCost (in ps) and the syncs it waits at.
   bool host_model = false;
   std::array<std::int64_t, static_cast<std::size_t>(HostCost::sync) + 1> host_cost_ps{};
@@ -151,12 +156,18 @@ struct Simulation::State {
         topology(h, std::max<std::int32_t>(1, p.world_size)),
         flows(network_capacities(topology, h)),
         index(index_program(p, h, topology)),
-        comm(p, h, index, topology, flows, first_engine_link(topology, h)),
+        fold(o.fold_nodes ? NodeFold(p, index, topology, h, first_engine_link(topology, h))
+                          : NodeFold()),
+        comm(p, h, index, topology, flows, first_engine_link(topology, h), &fold),
         engine_base(first_engine_link(topology, h)) {
     if (!options.kernel_slowdowns.empty()) apply_kernel_slowdowns(index, options.kernel_slowdowns);
     if (engine_base >= 0) {
       engine_idle = h.node.gpu_bandwidth.bytes_per_second();
       engine_busy = engine_idle / (1.0 + h.comm_slowdown_during_compute);
+    }
+    if (engine_base >= 0 && fold.active()) {
+      for (std::size_t r = 0; r < index.ranks.size(); ++r)
+        kept_engines.push_back(fold.kept(index.represented_by(static_cast<std::int32_t>(r))));
     }
     engine.add_resource(flows);
     slow_rate = 1.0 / (1.0 + std::max(0.0, hw.compute_slowdown_during_comm));
@@ -445,17 +456,30 @@ struct Simulation::State {
 
   /// Once the present event has settled (a kernel ending and the next starting at the same
   /// instant is no change), throttles the communication engines of the GPUs whose compute
-  /// state changed: those of every GPU the recorded rank stands for.
+  /// state changed: those of every GPU the recorded rank stands for. With a fold, those in
+  /// kept nodes, unless a side launch is in flight: its flows may cross any GPU's engine, so
+  /// when one starts, every engine is brought up to date, and kept so while it runs.
   void apply_engines() {
+    const bool every_gpu = kept_engines.empty() || comm.side_in_flight();
     for (const std::int32_t r : engine_touched) {
       RankState& rs = ranks[static_cast<std::size_t>(r)];
       rs.engine_touched = false;
       const bool busy = rs.computing > 0;
       if (busy == rs.engine_throttled) continue;
       rs.engine_throttled = busy;
-      flows.set_capacities(engine_base, index.represented_by(r), busy ? engine_busy : engine_idle);
+      flows.set_capacities(
+          engine_base,
+          every_gpu ? index.represented_by(r)
+                    : std::span<const program::Rank>(kept_engines[static_cast<std::size_t>(r)]),
+          busy ? engine_busy : engine_idle);
     }
     engine_touched.clear();
+    if (comm.take_side_started() && !kept_engines.empty()) {
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        flows.set_capacities(engine_base, index.represented_by(static_cast<std::int32_t>(r)),
+                             ranks[r].engine_throttled ? engine_busy : engine_idle);
+      }
+    }
   }
 
   /// An activity the launcher started (id >= 0; -1 means still waiting for its peers): its
@@ -702,6 +726,7 @@ struct Simulation::State {
       }
     }
     out.events_processed = engine.events_processed();
+    out.fold_run = fold.run();
     out.timelines.resize(ranks.size());
     out.memory.reserve(ranks.size());
     out.breakdown.reserve(ranks.size());
@@ -727,7 +752,18 @@ Simulation::Simulation(Simulation&&) noexcept = default;
 Simulation& Simulation::operator=(Simulation&&) noexcept = default;
 
 SimulationResult Simulation::run() {
-  return state_->run();
+  try {
+    return state_->run();
+  } catch (const FoldBroken&) {
+    // A launch was not symmetric under the node fold (none known: the fold rules out the
+    // rooted collectives up front): the same replay unfolded, exact the slow way.
+    ReplayOptions unfolded = state_->options;
+    unfolded.fold_nodes = false;
+    const program::Program& program = state_->program;
+    const hw::HardwareProfile& hw = state_->hw;
+    state_ = std::make_unique<State>(program, hw, std::move(unfolded));
+    return state_->run();
+  }
 }
 
 SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,

@@ -30,6 +30,10 @@ struct ReplayOptions {
   /// Told ("replay", ops finished, ops in all) about 200 times over the run, on the event
   /// loop's thread; empty (the default) costs one comparison per op.
   Progress progress;
+  /// Fold a representative replay over many nodes onto one node of each role where the
+  /// nodes are interchangeable (sim/node_fold.hpp): the same result, the network's work
+  /// divided by the nodes folded. Off only to check that sameness.
+  bool fold_nodes = true;
   /// Stragglers: one factor per world GPU by which its kernels take longer (empty: none);
   /// see apply_kernel_slowdowns.
   std::vector<double> kernel_slowdowns{};

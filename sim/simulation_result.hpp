@@ -82,6 +82,8 @@ struct SimulationResult {
   std::vector<RankMemory> memory;        ///< parallel to Program::ranks
   std::vector<TimeBreakdown> breakdown;  ///< parallel to Program::ranks
   std::int64_t events_processed = 0;
+  /// Nodes each replayed node stood for (sim/node_fold.hpp); 1 when the replay was not folded.
+  std::int32_t fold_run = 1;
   std::vector<StuckOp> stuck;
 };
 

@@ -1,0 +1,214 @@
+// The node fold (sim/node_fold.hpp): a representative replay over many nodes folded onto one
+// node of each role gives exactly the unfolded replay's result, where it folds, where a
+// rooted collective runs beside the folded flows, and where one meets them (the replay then
+// starts again unfolded).
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "models/build_program.hpp"
+#include "sim/collective_model.hpp"
+#include "sim/node_fold.hpp"
+#include "sim/program_index.hpp"
+#include "sim/replay.hpp"
+#include "sim/topology.hpp"
+#include "sim_fixtures.hpp"
+#include "units/doctest_printers.hpp"
+
+using namespace trainsim;
+using namespace trainsim::sim;
+using program::CollectiveKind;
+using program::GroupKind;
+using program::Stream;
+using test::gemm;
+using test::ProgramBuilder;
+
+namespace {
+
+// small_profile on 2 GPUs per node with 2 NICs, communication slowed under compute (so the
+// communication engines are links) and compute under communication.
+hw::HardwareProfile two_per_node() {
+  hw::HardwareProfile hw = test::small_profile();
+  hw.node.gpus = 2;
+  hw.network.nics_per_node = 2;
+  hw.comm_slowdown_during_compute = 0.3;
+  hw.compute_slowdown_during_comm = 0.2;
+  return hw;
+}
+
+program::Collective collective(CollectiveKind kind, program::GroupId g, Bytes size) {
+  return program::Collective{kind, g, size, DType::bf16};
+}
+
+// `nodes` nodes of 2 GPUs, TP 2 in each and DP across; ranks 0 and 1 recorded, standing for
+// every node's. Each layer: a GEMM, a TP all-reduce, a GEMM, a DP reduce-scatter and
+// all-gather (rings); then a scalar DP all-reduce (a tree across enough nodes) that follows
+// the last reduce-scatter (`after_dp`) or runs beside it.
+program::Program tp_dp_program(std::int32_t nodes, bool after_dp) {
+  const std::int32_t world = 2 * nodes;
+  std::vector<std::int32_t> representative;
+  for (std::int32_t r = 0; r < world; ++r)
+    representative.push_back(r % 2);
+  ProgramBuilder b(world, {0, 1}, representative);
+  std::vector<program::GroupId> tp;
+  for (std::int32_t n = 0; n < nodes; ++n)
+    tp.push_back(b.group(GroupKind::tp, {2 * n, 2 * n + 1}, 0));
+  std::vector<program::GroupId> dp;
+  for (std::int32_t j = 0; j < 2; ++j) {
+    std::vector<program::Rank> members;
+    for (std::int32_t n = 0; n < nodes; ++n)
+      members.push_back(2 * n + j);
+    dp.push_back(b.group(GroupKind::dp, members, 1));
+  }
+  for (std::size_t r = 0; r < 2; ++r) {
+    program::OpIndex last = -1;
+    program::OpIndex reduced = -1;
+    for (int layer = 0; layer < 3; ++layer) {
+      const auto g = last < 0 ? b.add(r, gemm(512, 384, 2048))
+                              : b.add(r, gemm(512, 384, 2048), Stream::compute, {last});
+      const auto ar = b.add(r, collective(CollectiveKind::all_reduce, tp[0], Bytes::of(2'000'000)),
+                            Stream::tp, {g});
+      last = b.add(r, gemm(512, 512, 1024), Stream::compute, {ar});
+      reduced = b.add(r, collective(CollectiveKind::reduce_scatter, dp[r], Bytes::of(8'000'000)),
+                      Stream::dp, {last});
+      b.add(r, collective(CollectiveKind::all_gather, dp[r], Bytes::of(4'000'000)), Stream::dp,
+            {reduced});
+    }
+    if (after_dp) {
+      b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::dp,
+            {reduced});
+    } else {
+      b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::tp, {last});
+    }
+  }
+  return b.program();
+}
+
+void check_same(const SimulationResult& folded, const SimulationResult& full) {
+  REQUIRE(folded.stuck.empty());
+  REQUIRE(full.stuck.empty());
+  CHECK(folded.iteration_time == full.iteration_time);
+  REQUIRE(folded.timelines.size() == full.timelines.size());
+  for (std::size_t r = 0; r < full.timelines.size(); ++r) {
+    REQUIRE(folded.timelines[r].ops.size() == full.timelines[r].ops.size());
+    for (std::size_t i = 0; i < full.timelines[r].ops.size(); ++i) {
+      CHECK(folded.timelines[r].ops[i].start == full.timelines[r].ops[i].start);
+      CHECK(folded.timelines[r].ops[i].end == full.timelines[r].ops[i].end);
+    }
+    CHECK(folded.memory[r].peak == full.memory[r].peak);
+    CHECK(folded.memory[r].peak_at == full.memory[r].peak_at);
+    CHECK(folded.breakdown[r].compute == full.breakdown[r].compute);
+    CHECK(folded.breakdown[r].exposed_comm == full.breakdown[r].exposed_comm);
+    CHECK(folded.breakdown[r].other == full.breakdown[r].other);
+  }
+}
+
+SimulationResult unfolded(const program::Program& p, const hw::HardwareProfile& hw) {
+  ReplayOptions options;
+  options.fold_nodes = false;
+  return replay(p, hw, options);
+}
+
+bool scalar_runs_as_tree(const program::Program& p, const hw::HardwareProfile& hw) {
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  const IndexedGroup& dp = index.groups[index.groups.size() - 2];
+  return choose_algorithm(CollectiveKind::all_reduce, Bytes::of(4), dp.gpus, dp.rings, topology,
+                          hw)
+             .algorithm == CollectiveAlgorithm::tree;
+}
+
+}  // namespace
+
+TEST_CASE("node fold: a ring across nodes is its own image under the shift, a chain is not") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(4, true);
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  const NodeFold fold(p, index, topology, hw, -1);
+  REQUIRE(fold.active());
+  CHECK(fold.run() == 4);
+  CHECK(fold.keeps(0));
+  CHECK(fold.keeps(1));
+  CHECK_FALSE(fold.keeps(2));
+  std::vector<FlowSpec> ring;
+  for (std::int32_t n = 0; n < 4; ++n)
+    ring.push_back({2 * n, 2 * ((n + 1) % 4), 10.0});
+  CHECK(fold.invariant(ring));
+  std::vector<FlowSpec> chain(ring.begin(), ring.end() - 1);
+  CHECK_FALSE(fold.invariant(chain));
+  std::vector<FlowSpec> uneven = ring;
+  uneven[2].bytes = 11.0;
+  CHECK_FALSE(fold.invariant(uneven));
+  // Links go to their images in node 0: a route from node 2 to node 3 and one from node 0 to
+  // node 1 cross the same NIC of node 0 going up and the same one coming down.
+  const std::vector<std::int32_t> first{0, 0, 0, 0};
+  const std::vector<LinkId> image = topology.link_images(first);
+  const Topology::Links far = topology.route_links(4, 6);
+  const Topology::Links near = topology.route_links(0, 2);
+  REQUIRE(far.count == 2);
+  REQUIRE(near.count == 2);
+  CHECK(image[static_cast<std::size_t>(near.ids[0])] == near.ids[0]);
+  CHECK(image[static_cast<std::size_t>(far.ids[0])] == near.ids[0]);
+  CHECK(image[static_cast<std::size_t>(far.ids[1])] == image[static_cast<std::size_t>(near.ids[1])]);
+  CHECK(image[static_cast<std::size_t>(near.ids[1])] != near.ids[1]);
+  CHECK(topology.node_of(0) == 0);
+  CHECK_THROWS_AS(topology.link_images(std::vector<std::int32_t>{0, 0}), std::invalid_argument);
+}
+
+TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the full network") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(8, true);
+  REQUIRE(scalar_runs_as_tree(p, hw));
+  const SimulationResult folded = replay(p, hw);
+  CHECK(folded.fold_run == 8);  // the scalar's tree ran beside no folded flow
+  const SimulationResult full = unfolded(p, hw);
+  CHECK(full.fold_run == 1);
+  check_same(folded, full);
+  CHECK(full.breakdown[0].exposed_comm[static_cast<std::size_t>(GroupKind::dp)] > Time::zero());
+}
+
+TEST_CASE("node fold: a tree meeting folded flows starts the replay again, unfolded") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(8, false);
+  REQUIRE(scalar_runs_as_tree(p, hw));
+  const SimulationResult result = replay(p, hw);
+  CHECK(result.fold_run == 1);
+  check_same(result, unfolded(p, hw));
+}
+
+TEST_CASE("node fold: executor Programs (ZeRO 1 and 3, pipelines) fold and match the full replay") {
+  hw::HardwareProfile hw = test::small_profile();
+  hw.comm_slowdown_during_compute = 0.3;
+  hw.compute_slowdown_during_comm = 0.2;
+  hw.network.nics_per_node = 2;
+  ModelSpec model = test::small_model(4);
+  struct Case {
+    std::int64_t tp, pp, dp;
+    int zero;
+    std::int32_t run;  ///< nodes per kept node
+  };
+  // 4 GPUs per node: TP 2 × DP 8 is 4 nodes of one role; PP 2 stages of 2 nodes each.
+  for (const Case c : {Case{2, 1, 8, 3, 4}, Case{2, 1, 8, 1, 4}, Case{2, 2, 4, 1, 2},
+                       Case{1, 2, 8, 3, 2}}) {
+    CAPTURE(c.tp);
+    CAPTURE(c.pp);
+    CAPTURE(c.dp);
+    CAPTURE(c.zero);
+    ParallelPlan plan;
+    plan.tensor.size = c.tp;
+    plan.tensor.sequence_parallel = c.tp > 1;
+    plan.pipeline.size = c.pp;
+    plan.data.size = c.dp;
+    plan.data.zero = c.zero;
+    TrainingSpec training;
+    training.global_batch = 2 * c.dp * c.pp;
+    training.micro_batch = 1;
+    const program::Program p = build_program(model, plan, training, ProgramScope::representative);
+    const SimulationResult folded = replay(p, hw);
+    CHECK(folded.fold_run == c.run);
+    check_same(folded, unfolded(p, hw));
+  }
+}
