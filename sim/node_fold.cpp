@@ -1,6 +1,7 @@
 #include "sim/node_fold.hpp"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <tuple>
 #include <utility>
@@ -10,24 +11,46 @@ namespace {
 
 using program::CollectiveKind;
 
-// The length every run of interchangeable nodes splits into: the gcd of the lengths of the
-// maximal runs of consecutive nodes whose GPUs stand for the same recorded ranks, position by
-// position (1: nothing to fold).
-std::int32_t run_length(const ProgramIndex& index, std::int32_t nodes, std::int32_t per_node) {
-  const auto same = [&](std::int32_t a, std::int32_t b) {
-    const auto first = index.representative.begin();
-    return std::equal(first + a * per_node, first + (a + 1) * per_node, first + b * per_node);
-  };
-  std::int32_t length = 0;
-  for (std::int32_t start = 0; start < nodes;) {
-    std::int32_t end = start + 1;
-    while (end < nodes && same(start, end))
-      ++end;
-    length = std::gcd(length, end - start);
-    if (length == 1) return 1;
-    start = end;
+// The shape of the fold: the nodes in blocks of run × period consecutive nodes, each shifted
+// by `period` nodes within its block (cyclically), a symmetry when every node stands for the
+// same recorded ranks, position by position, as the node `period` after it in its block. The
+// period is 1 where a block's nodes all play one part (a pipeline stage's), more where the
+// parts alternate (context-parallel ranks recorded one by one: node i holds CP rank i mod c).
+// The largest run wins, then the shortest period; {1, 1}: nothing to fold.
+struct Shape {
+  std::int32_t period = 1;
+  std::int32_t run = 1;
+};
+
+Shape fold_shape(const ProgramIndex& index, std::int32_t nodes, std::int32_t per_node) {
+  // Each node's part as a number: equal numbers, equal recorded ranks position by position.
+  std::map<std::vector<std::int32_t>, std::int32_t> parts;
+  std::vector<std::int32_t> part(static_cast<std::size_t>(nodes));
+  for (std::int32_t k = 0; k < nodes; ++k) {
+    const auto first = index.representative.begin() + k * per_node;
+    part[static_cast<std::size_t>(k)] =
+        parts
+            .try_emplace(std::vector<std::int32_t>(first, first + per_node),
+                         static_cast<std::int32_t>(parts.size()))
+            .first->second;
   }
-  return length;
+  Shape best;
+  for (std::int32_t period = 1; 2 * period <= nodes; ++period) {
+    if (nodes % period != 0) continue;
+    // Along each residue r mod period the parts must not change inside a block: every index
+    // where they change is a multiple of the run.
+    std::int32_t run = nodes / period;
+    for (std::int32_t r = 0; r < period && run > 1; ++r) {
+      for (std::int32_t i = 1; i < nodes / period && run > 1; ++i) {
+        if (part[static_cast<std::size_t>(r + i * period)] !=
+            part[static_cast<std::size_t>(r + (i - 1) * period)]) {
+          run = std::gcd(run, i);
+        }
+      }
+    }
+    if (run > best.run) best = {period, run};
+  }
+  return best;
 }
 
 // Whether some collective across nodes of more than a few scalars runs as a chain or a tree
@@ -69,29 +92,38 @@ NodeFold::NodeFold(const program::Program& program, const ProgramIndex& index, T
       hw.network.oversubscription > 1.0) {
     return;
   }
-  const std::int32_t length = run_length(index, nodes, gpus_per_node_);
-  if (length < 2 || (use == Use::replay && has_large_rooted_collective(index, topology, hw))) {
+  const Shape shape = fold_shape(index, nodes, gpus_per_node_);
+  if (shape.run < 2 || (use == Use::replay && has_large_rooted_collective(index, topology, hw))) {
     return;
   }
-  run_ = length;
-  std::vector<std::int32_t> first_of_run(static_cast<std::size_t>(nodes));
+  run_ = shape.run;
+  period_ = shape.period;
+  std::vector<std::int32_t> kept_node(static_cast<std::size_t>(nodes));
   for (std::int32_t n = 0; n < nodes; ++n)
-    first_of_run[static_cast<std::size_t>(n)] = n - n % run_;
-  fold_ = topology.link_images(first_of_run);
+    kept_node[static_cast<std::size_t>(n)] = kept_node_of(n);
+  fold_ = topology.link_images(kept_node);
+  const std::int32_t block = run_ * period_;
+  next_node_.resize(static_cast<std::size_t>(nodes));
+  for (std::int32_t n = 0; n < nodes; ++n) {
+    const std::int32_t first = n - n % block;
+    next_node_[static_cast<std::size_t>(n)] = first + (n - first + period_) % block;
+  }
   if (engine_base >= 0) {
     fold_.resize(static_cast<std::size_t>(engine_base), -1);
     for (std::int32_t g = 0; g < gpu_count_; ++g) {
-      const std::int32_t node = node_of(g);
-      fold_.push_back(engine_base + g - (node % run_) * gpus_per_node_);
+      fold_.push_back(engine_base + kept_node_of(node_of(g)) * gpus_per_node_ + g % gpus_per_node_);
     }
   }
 }
 
+std::int32_t NodeFold::kept_node_of(std::int32_t node) const {
+  const std::int32_t offset = node % (run_ * period_);
+  return node - offset + offset % period_;
+}
+
 std::int32_t NodeFold::shifted(std::int32_t gpu) const {
   const std::int32_t node = node_of(gpu);
-  const std::int32_t first = node - node % run_;
-  const std::int32_t next = first + (node - first + 1) % run_;
-  return next * gpus_per_node_ + gpu % gpus_per_node_;
+  return gpu + (next_node_[static_cast<std::size_t>(node)] - node) * gpus_per_node_;
 }
 
 std::vector<program::Rank> NodeFold::kept(std::span<const program::Rank> gpus) const {
@@ -104,37 +136,72 @@ std::vector<program::Rank> NodeFold::kept(std::span<const program::Rank> gpus) c
 
 bool NodeFold::invariant(std::span<const FlowSpec> flows) const {
   if (!active()) return true;
-  // The flows by source (a counting sort), each source's sorted by (destination, bytes): the
-  // set is invariant when every source's list, shifted, is its shifted source's list.
-  begin_.assign(static_cast<std::size_t>(gpu_count_) + 1, 0);
   for (const FlowSpec& f : flows) {
     if (f.src < 0 || f.src >= gpu_count_ || f.dst < 0 || f.dst >= gpu_count_) return false;
-    ++begin_[static_cast<std::size_t>(f.src) + 1];
   }
-  std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
-  to_.resize(flows.size());
-  fill_.assign(begin_.begin(), begin_.end() - 1);
-  for (const FlowSpec& f : flows)
-    to_[static_cast<std::size_t>(fill_[static_cast<std::size_t>(f.src)]++)] = {f.dst, f.bytes};
-  const auto list = [this](std::int32_t src) {
-    const auto b = static_cast<std::size_t>(begin_[static_cast<std::size_t>(src)]);
-    const auto e = static_cast<std::size_t>(begin_[static_cast<std::size_t>(src) + 1]);
-    return std::span(to_).subspan(b, e - b);
+  // The flows grouped by source, each source's sorted by (destination, bytes): the set is
+  // invariant when every source's list, shifted, is its shifted source's list. Grouped by a
+  // counting sort over the GPUs when the flows are many, else by sorting them (a tally's
+  // sends of one channel: a pass over 16 384 GPUs for a few flows cost more than the sort).
+  to_.clear();
+  const auto list_of = [this](std::int32_t src) -> std::span<Entry> {
+    if (!begin_.empty()) {
+      const auto b = static_cast<std::size_t>(begin_[static_cast<std::size_t>(src)]);
+      const auto e = static_cast<std::size_t>(begin_[static_cast<std::size_t>(src) + 1]);
+      return std::span(to_).subspan(b, e - b);
+    }
+    const auto range =
+        std::equal_range(to_.begin(), to_.end(), Entry{src, 0, 0.0},
+                         [](const Entry& a, const Entry& b) { return a.src < b.src; });
+    return {range.first, range.second};
   };
-  for (std::int32_t src = 0; src < gpu_count_; ++src) {
-    const auto own = list(src);
-    std::sort(own.begin(), own.end());
+  if (flows.size() * 8 >= static_cast<std::size_t>(gpu_count_)) {
+    begin_.assign(static_cast<std::size_t>(gpu_count_) + 1, 0);
+    for (const FlowSpec& f : flows)
+      ++begin_[static_cast<std::size_t>(f.src) + 1];
+    std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
+    to_.resize(flows.size());
+    fill_.assign(begin_.begin(), begin_.end() - 1);
+    for (const FlowSpec& f : flows)
+      to_[static_cast<std::size_t>(fill_[static_cast<std::size_t>(f.src)]++)] = {f.src, f.dst,
+                                                                                 f.bytes};
+  } else {
+    begin_.clear();
+    for (const FlowSpec& f : flows)
+      to_.push_back({f.src, f.dst, f.bytes});
   }
-  for (std::int32_t src = 0; src < gpu_count_; ++src) {
-    const auto own = list(src);
-    const auto image = list(shifted(src));
+  // Sorted within each source (the sort by source too when not counted).
+  const auto order = [](const Entry& a, const Entry& b) {
+    return std::tie(a.src, a.dst, a.bytes) < std::tie(b.src, b.dst, b.bytes);
+  };
+  if (begin_.empty()) {
+    std::sort(to_.begin(), to_.end(), order);
+  } else {
+    for (std::int32_t src = 0; src < gpu_count_; ++src) {
+      const auto own = list_of(src);
+      if (own.size() > 1) std::sort(own.begin(), own.end(), order);
+    }
+  }
+  for (std::size_t i = 0; i < to_.size();) {
+    const std::int32_t src = to_[i].src;
+    const auto own = list_of(src);
+    i += own.size();
+    const std::int32_t image_src = shifted(src);
+    const auto image = list_of(image_src);
     if (own.size() != image.size()) return false;
-    if (own.empty()) continue;
+    if (own.size() == 1) {  // a ring's member on one channel: no list to sort
+      if (shifted(own[0].dst) != image[0].dst || own[0].bytes != image[0].bytes) return false;
+      continue;
+    }
     moved_.clear();
-    for (const auto& [dst, bytes] : own)
-      moved_.emplace_back(shifted(dst), bytes);
-    std::sort(moved_.begin(), moved_.end());
-    if (!std::equal(moved_.begin(), moved_.end(), image.begin())) return false;
+    for (const Entry& e : own)
+      moved_.push_back({image_src, shifted(e.dst), e.bytes});
+    std::sort(moved_.begin(), moved_.end(), order);
+    if (!std::equal(
+            moved_.begin(), moved_.end(), image.begin(),
+            [](const Entry& a, const Entry& b) { return a.dst == b.dst && a.bytes == b.bytes; })) {
+      return false;
+    }
   }
   return true;
 }

@@ -4,19 +4,21 @@
 // flows on the network: a ZeRO-3 gather over 8192 GPUs starts 8192 ring flows per channel,
 // and every flow event then touches each node's NICs (62 M flow images on the 405B grid's
 // largest point). Yet the nodes are interchangeable: every node is wired alike to one core,
-// so any permutation of nodes is a symmetry of the network, and where the nodes of a run
-// (consecutive nodes whose GPUs stand for the same recorded ranks, position by position: a
-// pipeline stage's, or all of them) play the same part, shifting each run cyclically by one
-// node maps the flows in flight onto themselves.
+// so any permutation of nodes is a symmetry of the network. The fold's: the nodes in blocks
+// of n × p consecutive nodes, each block shifted cyclically by p nodes, where every node's
+// GPUs stand for the same recorded ranks, position by position, as those p nodes on (p = 1:
+// a pipeline stage's nodes, or all of them, play one part; p = c: context-parallel ranks
+// recorded one by one alternate over c nodes). Where the flows in flight are their own image
+// under the shift, the replay is exact on the quotient.
 //
-// Then the replay is exact on the quotient. The network's max-min fair rates are unique, so
-// invariant under the shift: every link carries what its images in the run's other nodes
-// carry, and every flow moves at its images' rate. Keeping only the flows that leave the
-// first node of each run, with each link they cross taken to its image in that run's first
-// node, puts on each kept link exactly the flows its images carry (one kept flow per orbit of
-// flows, each orbit crossing each image of a link once), so the kept flows get the rates, and
-// the activities the finish times, of the full replay. Conditions, all checked:
-//   - a representative replay on full nodes, runs of one length n >= 2 (one orbit size);
+// The network's max-min fair rates are unique, so invariant under the shift: every link
+// carries what its images (the n links it visits under the shift) carry, and every flow moves
+// at its images' rate. Keeping only the flows that leave the first p nodes of each block (the
+// kept nodes), with each link they cross taken to its image there, puts on each kept link
+// exactly the flows its images carry (one kept flow per orbit of n flows, each orbit crossing
+// each image of a link once), so the kept flows get the rates, and the activities the finish
+// times, of the full replay. Conditions, all checked:
+//   - a representative replay on full nodes, blocks of one shape (every orbit of size n >= 2);
 //   - no capacity-limited core: an oversubscribed core is one link that every node's flows
 //     share, which the fold would have to weigh n-fold;
 //   - every launch's flows (source, destination, wire bytes) equal their images under the
@@ -74,9 +76,14 @@ class NodeFold {
   /// A rooted collective across nodes of more bytes than this keeps a run from folding.
   static constexpr double kScalarBytes = 64.0;
 
-  /// Whether GPU `gpu` is in a kept node (the first of its run); every GPU when inactive.
-  bool keeps(std::int32_t gpu) const { return run_ <= 1 || node_of(gpu) % run_ == 0; }
-  /// The image of link `l` in the first node of its run (itself when inactive).
+  /// Nodes the shift moves by, within a block of run() × period() nodes.
+  std::int32_t period() const { return period_; }
+  /// Whether GPU `gpu` is in a kept node (among the first period() of its block); every GPU
+  /// when inactive.
+  bool keeps(std::int32_t gpu) const {
+    return run_ <= 1 || node_of(gpu) % (run_ * period_) < period_;
+  }
+  /// The image of link `l` in its kept node (itself when inactive).
   LinkId link(LinkId l) const {
     return run_ <= 1 ? l : fold_[static_cast<std::size_t>(l)];
   }
@@ -89,18 +96,27 @@ class NodeFold {
 
  private:
   std::int32_t node_of(std::int32_t gpu) const { return gpu / gpus_per_node_; }
-  /// The shift: the next node of GPU `gpu`'s run, cyclically, at the same position.
+  /// The shift: GPU `gpu`'s place `period_` nodes on in its block, cyclically.
   std::int32_t shifted(std::int32_t gpu) const;
+  /// The kept node whose orbit holds `node`.
+  std::int32_t kept_node_of(std::int32_t node) const;
 
   std::int32_t gpus_per_node_ = 1;
   std::int32_t gpu_count_ = 0;
   std::int32_t run_ = 1;
+  std::int32_t period_ = 1;
   std::vector<LinkId> fold_;  ///< per flow-network link
+  std::vector<std::int32_t> next_node_;  ///< per node, where the shift takes it
   // invariant's buffers, kept between calls (a launch over 16 384 GPUs has ~10^5 flows).
-  mutable std::vector<std::int32_t> begin_;
+  struct Entry {
+    std::int32_t src = 0;
+    std::int32_t dst = 0;
+    double bytes = 0.0;
+  };
+  mutable std::vector<std::int32_t> begin_;  ///< per GPU, its flows in to_; empty: to_ sorted
   mutable std::vector<std::int32_t> fill_;
-  mutable std::vector<std::pair<std::int32_t, double>> to_;
-  mutable std::vector<std::pair<std::int32_t, double>> moved_;
+  mutable std::vector<Entry> to_;
+  mutable std::vector<Entry> moved_;
 };
 
 }  // namespace trainsim::sim

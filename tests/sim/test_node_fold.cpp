@@ -179,27 +179,35 @@ TEST_CASE("node fold: a tree meeting folded flows starts the replay again, unfol
   check_same(result, unfolded(p, hw));
 }
 
-TEST_CASE("node fold: executor Programs (ZeRO 1 and 3, pipelines) fold and match the full replay") {
+TEST_CASE(
+    "node fold: executor Programs (ZeRO 1 and 3, pipelines, CP) fold and match the full replay") {
   hw::HardwareProfile hw = test::small_profile();
   hw.comm_slowdown_during_compute = 0.3;
   hw.compute_slowdown_during_comm = 0.2;
   hw.network.nics_per_node = 2;
+  hw.gpu.attention = hw::AttentionSpec{0.6, 0.4, Time::zero(), Time::zero()};
   ModelSpec model = test::small_model(4);
+  // Context parallelism's ring runs in fused kernels, with rotary positions.
+  model.attention = AttentionKind::flash;
+  model.position = PositionKind::rope;
   struct Case {
-    std::int64_t tp, pp, dp;
+    std::int64_t tp, cp, pp, dp;
     int zero;
     std::int32_t run;  ///< nodes per kept node
   };
-  // 4 GPUs per node: TP 2 × DP 8 is 4 nodes of one role; PP 2 stages of 2 nodes each.
-  for (const Case c : {Case{2, 1, 8, 3, 4}, Case{2, 1, 8, 1, 4}, Case{2, 2, 4, 1, 2},
-                       Case{1, 2, 8, 3, 2}}) {
+  // 4 GPUs per node: TP 2 × DP 8 is 4 nodes of one role; PP 2 stages of 2 nodes each; TP 4 ×
+  // CP 2 puts the CP ranks, recorded one by one, on alternate nodes (a shift by 2 nodes).
+  for (const Case c : {Case{2, 1, 1, 8, 3, 4}, Case{2, 1, 1, 8, 1, 4}, Case{2, 1, 2, 4, 1, 2},
+                       Case{1, 1, 2, 8, 3, 2}, Case{4, 2, 1, 4, 1, 4}}) {
     CAPTURE(c.tp);
+    CAPTURE(c.cp);
     CAPTURE(c.pp);
     CAPTURE(c.dp);
     CAPTURE(c.zero);
     ParallelPlan plan;
     plan.tensor.size = c.tp;
     plan.tensor.sequence_parallel = c.tp > 1;
+    plan.context.size = c.cp;
     plan.pipeline.size = c.pp;
     plan.data.size = c.dp;
     plan.data.zero = c.zero;
