@@ -230,17 +230,24 @@ void CommLauncher::queue_flows(const TierEfficiency& efficiency, CachedRoutes& c
     const Topology::Links& route = cache.routes[k];
     if (route.count == 0) continue;  // same GPU: a local copy, not modelled as traffic
     const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
-    QueuedFlow q;
-    q.bytes = f.bytes / efficiency.of(!inside);
-    q.src = f.src;
-    q.first = static_cast<std::int32_t>(queued_links_.size());
-    queued_links_.insert(queued_links_.end(), route.begin(), route.end());
-    if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
-      queued_links_.push_back(engine_base_ + f.src);
-    }
-    q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
-    queued_.push_back(q);
+    queue_one(f.src, f.bytes / efficiency.of(!inside), route, inside, copy_engine, false);
   }
+}
+
+void CommLauncher::queue_one(Rank src, double wire_bytes, const Topology::Links& route, bool inside,
+                             bool copy_engine, bool folded) {
+  QueuedFlow q;
+  q.bytes = wire_bytes;
+  q.src = src;
+  q.first = static_cast<std::int32_t>(queued_links_.size());
+  for (const LinkId l : route)
+    queued_links_.push_back(folded ? fold_->link(l) : l);
+  // Its GPU's communication engine (a kept GPU's own when folded).
+  if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
+    queued_links_.push_back(engine_base_ + src);
+  }
+  q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
+  queued_.push_back(q);
 }
 
 bool CommLauncher::queue_launch(bool copy_engine) {
@@ -249,19 +256,8 @@ bool CommLauncher::queue_launch(bool copy_engine) {
   // nodes' images of its links (its own on the sending side). Else every flow, on its own.
   for (const FlowSpec& f : launch_flows_) {
     if (symmetric && !fold_->keeps(f.src)) continue;
-    const Topology::Links route = topology_.route_links(f.src, f.dst);
-    QueuedFlow q;
-    q.bytes = f.bytes;
-    q.src = f.src;
-    q.first = static_cast<std::int32_t>(queued_links_.size());
-    for (const LinkId l : route)
-      queued_links_.push_back(symmetric ? fold_->link(l) : l);
-    const bool inside = topology_.node_of(f.src) == topology_.node_of(f.dst);
-    if (engine_base_ >= 0 && !copy_engine && route.count < kMaxRouteLinks && inside) {
-      queued_links_.push_back(engine_base_ + f.src);
-    }
-    q.links = static_cast<std::int32_t>(queued_links_.size()) - q.first;
-    queued_.push_back(q);
+    queue_one(f.src, f.bytes, topology_.route_links(f.src, f.dst),
+              topology_.node_of(f.src) == topology_.node_of(f.dst), copy_engine, symmetric);
   }
   launch_flows_.clear();
   return symmetric;

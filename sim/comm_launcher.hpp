@@ -170,6 +170,11 @@ class CommLauncher {
   /// `copy_engine`: the transfers bypass the communication-engine links (no throttling while
   /// the GPU computes).
   void queue_flows(const TierEfficiency& efficiency, CachedRoutes& cache, bool copy_engine = false);
+  /// Queues one flow of `wire_bytes` from `src` over `route` (each link's image in the kept
+  /// nodes when `folded`), with its GPU's communication engine when it stays `inside` a node
+  /// and is not `copy_engine`.
+  void queue_one(program::Rank src, double wire_bytes, const Topology::Links& route, bool inside,
+                 bool copy_engine, bool folded);
   /// With a fold: queues the staged flows of the launch (launch_flows_), only those leaving
   /// kept nodes, over their links' images there, where the launch is symmetric (returns
   /// true); else all of them, on their own links.

@@ -755,8 +755,8 @@ SimulationResult Simulation::run() {
   try {
     return state_->run();
   } catch (const FoldBroken&) {
-    // A launch was not symmetric under the node fold (none known: the fold rules out the
-    // rooted collectives up front): the same replay unfolded, exact the slow way.
+    // A side launch met folded flows (sim/node_fold.hpp; rare: runs with large rooted
+    // collectives are not folded): the same replay unfolded, exact the slow way.
     ReplayOptions unfolded = state_->options;
     unfolded.fold_nodes = false;
     const program::Program& program = state_->program;

@@ -13,7 +13,6 @@
 #include <array>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
