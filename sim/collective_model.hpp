@@ -138,9 +138,13 @@ std::int32_t double_tree_parent(std::int32_t rank, std::int32_t nodes, int t);
 /// channel's S/channels bytes going up the chain (reduce) and down again (broadcast), and
 /// the heads exchange it over both trees of the double binary tree between the nodes (nodes
 /// in order of first appearance), each tree carrying half, up and down. Nothing inside one
-/// node, for one member, or for a non-positive size.
+/// node, for one member, or for a non-positive size. `chain_nodes`, when not empty, holds a
+/// flag per node of the topology: only the chains of flagged nodes are appended (a node
+/// fold's kept nodes, whose chains stand for the others': sim/node_fold.hpp), the trees
+/// between the nodes whole, every flow in its place in the full order.
 void append_tree_flows(Bytes size, std::span<const std::int32_t> gpus, const Topology& topology,
-                       std::int64_t nics_per_node, std::vector<FlowSpec>& out);
+                       std::int64_t nics_per_node, std::vector<FlowSpec>& out,
+                       std::span<const std::uint8_t> chain_nodes = {});
 
 /// nccl-tests' bus bandwidth factor (hardware-data.md §3.1): busbw = algbw x factor, the
 /// share of the data each link carries, which makes busbw comparable across group sizes.
@@ -161,11 +165,12 @@ void append_all_to_all_flows(Bytes size, std::span<const std::int32_t> gpus,
                              const Topology& topology, std::vector<FlowSpec>& out);
 
 /// The flows of `kind` over `gpus` by `algorithm` (all-to-all: append_all_to_all_flows; tree:
-/// append_tree_flows, else the rings').
+/// append_tree_flows with `chain_nodes`, else the rings').
 void append_algorithm_flows(CollectiveAlgorithm algorithm, program::CollectiveKind kind, Bytes size,
                             std::span<const std::int32_t> gpus, const CollectiveRings& rings,
                             const Topology& topology, std::int64_t nics_per_node,
-                            std::vector<FlowSpec>& out);
+                            std::vector<FlowSpec>& out,
+                            std::span<const std::uint8_t> chain_nodes = {});
 
 /// The algorithm NCCL would run a collective with and its latency. NCCL's tuner picks, per
 /// collective and size, the algorithm its cost model predicts fastest (latency + bytes /

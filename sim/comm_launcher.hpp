@@ -78,10 +78,10 @@ class CommLauncher {
     return true;
   }
 
-  /// With a fold: whether a side launch (all its flows, on their own links) is in flight;
-  /// the engines of GPUs outside the kept nodes then matter.
+  /// With a fold: whether side flows inside nodes (a launch's part that is not symmetric, on
+  /// its own links) are in flight; the engines of GPUs outside the kept nodes then matter.
   bool side_in_flight() const { return sides_in_flight_ > 0; }
-  /// Whether a side launch started since the last call, with none in flight before it.
+  /// Whether such side flows started since the last call, with none in flight before them.
   bool take_side_started() { return std::exchange(side_started_, false); }
 
   /// Whether needed member `slot` of group `g` has issued its `instance`-th collective
@@ -131,9 +131,13 @@ class CommLauncher {
     std::int32_t flows = 0;
     CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
     bool copy_engine = false;  ///< its flows bypass the GPUs' communication-engine links
-    bool side = false;         ///< with a fold: not symmetric, every flow on its own links
-    /// With a fold: the kept nodes' links its flows use, or whose images they use, each once.
+    /// With a fold, the kept nodes' links, each once, that its folded flows use (`marks`) and
+    /// whose images its side flows use (`side_marks`: the part that is not symmetric, every
+    /// flow on its own links).
     std::shared_ptr<const std::vector<LinkId>> marks;
+    std::shared_ptr<const std::vector<LinkId>> side_marks;
+    /// Some side flow stays inside a node, so crosses a GPU's communication engine.
+    bool side_engines = false;
   };
   /// The plans of one launching group and kind, or of one channel: the last few sizes', so
   /// that a group alternating sizes (ZeRO-3 gathering layers and the embedding; a pipeline's
@@ -157,11 +161,17 @@ class CommLauncher {
       return p;
     }
   };
-  /// An activity in flight with a fold: the links it marks, and on which side.
+  /// An activity in flight with a fold: its plan's marks.
   struct Marked {
     std::int32_t activity = 0;
     std::shared_ptr<const std::vector<LinkId>> links;
-    bool side = false;
+    std::shared_ptr<const std::vector<LinkId>> side_links;
+    bool side_engines = false;
+  };
+  /// How queue_launch queued a launch: its folded flows first, then its side flows.
+  struct Staged {
+    std::size_t folded = 0;     ///< queued_[0, folded) are folded
+    bool side_engines = false;  ///< some side flow stays inside a node
   };
 
   /// Queues the flows of flow_specs_ at `efficiency` by tier (their routes, wire bytes), with
@@ -175,15 +185,18 @@ class CommLauncher {
   /// and is not `copy_engine`.
   void queue_one(program::Rank src, double wire_bytes, const Topology::Links& route, bool inside,
                  bool copy_engine, bool folded);
-  /// With a fold: queues the staged flows of the launch (launch_flows_), only those leaving
-  /// kept nodes, over their links' images there, where the launch is symmetric (returns
-  /// true); else all of them, on their own links.
-  bool queue_launch(bool copy_engine);
-  /// Keeps the queued flows, grouped, and `latency` as `plan` for `size`; with a fold, marks
-  /// it a side launch unless `symmetric`.
-  void keep_plan(LaunchPlan& plan, Bytes size, Time latency, bool symmetric);
-  /// With a fold: `plan` a side launch unless `symmetric`, and the links it marks.
-  void mark_plan(LaunchPlan& plan, bool symmetric);
+  /// With a fold: queues the staged flows of the launch (launch_flows_) in two parts, those
+  /// inside nodes and those across: a part that is its own image under the shift goes folded
+  /// (only its flows leaving kept nodes, over their links' images there), else it is a side
+  /// part (every flow on its own links). Folded flows are queued first. `inside_kept`: the
+  /// flows inside nodes were made for the kept nodes alone, known symmetric.
+  Staged queue_launch(bool copy_engine, bool inside_kept);
+  /// Keeps the queued flows, grouped, and `latency` as `plan` for `size`; with a fold, the
+  /// links its folded and side flows mark (`staged`: how they were queued).
+  void keep_plan(LaunchPlan& plan, Bytes size, Time latency, const Staged& staged);
+  /// With a fold: the links `plan`'s folded and side flows mark. Throws FoldBroken where the
+  /// two parts would meet (the shift keeps a flow inside or across nodes, so they never do).
+  void mark_plan(LaunchPlan& plan, const Staged& staged);
   /// Starts `plan`'s flows for activity `owner`, a group at a time, and returns how many.
   /// With a fold, first marks its links, throwing FoldBroken where a side launch and folded
   /// flows would meet.
@@ -203,6 +216,8 @@ class CommLauncher {
   std::vector<Participant> parts_;
   std::vector<FlowSpec> flow_specs_;
   std::vector<FlowSpec> launch_flows_;  ///< with a fold: every flow of the launch, wire bytes
+  std::vector<FlowSpec> inside_flows_;  ///< queue_launch's parts of launch_flows_
+  std::vector<FlowSpec> across_flows_;
   std::vector<QueuedFlow> queued_;
   std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
   std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <stdexcept>
 #include <utility>
@@ -17,7 +18,7 @@
 namespace trainsim::sim {
 
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
-                         Topology& topology) {
+                         Topology& topology, bool fold_nodes) {
   if (topology.gpu_count() != program.world_size) {
     throw std::invalid_argument(
         fmt::format("link traffic: a topology of {} GPUs for a Program of {}", topology.gpu_count(),
@@ -31,21 +32,38 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
   // on every link what it puts on the link's image in the first node of its run, so only its
   // flows leaving those nodes are routed, onto the images (`symmetric`); any other launch is
   // tallied on its own links (`bytes`); a link carries the two added.
-  const NodeFold fold(program, index, topology, hw, -1, NodeFold::Use::tally);
+  const NodeFold fold =
+      fold_nodes ? NodeFold(program, index, topology, hw, -1, NodeFold::Use::tally) : NodeFold();
   std::vector<double> symmetric(fold.active() ? out.bytes.size() : 0, 0.0);
   std::vector<FlowSpec> flows;
-  const auto route_all = [&] {
-    if (fold.active() && fold.invariant(flows)) {
-      for (const FlowSpec& f : flows) {
+  std::array<std::vector<FlowSpec>, 2> parts;  // inside nodes, across
+  const auto route = [&](const std::vector<FlowSpec>& part, bool kept) {
+    if (fold.active() && (kept || fold.invariant(part))) {
+      for (const FlowSpec& f : part) {
         if (!fold.keeps(f.src)) continue;
         for (const LinkId l : topology.route_links(f.src, f.dst))
           symmetric[static_cast<std::size_t>(fold.link(l))] += f.bytes;
       }
     } else {
-      for (const FlowSpec& f : flows) {
+      for (const FlowSpec& f : part) {
         for (const LinkId l : topology.route_links(f.src, f.dst))
           out.bytes[static_cast<std::size_t>(l)] += f.bytes;
       }
+    }
+  };
+  // As the launcher does, a launch's flows inside nodes and across fold apart: the shift keeps
+  // each part, and one may be symmetric where the other is not (a tree's chains, its tree).
+  // `inside_kept`: the flows inside nodes were made for the kept nodes alone, known symmetric.
+  const auto route_all = [&](bool inside_kept) {
+    if (fold.active()) {
+      for (std::vector<FlowSpec>& part : parts)
+        part.clear();
+      for (const FlowSpec& f : flows)
+        parts[topology.node_of(f.src) == topology.node_of(f.dst) ? 0 : 1].push_back(f);
+      route(parts[0], inside_kept);
+      route(parts[1], false);
+    } else {
+      route(flows, false);
     }
     flows.clear();
   };
@@ -66,12 +84,19 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
       total[{c.kind, it->second}] += c.size.count();
     }
     for (const auto& [key, bytes] : total) {
+      // A tree's chains symmetric by their groups' shape: made for the kept nodes alone.
+      const bool kept_chains =
+          fold.active() && key.second == CollectiveAlgorithm::tree &&
+          std::all_of(g.launches.begin(), g.launches.end(), [&](program::GroupId h) {
+            return fold.chains_symmetric(index.groups[static_cast<std::size_t>(h)].gpus);
+          });
       for (const program::GroupId h : g.launches) {
         const IndexedGroup& hs = index.groups[static_cast<std::size_t>(h)];
         append_algorithm_flows(key.second, key.first, Bytes::of(bytes), hs.gpus, hs.rings, topology,
-                               hw.network.nics_per_node, flows);
+                               hw.network.nics_per_node, flows,
+                               kept_chains ? fold.kept_nodes() : std::span<const std::uint8_t>());
       }
-      route_all();
+      route_all(kept_chains);
     }
   }
   for (const IndexedChannel& c : index.channels) {
@@ -91,7 +116,7 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
       const auto b = static_cast<double>(bytes);
       flows.push_back({sender.rank, peer, b});
       append_p2p_images(program, index, c, sender.rank, peer, b, flows);
-      route_all();
+      route_all(false);
     }
   }
   if (fold.active()) {

@@ -30,8 +30,9 @@ struct LinkTraffic {
 /// Program's world size (built once, Programs of one size share it; the tally itself routes
 /// each flow from the structure, `Topology::route_links`, not through the route cache).
 /// Throws InvalidProgram as the replay's index does, and std::invalid_argument when the
-/// topology's GPU count is not the Program's world size.
+/// topology's GPU count is not the Program's world size. `fold_nodes` false tallies every flow
+/// (the same bytes: only to check that sameness).
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
-                         Topology& topology);
+                         Topology& topology, bool fold_nodes = true);
 
 }  // namespace trainsim::sim

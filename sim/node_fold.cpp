@@ -104,9 +104,11 @@ NodeFold::NodeFold(const program::Program& program, const ProgramIndex& index, T
   fold_ = topology.link_images(kept_node);
   const std::int32_t block = run_ * period_;
   next_node_.resize(static_cast<std::size_t>(nodes));
+  kept_nodes_.resize(static_cast<std::size_t>(nodes));
   for (std::int32_t n = 0; n < nodes; ++n) {
     const std::int32_t first = n - n % block;
     next_node_[static_cast<std::size_t>(n)] = first + (n - first + period_) % block;
+    kept_nodes_[static_cast<std::size_t>(n)] = n - first < period_ ? 1 : 0;
   }
   if (engine_base >= 0) {
     fold_.resize(static_cast<std::size_t>(engine_base), -1);
@@ -134,6 +136,43 @@ std::vector<program::Rank> NodeFold::kept(std::span<const program::Rank> gpus) c
   return out;
 }
 
+bool NodeFold::chains_symmetric(std::span<const std::int32_t> gpus) const {
+  if (!active()) return false;
+  // Each node's members as local indices, in group order, in one flat list: node_members_
+  // [start, start + count) per node, start -1 for a node outside the group.
+  node_start_.assign(next_node_.size(), -1);
+  node_count_.assign(next_node_.size(), 0);
+  for (const std::int32_t g : gpus) {
+    if (g < 0 || g >= gpu_count_) return false;
+    ++node_count_[static_cast<std::size_t>(node_of(g))];
+  }
+  std::int32_t start = 0;
+  for (std::size_t n = 0; n < node_count_.size(); ++n) {
+    if (node_count_[n] == 0) continue;
+    node_start_[n] = start;
+    start += node_count_[n];
+    node_count_[n] = 0;
+  }
+  node_members_.resize(gpus.size());
+  for (const std::int32_t g : gpus) {
+    const auto n = static_cast<std::size_t>(node_of(g));
+    node_members_[static_cast<std::size_t>(node_start_[n] + node_count_[n]++)] = g % gpus_per_node_;
+  }
+  // The shift takes the group's nodes into themselves (so onto: it is a permutation) with
+  // their members' places.
+  const auto members = [this](std::size_t n) {
+    return std::span<const std::int32_t>(node_members_)
+        .subspan(static_cast<std::size_t>(node_start_[n]),
+                 static_cast<std::size_t>(node_count_[n]));
+  };
+  for (std::size_t n = 0; n < node_start_.size(); ++n) {
+    if (node_start_[n] < 0) continue;
+    const auto image = static_cast<std::size_t>(next_node_[n]);
+    if (node_start_[image] < 0 || !std::ranges::equal(members(n), members(image))) return false;
+  }
+  return true;
+}
+
 bool NodeFold::invariant(std::span<const FlowSpec> flows) const {
   if (!active()) return true;
   for (const FlowSpec& f : flows) {
@@ -159,6 +198,14 @@ bool NodeFold::invariant(std::span<const FlowSpec> flows) const {
     begin_.assign(static_cast<std::size_t>(gpu_count_) + 1, 0);
     for (const FlowSpec& f : flows)
       ++begin_[static_cast<std::size_t>(f.src) + 1];
+    // Each source sends as many flows as its image: a tree's leaves fewer than its inner
+    // nodes, found here before any flow is placed or sorted.
+    for (std::int32_t src = 0; src < gpu_count_; ++src) {
+      if (begin_[static_cast<std::size_t>(src) + 1] !=
+          begin_[static_cast<std::size_t>(shifted(src)) + 1]) {
+        return false;
+      }
+    }
     std::partial_sum(begin_.begin(), begin_.end(), begin_.begin());
     to_.resize(flows.size());
     fill_.assign(begin_.begin(), begin_.end() - 1);

@@ -89,6 +89,15 @@ class NodeFold {
   }
   /// The GPUs of `gpus` in kept nodes (all when inactive), in their order.
   std::vector<program::Rank> kept(std::span<const program::Rank> gpus) const;
+  /// Per node, 1 where it is kept (empty when inactive).
+  std::span<const std::uint8_t> kept_nodes() const { return kept_nodes_; }
+  /// Whether a tree over `gpus` has chains inside its nodes that are, together, their own image
+  /// under the shift: the shift takes every node of the group to one of its nodes holding
+  /// members at the same places in the same order. A chain is a function of its node's members
+  /// in order (append_tree_flows), so the kept nodes' chains then stand for all, with no flow
+  /// of the others made or compared (a sufficient condition, linear in the members: where it
+  /// fails, `invariant` decides). False when inactive.
+  bool chains_symmetric(std::span<const std::int32_t> gpus) const;
   /// Whether `flows` (source, destination, wire bytes) are, as a multiset, their own images
   /// under the shift. Linear in the flows; works in buffers of the fold's own, so one fold
   /// serves one replay or tally at a time (not shared between threads).
@@ -107,6 +116,7 @@ class NodeFold {
   std::int32_t period_ = 1;
   std::vector<LinkId> fold_;  ///< per flow-network link
   std::vector<std::int32_t> next_node_;  ///< per node, where the shift takes it
+  std::vector<std::uint8_t> kept_nodes_;
   // invariant's buffers, kept between calls (a launch over 16 384 GPUs has ~10^5 flows).
   struct Entry {
     std::int32_t src = 0;
@@ -117,6 +127,10 @@ class NodeFold {
   mutable std::vector<std::int32_t> fill_;
   mutable std::vector<Entry> to_;
   mutable std::vector<Entry> moved_;
+  // chains_symmetric's buffers: per node, its members' start in node_members_ and count.
+  mutable std::vector<std::int32_t> node_start_;
+  mutable std::vector<std::int32_t> node_count_;
+  mutable std::vector<std::int32_t> node_members_;
 };
 
 }  // namespace trainsim::sim

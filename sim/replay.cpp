@@ -457,8 +457,8 @@ struct Simulation::State {
   /// Once the present event has settled (a kernel ending and the next starting at the same
   /// instant is no change), throttles the communication engines of the GPUs whose compute
   /// state changed: those of every GPU the recorded rank stands for. With a fold, those in
-  /// kept nodes, unless a side launch is in flight: its flows may cross any GPU's engine, so
-  /// when one starts, every engine is brought up to date, and kept so while it runs.
+  /// kept nodes, unless side flows inside nodes are in flight: they may cross any GPU's engine,
+  /// so when they start, every engine is brought up to date, and kept so while they run.
   void apply_engines() {
     const bool every_gpu = kept_engines.empty() || comm.side_in_flight();
     for (const std::int32_t r : engine_touched) {

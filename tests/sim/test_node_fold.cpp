@@ -10,6 +10,7 @@
 
 #include "models/build_program.hpp"
 #include "sim/collective_model.hpp"
+#include "sim/link_traffic.hpp"
 #include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/replay.hpp"
@@ -45,8 +46,10 @@ program::Collective collective(CollectiveKind kind, program::GroupId g, Bytes si
 // `nodes` nodes of 2 GPUs, TP 2 in each and DP across; ranks 0 and 1 recorded, standing for
 // every node's. Each layer: a GEMM, a TP all-reduce, a GEMM, a DP reduce-scatter and
 // all-gather (rings); then a scalar DP all-reduce (a tree across enough nodes) that follows
-// the last reduce-scatter (`after_dp`) or runs beside it.
-program::Program tp_dp_program(std::int32_t nodes, bool after_dp) {
+// the last reduce-scatter (`after_dp`) or runs beside it; with `world_scalar`, last a scalar
+// all-reduce over every GPU (a tree whose chains inside each node are symmetric where its
+// tree across them is not: a gradient norm's).
+program::Program tp_dp_program(std::int32_t nodes, bool after_dp, bool world_scalar = false) {
   const std::int32_t world = 2 * nodes;
   std::vector<std::int32_t> representative;
   for (std::int32_t r = 0; r < world; ++r)
@@ -62,6 +65,11 @@ program::Program tp_dp_program(std::int32_t nodes, bool after_dp) {
       members.push_back(2 * n + j);
     dp.push_back(b.group(GroupKind::dp, members, 1));
   }
+  std::vector<program::Rank> everyone;
+  for (std::int32_t r = 0; r < world; ++r)
+    everyone.push_back(r);
+  const program::GroupId all =
+      world_scalar ? b.group(GroupKind::optimizer, everyone, 2) : program::GroupId{-1};
   for (std::size_t r = 0; r < 2; ++r) {
     program::OpIndex last = -1;
     program::OpIndex reduced = -1;
@@ -82,6 +90,8 @@ program::Program tp_dp_program(std::int32_t nodes, bool after_dp) {
     } else {
       b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::tp, {last});
     }
+    if (world_scalar)
+      b.add(r, collective(CollectiveKind::all_reduce, all, Bytes::of(4)), Stream::dp);
   }
   return b.program();
 }
@@ -111,13 +121,30 @@ SimulationResult unfolded(const program::Program& p, const hw::HardwareProfile& 
   return replay(p, hw, options);
 }
 
-bool scalar_runs_as_tree(const program::Program& p, const hw::HardwareProfile& hw) {
+// Whether a scalar all-reduce over group `from_end` counted from the last (1: the last) runs
+// as a tree.
+bool scalar_runs_as_tree(const program::Program& p, const hw::HardwareProfile& hw,
+                         std::size_t from_end = 2) {
   Topology topology(hw, p.world_size);
   const ProgramIndex index = index_program(p, hw, topology);
-  const IndexedGroup& dp = index.groups[index.groups.size() - 2];
-  return choose_algorithm(CollectiveKind::all_reduce, Bytes::of(4), dp.gpus, dp.rings, topology,
-                          hw)
+  const IndexedGroup& g = index.groups[index.groups.size() - from_end];
+  return choose_algorithm(CollectiveKind::all_reduce, Bytes::of(4), g.gpus, g.rings, topology, hw)
              .algorithm == CollectiveAlgorithm::tree;
+}
+
+// The folded tally equals the full one, link by link (summed in another order: to rounding).
+void check_same_traffic(const program::Program& p, const hw::HardwareProfile& hw) {
+  Topology topology(hw, p.world_size);
+  const LinkTraffic folded = link_traffic(p, hw, topology);
+  const LinkTraffic full = link_traffic(p, hw, topology, false);
+  REQUIRE(folded.bytes.size() == full.bytes.size());
+  double total = 0.0;
+  for (std::size_t l = 0; l < full.bytes.size(); ++l) {
+    CAPTURE(l);
+    CHECK(folded.bytes[l] == doctest::Approx(full.bytes[l]).epsilon(1e-12));
+    total += full.bytes[l];
+  }
+  CHECK(total > 0.0);
 }
 
 }  // namespace
@@ -170,6 +197,57 @@ TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the 
   CHECK(full.breakdown[0].exposed_comm[static_cast<std::size_t>(GroupKind::dp)] > Time::zero());
 }
 
+TEST_CASE("node fold: a tree's chains inside nodes fold with their groups' shape") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(4, true);
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  const NodeFold fold(p, index, topology, hw, -1);
+  REQUIRE(fold.active());
+  CHECK(fold.kept_nodes().size() == 4);
+  CHECK(fold.kept_nodes()[0] == 1);
+  CHECK(fold.kept_nodes()[1] == 0);
+  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{1, 3, 5, 7}));  // one member a node
+  // Nodes 0 and 1 alone: the shift takes node 1 to node 2, outside the group.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
+  // Node 1's members in the other order: its chain runs the other way.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 3, 2, 4, 5, 6, 7}));
+  // Node 2 holds one member where the others hold two.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 6, 7}));
+  CHECK_FALSE(NodeFold().chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
+  // Made for the kept node alone, a tree's chains are the full tree's chains there.
+  const std::vector<std::int32_t> all{0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<FlowSpec> full;
+  std::vector<FlowSpec> kept;
+  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, full);
+  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, kept,
+                    fold.kept_nodes());
+  std::vector<FlowSpec> expected;
+  for (const FlowSpec& f : full) {
+    const bool inside = topology.node_of(f.src) == topology.node_of(f.dst);
+    if (!inside || topology.node_of(f.src) == 0) expected.push_back(f);
+  }
+  REQUIRE(kept.size() == expected.size());
+  REQUIRE(kept.size() < full.size());
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    CHECK(kept[i].src == expected[i].src);
+    CHECK(kept[i].dst == expected[i].dst);
+    CHECK(kept[i].bytes == expected[i].bytes);
+  }
+}
+
+TEST_CASE("node fold: a scalar tree over every GPU folds its chains, its tree runs beside") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(8, true, true);
+  REQUIRE(scalar_runs_as_tree(p, hw, 1));
+  const SimulationResult folded = replay(p, hw);
+  CHECK(folded.fold_run == 8);
+  check_same(folded, unfolded(p, hw));
+  check_same_traffic(p, hw);
+  check_same_traffic(tp_dp_program(8, false), hw);
+}
+
 TEST_CASE("node fold: a tree meeting folded flows starts the replay again, unfolded") {
   const hw::HardwareProfile hw = two_per_node();
   const program::Program p = tp_dp_program(8, false);
@@ -218,5 +296,6 @@ TEST_CASE(
     const SimulationResult folded = replay(p, hw);
     CHECK(folded.fold_run == c.run);
     check_same(folded, unfolded(p, hw));
+    check_same_traffic(p, hw);
   }
 }
