@@ -282,150 +282,156 @@ PipelinePosition pipeline_position(const RankLayout& layout, const ParallelPlan&
   return pp;
 }
 
-void check_supported(const ModelSpec& model, const ParallelPlan& plan,
-                     const TrainingSpec& training) {
+std::optional<std::string> support_problem(const ModelSpec& model, const ParallelPlan& plan,
+                                           const TrainingSpec& training) {
   if (plan.pipeline.size < 1) {
-    throw Infeasible(
+    return std::string(
         fmt::format("parallel.pipeline.size: {} stages; use 1 or more", plan.pipeline.size));
   }
   const PipelineSchedule schedule = plan.pipeline.schedule;
   if (plan.pipeline.size == 1 && schedule == PipelineSchedule::breadth_first) {
-    throw Infeasible(
+    return std::string(
         "parallel.pipeline.schedule: breadth-first without a pipeline (pipeline.size 1) loops "
         "over nothing; use layered (gradient accumulation layer by layer) or pipeline.size >= 2");
   }
   if (const auto uneven = plan.pipeline.uneven_problem(model.layers)) {
-    throw Infeasible(fmt::format("parallel.pipeline: {}", *uneven));
+    return std::string(fmt::format("parallel.pipeline: {}", *uneven));
   }
   if (scheduled_passes(plan)) {
     const PipelineParallel& pp = plan.pipeline;
     if (schedule == PipelineSchedule::layered && model.layers != pp.size * pp.chunks) {
-      throw Infeasible(
+      return std::string(
           fmt::format("parallel.pipeline.chunks: schedule layered places one layer per chunk, "
                       "so chunks {} must be layers / pipeline.size = {} / {}",
                       pp.chunks, model.layers, pp.size));
     }
     if (!pp.uneven() && model.layers % (pp.size * pp.chunks) != 0) {
-      throw Infeasible(
+      return std::string(
           fmt::format("model.layers: {} layers are not divisible by pipeline.size {} "
                       "x chunks {}",
                       model.layers, pp.size, pp.chunks));
     }
     if (training.global_batch % (training.micro_batch * plan.data.size) == 0) {
       if (const auto problem = pipeline_problem(pipeline_shape(plan, training))) {
-        throw Infeasible(fmt::format("parallel.pipeline.schedule: {}", *problem));
+        return std::string(fmt::format("parallel.pipeline.schedule: {}", *problem));
       }
     }
   }
   const std::int64_t t = plan.tensor.size;
   if (plan.tensor.kind != TensorKind::one_d && !model.gpt_layer()) {
-    throw Infeasible(fmt::format(
-        "parallel.tensor.kind: {} runs the GPT layer only; this model's {} (use 1d)",
-        to_string(plan.tensor.kind), model.non_gpt_features()));
+    return std::string(
+        fmt::format("parallel.tensor.kind: {} runs the GPT layer only; this model's {} (use 1d)",
+                    to_string(plan.tensor.kind), model.non_gpt_features()));
   }
   if (plan.tensor.kind == TensorKind::one_d && model.key_value_heads() % t != 0) {
-    throw Infeasible(fmt::format(
-        "parallel.tensor.size: kv_heads {} is not divisible by tensor.size {}",
-        model.key_value_heads(), t));
+    return std::string(
+        fmt::format("parallel.tensor.size: kv_heads {} is not divisible by tensor.size {}",
+                    model.key_value_heads(), t));
   }
   if (const std::optional<GridProblem> grid = tensor_grid_problem(model, plan, training)) {
-    throw Infeasible(fmt::format("{}: {}", grid->field, grid->message));
+    return std::string(fmt::format("{}: {}", grid->field, grid->message));
   }
   if (plan.tensor.sequence_parallel && t < 2) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "parallel.tensor.sequence_parallel: sequence parallelism needs tensor.size > 1 (got {}), "
         "as in Megatron-LM; set sequence_parallel to false or tensor.size to 2 or more",
         t));
   }
   if (plan.tensor.sequence_parallel && model.seq_len % t != 0) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "parallel.tensor.sequence_parallel: seq_len {} is not divisible by tensor.size {}",
         model.seq_len, t));
   }
   if (const std::optional<std::string> overlap = tp_comm_overlap_problem(plan)) {
-    throw Infeasible(fmt::format("parallel.tensor.comm_overlap: {}", *overlap));
+    return std::string(fmt::format("parallel.tensor.comm_overlap: {}", *overlap));
   }
   if (training.inference() && plan.recompute != Recompute::none) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "parallel.recompute: recompute {} needs a backward pass; inference has none (use none)",
         to_string(plan.recompute)));
   }
   if (training.inference() && plan.data.zero != 0) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "parallel.data.zero: ZeRO stage {} shards training state; inference has none (use 0)",
         plan.data.zero));
   }
   if (plan.data.zero < 0 || plan.data.zero > 3) {
-    throw Infeasible(fmt::format("parallel.data.zero: ZeRO stage {} does not exist; use 0 to 3",
-                                 plan.data.zero));
+    return std::string(fmt::format("parallel.data.zero: ZeRO stage {} does not exist; use 0 to 3",
+                                   plan.data.zero));
   }
   if (t < 1 || plan.data.size < 1) {
-    throw Infeasible(
+    return std::string(
         fmt::format("tensor ({}) and data ({}) parallel sizes must be >= 1", t, plan.data.size));
   }
   if (model.heads <= 0 || (!model.head_size && model.hidden % model.heads != 0)) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "hidden {} is not divisible by heads {} (give model.head_dim for a free head dimension)",
         model.hidden, model.heads));
   }
   // The rules of the model's features, for callers that do not come through the scenario
   // loader (which states them at the field).
   if (model.position == PositionKind::rope && model.head_dim() % 2 != 0) {
-    throw Infeasible(fmt::format("model.head_dim: RoPE rotates pairs of a head's dimensions; "
-                                 "head_dim {} is odd",
-                                 model.head_dim()));
+    return std::string(
+        fmt::format("model.head_dim: RoPE rotates pairs of a head's dimensions; "
+                    "head_dim {} is odd",
+                    model.head_dim()));
   }
   if (model.attention == AttentionKind::flash && model.dtype != DType::bf16 &&
       model.dtype != DType::fp16) {
-    throw Infeasible(fmt::format("model.attention: flash runs in bf16 or fp16, not {}",
-                                 to_string(model.dtype)));
+    return std::string(
+        fmt::format("model.attention: flash runs in bf16 or fp16, not {}", to_string(model.dtype)));
   }
   if (model.attention_window && model.attention != AttentionKind::flash) {
-    throw Infeasible("model.attention_window: sliding windows run in the flash kernels");
+    return std::string("model.attention_window: sliding windows run in the flash kernels");
   }
   if (!model.bias && model.activation == Activation::gelu) {
-    throw Infeasible("model.bias: the GeLU MLP's fused bias-GeLU needs its bias");
+    return std::string("model.bias: the GeLU MLP's fused bias-GeLU needs its bias");
   }
   if (model.qk_norm && model.norm != NormKind::rmsnorm) {
-    throw Infeasible("model.qk_norm: QK-norm is an RMSNorm; it needs norm rmsnorm");
+    return std::string("model.qk_norm: QK-norm is an RMSNorm; it needs norm rmsnorm");
   }
   if (training.fp8 && (model.dtype != DType::bf16 || plan.tensor.kind != TensorKind::one_d)) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "training.precision: fp8 runs Transformer Engine's 1d linears beside a bf16 model (got "
         "dtype {}, tensor kind {})",
         to_string(model.dtype), to_string(plan.tensor.kind)));
   }
   if (const std::optional<std::string> cp = context_parallel_problem(model, plan)) {
-    throw Infeasible(fmt::format("parallel.context.size: {}", *cp));
+    return std::string(fmt::format("parallel.context.size: {}", *cp));
   }
   if (plan.tensor.kind == TensorKind::one_d && (model.heads % t != 0 || model.ffn % t != 0)) {
-    throw Infeasible(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",
-                                 model.heads, model.ffn, t));
+    return std::string(fmt::format("heads {} and ffn {} must be divisible by the TP size {}",
+                                   model.heads, model.ffn, t));
   }
   const std::int64_t per_step = training.micro_batch * plan.data.size;
   if (training.micro_batch < 1 || training.global_batch % per_step != 0 ||
       training.global_batch < per_step) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "global batch {} is not a positive multiple of micro batch {} x data parallel {}",
         training.global_batch, training.micro_batch, plan.data.size));
   }
   if (model.moe) {
     if (model.moe->top_k > model.moe->experts || model.activation != Activation::swiglu) {
-      throw Infeasible(
+      return std::string(
           fmt::format("model.moe: top_k {} of {} experts with activation {}; the "
                       "experts are SwiGLU MLPs and top_k at most the experts",
                       model.moe->top_k, model.moe->experts, to_string(model.activation)));
     }
     if (model.moe->shared_experts > 0 && model.bias) {
-      throw Infeasible(
+      return std::string(
           "model.moe.shared_experts: shared experts are modelled without biases "
           "(model.bias false)");
     }
   }
   if (const auto moe = moe_parallel_problem(model, plan)) {
-    throw Infeasible(fmt::format("{}: {}", moe->field, moe->message));
+    return std::string(fmt::format("{}: {}", moe->field, moe->message));
   }
-  check_size_limits(model, plan, training);
+  return size_limit_problem(model, plan, training);
+}
+
+void check_supported(const ModelSpec& model, const ParallelPlan& plan,
+                     const TrainingSpec& training) {
+  if (auto problem = support_problem(model, plan, training)) throw Infeasible(std::move(*problem));
 }
 
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,

@@ -38,8 +38,13 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
 /// Same, from a loaded scenario.
 program::Program build_program(const Scenario& scenario, ProgramScope scope);
 
-/// Checks that the executor supports `plan` for `model` and `training`; throws Infeasible
-/// naming the offending value otherwise.
+/// Why the executor does not support `plan` for `model` and `training`, naming the offending
+/// value; nothing when it does. (A search asks this of every candidate: a returned message,
+/// not a thrown one, which cost most of enumerating a layout space.)
+std::optional<std::string> support_problem(const ModelSpec& model, const ParallelPlan& plan,
+                                           const TrainingSpec& training);
+
+/// Throws Infeasible with support_problem's message, if any.
 void check_supported(const ModelSpec& model, const ParallelPlan& plan,
                      const TrainingSpec& training);
 

@@ -86,8 +86,8 @@ double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
          static_cast<double>(model.layers);
 }
 
-void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
-                       const TrainingSpec& training) {
+std::optional<std::string> size_limit_problem(const ModelSpec& model, const ParallelPlan& plan,
+                                              const TrainingSpec& training) {
   const double t = static_cast<double>(plan.tensor.size);
   const double b = static_cast<double>(training.micro_batch);
   const double s =
@@ -123,7 +123,7 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
   const double logits = 4.0 * b * s * v / t;
   const double largest = std::max({state, scores, logits, routed});
   if (largest > kMaxBytes) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "this model needs {:.3g} bytes in one buffer on one GPU (model state {:.3g}, attention "
         "scores {:.3g}, logits {:.3g}, routed rows {:.3g}); the limit is {:.3g} bytes",
         largest, state, scores, logits, routed, kMaxBytes));
@@ -132,11 +132,18 @@ void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
       static_cast<double>(training.global_batch) / (b * static_cast<double>(plan.data.size));
   const double ops = estimated_ops_per_gpu(model, plan, training);
   if (ops > kMaxRecordedOps) {
-    throw Infeasible(fmt::format(
+    return std::string(fmt::format(
         "one GPU's Program would hold about {:.3g} ops ({} layers x {:.0f} micro batches); the "
         "limit is {:.0e}: use fewer, larger micro batches",
         ops, model.layers, micro_batches, kMaxRecordedOps));
   }
+  return std::nullopt;
+}
+
+void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
+                       const TrainingSpec& training) {
+  if (auto problem = size_limit_problem(model, plan, training))
+    throw Infeasible(std::move(*problem));
 }
 
 namespace {

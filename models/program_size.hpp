@@ -4,6 +4,8 @@
 // which sweeps skip, instead of running out of memory).
 
 #include <cstdint>
+#include <optional>
+#include <string>
 
 #include "models/errors.hpp"
 #include "models/model_spec.hpp"
@@ -21,7 +23,11 @@ double estimated_ops_per_gpu(const ModelSpec& model, const ParallelPlan& plan,
 double estimated_ops_per_stage(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training);
 
-/// Throws Infeasible when a buffer would exceed 2^62 bytes or the Program 5e7 ops per GPU.
+/// Why a buffer would exceed 2^62 bytes or the Program 5e7 ops per GPU; nothing when neither.
+std::optional<std::string> size_limit_problem(const ModelSpec& model, const ParallelPlan& plan,
+                                              const TrainingSpec& training);
+
+/// Throws Infeasible with size_limit_problem's message, if any.
 void check_size_limits(const ModelSpec& model, const ParallelPlan& plan,
                        const TrainingSpec& training);
 

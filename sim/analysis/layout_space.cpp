@@ -90,9 +90,8 @@ std::vector<std::int64_t> expert_sizes(const ModelSpec& model, std::int64_t stag
 
 bool accepted(const ModelSpec& model, const ParallelPlan& plan, const TrainingSpec& training) {
   try {
-    check_supported(model, plan, training);
-    return true;
-  } catch (const Infeasible&) {
+    return !support_problem(model, plan, training).has_value();
+  } catch (const Infeasible&) {  // a helper of the check that throws rather than returns
     return false;
   }
 }

@@ -393,4 +393,12 @@ TEST_CASE("meta: pipelines the executor cannot run are Infeasible, naming the fi
   CHECK_THROWS_WITH_AS(
       build_program(m, inter, test::training_spec(4, 1), ProgramScope::representative),
       doctest::Contains("breadth-first without a pipeline (pipeline.size 1)"), Infeasible);
+  // The search's question, answered without a throw: the same message, or nothing.
+  const std::optional<std::string> problem = support_problem(m, inter, test::training_spec(4, 1));
+  REQUIRE(problem.has_value());
+  CHECK(problem->find("breadth-first without a pipeline (pipeline.size 1)") != std::string::npos);
+  inter.pipeline.schedule = PipelineSchedule::one_f_one_b;
+  inter.pipeline.chunks = 1;
+  CHECK_FALSE(support_problem(m, inter, test::training_spec(4, 1)).has_value());
+  CHECK_NOTHROW(check_supported(m, inter, test::training_spec(4, 1)));
 }

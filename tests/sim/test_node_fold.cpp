@@ -147,9 +147,48 @@ void check_same_traffic(const program::Program& p, const hw::HardwareProfile& hw
   CHECK(total > 0.0);
 }
 
+// On tp_dp_program(4)'s fold: which groups' tree chains are symmetric by shape, and the chains
+// made for the kept node alone are the full tree's there.
+void check_tree_chains(const NodeFold& fold, const Topology& topology,
+                       const hw::HardwareProfile& hw) {
+  CHECK(fold.kept_nodes().size() == 4);
+  CHECK(fold.kept_nodes()[0] == 1);
+  CHECK(fold.kept_nodes()[1] == 0);
+  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{1, 3, 5, 7}));  // one member a node
+  // Nodes 0 and 1 alone: the shift takes node 1 to node 2, outside the group.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
+  // Node 1's members in the other order: its chain runs the other way.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 3, 2, 4, 5, 6, 7}));
+  // Node 2 holds one member where the others hold two.
+  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 6, 7}));
+  CHECK_FALSE(NodeFold().chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
+  // Made for the kept node alone, a tree's chains are the full tree's chains there.
+  const std::vector<std::int32_t> all{0, 1, 2, 3, 4, 5, 6, 7};
+  std::vector<FlowSpec> full;
+  std::vector<FlowSpec> kept;
+  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, full);
+  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, kept,
+                    fold.kept_nodes());
+  std::vector<FlowSpec> expected;
+  for (const FlowSpec& f : full) {
+    const bool inside = topology.node_of(f.src) == topology.node_of(f.dst);
+    if (!inside || topology.node_of(f.src) == 0) expected.push_back(f);
+  }
+  REQUIRE(kept.size() == expected.size());
+  REQUIRE(kept.size() < full.size());
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    CHECK(kept[i].src == expected[i].src);
+    CHECK(kept[i].dst == expected[i].dst);
+    CHECK(kept[i].bytes == expected[i].bytes);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("node fold: a ring across nodes is its own image under the shift, a chain is not") {
+TEST_CASE(
+    "node fold: a ring across nodes is its own image under the shift, a chain is not, a tree's "
+    "chains are by their groups' shape") {
   const hw::HardwareProfile hw = two_per_node();
   const program::Program p = tp_dp_program(4, true);
   Topology topology(hw, p.world_size);
@@ -183,6 +222,7 @@ TEST_CASE("node fold: a ring across nodes is its own image under the shift, a ch
   CHECK(image[static_cast<std::size_t>(near.ids[1])] != near.ids[1]);
   CHECK(topology.node_of(0) == 0);
   CHECK_THROWS_AS(topology.link_images(std::vector<std::int32_t>{0, 0}), std::invalid_argument);
+  check_tree_chains(fold, topology, hw);
 }
 
 TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the full network") {
@@ -195,46 +235,6 @@ TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the 
   CHECK(full.fold_run == 1);
   check_same(folded, full);
   CHECK(full.breakdown[0].exposed_comm[static_cast<std::size_t>(GroupKind::dp)] > Time::zero());
-}
-
-TEST_CASE("node fold: a tree's chains inside nodes fold with their groups' shape") {
-  const hw::HardwareProfile hw = two_per_node();
-  const program::Program p = tp_dp_program(4, true);
-  Topology topology(hw, p.world_size);
-  const ProgramIndex index = index_program(p, hw, topology);
-  const NodeFold fold(p, index, topology, hw, -1);
-  REQUIRE(fold.active());
-  CHECK(fold.kept_nodes().size() == 4);
-  CHECK(fold.kept_nodes()[0] == 1);
-  CHECK(fold.kept_nodes()[1] == 0);
-  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
-  CHECK(fold.chains_symmetric(std::vector<std::int32_t>{1, 3, 5, 7}));  // one member a node
-  // Nodes 0 and 1 alone: the shift takes node 1 to node 2, outside the group.
-  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
-  // Node 1's members in the other order: its chain runs the other way.
-  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 3, 2, 4, 5, 6, 7}));
-  // Node 2 holds one member where the others hold two.
-  CHECK_FALSE(fold.chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3, 4, 6, 7}));
-  CHECK_FALSE(NodeFold().chains_symmetric(std::vector<std::int32_t>{0, 1, 2, 3}));
-  // Made for the kept node alone, a tree's chains are the full tree's chains there.
-  const std::vector<std::int32_t> all{0, 1, 2, 3, 4, 5, 6, 7};
-  std::vector<FlowSpec> full;
-  std::vector<FlowSpec> kept;
-  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, full);
-  append_tree_flows(Bytes::of(1000), all, topology, hw.network.nics_per_node, kept,
-                    fold.kept_nodes());
-  std::vector<FlowSpec> expected;
-  for (const FlowSpec& f : full) {
-    const bool inside = topology.node_of(f.src) == topology.node_of(f.dst);
-    if (!inside || topology.node_of(f.src) == 0) expected.push_back(f);
-  }
-  REQUIRE(kept.size() == expected.size());
-  REQUIRE(kept.size() < full.size());
-  for (std::size_t i = 0; i < kept.size(); ++i) {
-    CHECK(kept[i].src == expected[i].src);
-    CHECK(kept[i].dst == expected[i].dst);
-    CHECK(kept[i].bytes == expected[i].bytes);
-  }
 }
 
 TEST_CASE("node fold: a scalar tree over every GPU folds its chains, its tree runs beside") {
