@@ -11,7 +11,8 @@
 // the replay refills them at every event): for one algorithm a collective's flows are linear
 // in its size, so a group's calls are summed per (kind, algorithm) and split into flows once;
 // a channel's sends likewise. Over many interchangeable nodes the tally is folded as the
-// replay is (sim/node_fold.hpp): a symmetric launch's flows are routed from one node per run.
+// replay is (sim/node_fold.hpp): a launch's flows inside nodes and across, each part that is
+// symmetric routed from one node per run, the other on its own links.
 
 #include <vector>
 
