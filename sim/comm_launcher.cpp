@@ -113,11 +113,9 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
         choose_algorithm(c.kind, c.size, first.gpus, first.rings, topology_, hw_).algorithm;
     // A tree's chains inside nodes that are symmetric by their groups' shape are made for the
     // kept nodes alone (a scalar all-reduce over 16 384 GPUs: 230 000 chain flows otherwise).
-    const bool kept_chains =
-        fold_ != nullptr && plan.algorithm == CollectiveAlgorithm::tree &&
-        std::all_of(g.launches.begin(), g.launches.end(), [&](GroupId h) {
-          return fold_->chains_symmetric(index_.groups[static_cast<std::size_t>(h)].gpus);
-        });
+    const std::span<const std::uint8_t> chain_nodes =
+        fold_ == nullptr ? std::span<const std::uint8_t>()
+                         : fold_->tree_chain_nodes(plan.algorithm, g.launches, index_);
     for (const GroupId h : g.launches) {
       const IndexedGroup& hs = index_.groups[static_cast<std::size_t>(h)];
       a.latency =
@@ -125,8 +123,7 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
                                                  hs.nodes, plan.algorithm, hw_));
       flow_specs_.clear();
       append_algorithm_flows(plan.algorithm, c.kind, c.size, hs.gpus, hs.rings, topology_,
-                             hw_.network.nics_per_node, flow_specs_,
-                             kept_chains ? fold_->kept_nodes() : std::span<const std::uint8_t>());
+                             hw_.network.nics_per_node, flow_specs_, chain_nodes);
       queue_flows(collective_efficiency(c.kind, c.size, static_cast<std::int64_t>(hs.gpus.size()),
                                         hs.nodes, hw_),
                   group_routes_[static_cast<std::size_t>(h) * kCollectiveKinds +
@@ -135,7 +132,7 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
     }
     keep_plan(plan, c.size, a.latency,
               fold_ == nullptr ? Staged{queued_.size(), false}
-                               : queue_launch(c.copy_engine, kept_chains));
+                               : queue_launch(c.copy_engine, !chain_nodes.empty()));
     queued_.clear();
     queued_links_.clear();
     found = &plan;

@@ -85,18 +85,14 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
     }
     for (const auto& [key, bytes] : total) {
       // A tree's chains symmetric by their groups' shape: made for the kept nodes alone.
-      const bool kept_chains =
-          fold.active() && key.second == CollectiveAlgorithm::tree &&
-          std::all_of(g.launches.begin(), g.launches.end(), [&](program::GroupId h) {
-            return fold.chains_symmetric(index.groups[static_cast<std::size_t>(h)].gpus);
-          });
+      const std::span<const std::uint8_t> chain_nodes =
+          fold.tree_chain_nodes(key.second, g.launches, index);
       for (const program::GroupId h : g.launches) {
         const IndexedGroup& hs = index.groups[static_cast<std::size_t>(h)];
         append_algorithm_flows(key.second, key.first, Bytes::of(bytes), hs.gpus, hs.rings, topology,
-                               hw.network.nics_per_node, flows,
-                               kept_chains ? fold.kept_nodes() : std::span<const std::uint8_t>());
+                               hw.network.nics_per_node, flows, chain_nodes);
       }
-      route_all(kept_chains);
+      route_all(!chain_nodes.empty());
     }
   }
   for (const IndexedChannel& c : index.channels) {

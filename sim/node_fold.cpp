@@ -173,6 +173,16 @@ bool NodeFold::chains_symmetric(std::span<const std::int32_t> gpus) const {
   return true;
 }
 
+std::span<const std::uint8_t> NodeFold::tree_chain_nodes(CollectiveAlgorithm algorithm,
+                                                         std::span<const program::GroupId> launches,
+                                                         const ProgramIndex& index) const {
+  const bool symmetric = active() && algorithm == CollectiveAlgorithm::tree &&
+                         std::all_of(launches.begin(), launches.end(), [&](program::GroupId h) {
+                           return chains_symmetric(index.groups[static_cast<std::size_t>(h)].gpus);
+                         });
+  return symmetric ? std::span<const std::uint8_t>(kept_nodes_) : std::span<const std::uint8_t>();
+}
+
 bool NodeFold::invariant(std::span<const FlowSpec> flows) const {
   if (!active()) return true;
   for (const FlowSpec& f : flows) {

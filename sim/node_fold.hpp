@@ -98,6 +98,12 @@ class NodeFold {
   /// of the others made or compared (a sufficient condition, linear in the members: where it
   /// fails, `invariant` decides). False when inactive.
   bool chains_symmetric(std::span<const std::int32_t> gpus) const;
+  /// What append_tree_flows takes as `chain_nodes` for a launch of the groups `launches` by
+  /// `algorithm`: the kept nodes where it is a tree whose every group's chains are symmetric,
+  /// else nothing (every node's chains).
+  std::span<const std::uint8_t> tree_chain_nodes(CollectiveAlgorithm algorithm,
+                                                 std::span<const program::GroupId> launches,
+                                                 const ProgramIndex& index) const;
   /// Whether `flows` (source, destination, wire bytes) are, as a multiset, their own images
   /// under the shift. Linear in the flows; works in buffers of the fold's own, so one fold
   /// serves one replay or tally at a time (not shared between threads).
