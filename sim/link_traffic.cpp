@@ -13,18 +13,15 @@
 #include "sim/comm_launcher.hpp"
 #include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
+#include "sim/replay_world.hpp"
 #include "sim/topology.hpp"
 
 namespace trainsim::sim {
 
-LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
-                         Topology& topology, bool fold_nodes) {
-  if (topology.gpu_count() != program.world_size) {
-    throw std::invalid_argument(
-        fmt::format("link traffic: a topology of {} GPUs for a Program of {}", topology.gpu_count(),
-                    program.world_size));
-  }
-  const ProgramIndex index = index_program(program, hw, topology);
+namespace {
+
+LinkTraffic tally(const program::Program& program, const hw::HardwareProfile& hw,
+                  Topology& topology, const ProgramIndex& index, bool fold_nodes) {
   LinkTraffic out;
   out.capacities = topology.link_capacities();
   out.bytes.assign(out.capacities.size(), 0.0);
@@ -120,6 +117,27 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
       out.bytes[l] += symmetric[static_cast<std::size_t>(fold.link(static_cast<LinkId>(l)))];
   }
   return out;
+}
+
+void check_world(std::int32_t gpus, const program::Program& program) {
+  if (gpus != program.world_size) {
+    throw std::invalid_argument(fmt::format(
+        "link traffic: a topology of {} GPUs for a Program of {}", gpus, program.world_size));
+  }
+}
+
+}  // namespace
+
+LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
+                         Topology& topology, bool fold_nodes) {
+  check_world(topology.gpu_count(), program);
+  return tally(program, hw, topology, index_program(program, hw, topology), fold_nodes);
+}
+
+LinkTraffic link_traffic(const program::Program& program, ReplayWorld& world, bool fold_nodes) {
+  check_world(world.gpu_count(), program);
+  return tally(program, world.hardware(), world.topology(), index_program(program, world),
+               fold_nodes);
 }
 
 }  // namespace trainsim::sim

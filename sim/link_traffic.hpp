@@ -22,6 +22,8 @@
 
 namespace trainsim::sim {
 
+class ReplayWorld;
+
 struct LinkTraffic {
   std::vector<double> bytes;       ///< per LinkId of the Program's topology
   std::vector<double> capacities;  ///< bytes/s, per LinkId (nominal: the replay never raises them)
@@ -35,5 +37,9 @@ struct LinkTraffic {
 /// (the same bytes: only to check that sameness).
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
                          Topology& topology, bool fold_nodes = true);
+/// The same on `world`'s profile and topology, its groups indexed once for Programs alike (a
+/// layout's reduced runs: sim/replay_world.hpp).
+LinkTraffic link_traffic(const program::Program& program, ReplayWorld& world,
+                         bool fold_nodes = true);
 
 }  // namespace trainsim::sim

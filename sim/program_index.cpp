@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 
 #include "models/parallel_for.hpp"
 #include "sim/compute_model.hpp"
+#include "sim/replay_world.hpp"
 
 namespace trainsim::sim {
 
@@ -80,6 +82,7 @@ struct Indexer {
   const hw::HardwareProfile& hw;
   const Topology& topology;
   ProgramIndex& index;
+  ReplayWorld* reuse;  ///< null, or the world keeping the groups of the Program indexed last
   std::vector<IndexedRank>& ranks = index.ranks;
   std::vector<IndexedGroup>& groups = index.groups;
   std::vector<IndexedChannel>& channels = index.channels;
@@ -187,6 +190,17 @@ struct Indexer {
   }
 
   void index_groups() {
+    if (reuse) {
+      if (const std::vector<IndexedGroup>* kept = reuse->reusable_groups(program, representative)) {
+        groups = *kept;
+        return;
+      }
+    }
+    index_new_groups();
+    if (reuse) reuse->keep_groups(program, representative, groups);
+  }
+
+  void index_new_groups() {
     const auto& pg = program.groups;
     groups.resize(pg.size());
     // Ordered by family id so that launch lists never depend on the standard library's hashing.
@@ -432,7 +446,17 @@ void apply_kernel_slowdowns(ProgramIndex& index, std::span<const double> per_gpu
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
                            const Topology& topology) {
   ProgramIndex index;
-  Indexer{program, hw, topology, index}.run();
+  Indexer{program, hw, topology, index, nullptr}.run();
+  return index;
+}
+
+ProgramIndex index_program(const program::Program& program, ReplayWorld& world) {
+  if (world.gpu_count() != std::max<std::int32_t>(1, program.world_size)) {
+    throw std::invalid_argument(fmt::format("index: a world of {} GPUs for a Program of {}",
+                                            world.gpu_count(), program.world_size));
+  }
+  ProgramIndex index;
+  Indexer{program, world.hardware(), world.topology(), index, &world}.run();
   return index;
 }
 

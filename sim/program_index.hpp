@@ -18,6 +18,8 @@
 
 namespace trainsim::sim {
 
+class ReplayWorld;
+
 enum class OpKind : std::uint8_t { compute, alloc, free, collective, send, recv, host_sync };
 
 /// What the replay needs of an op in its hot loop, packed away from the Program's variant
@@ -138,6 +140,10 @@ struct ProgramIndex {
 /// rate for a GEMM's dtype.
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
                            const Topology& topology);
+/// The same on `world`'s topology and profile, its groups reused from the Program `world`
+/// indexed last where they are alike (sim/replay_world.hpp). Throws std::invalid_argument
+/// when the world's GPU count is not the Program's world size.
+ProgramIndex index_program(const program::Program& program, ReplayWorld& world);
 
 /// Stretches the compute ops of each recorded rank by the largest factor among the GPUs it
 /// stands for (`per_gpu`: one factor per world GPU, ≥ 1; stragglers). With every rank

@@ -4,6 +4,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "sim/flow_network.hpp"
 #include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
+#include "sim/replay_world.hpp"
 #include "sim/stuck_report.hpp"
 #include "sim/topology.hpp"
 
@@ -121,7 +123,9 @@ struct Simulation::State {
   const hw::HardwareProfile& hw;
   ReplayOptions options;
   Engine engine;
-  Topology topology;
+  ReplayWorld* shared_world;             ///< the caller's, or null
+  std::optional<Topology> own_topology;  ///< without a shared world
+  Topology& topology;
   FlowNetwork flows;
   ProgramIndex index;
   NodeFold fold;  ///< inactive unless options.fold_nodes and the replay is symmetric
@@ -149,13 +153,18 @@ struct Simulation::State {
   std::size_t ops_total = 0;
   std::size_t next_report = 0;
 
-  State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o)
+  State(const program::Program& p, const hw::HardwareProfile& h, ReplayOptions o,
+        ReplayWorld* world)
       : program(p),
         hw(h),
         options(o),
-        topology(h, std::max<std::int32_t>(1, p.world_size)),
+        shared_world(world),
+        own_topology(world ? std::nullopt
+                           : std::optional<Topology>(std::in_place, h,
+                                                     std::max<std::int32_t>(1, p.world_size))),
+        topology(world ? world->topology() : *own_topology),
         flows(network_capacities(topology, h)),
-        index(index_program(p, h, topology)),
+        index(world ? index_program(p, *world) : index_program(p, h, topology)),
         fold(o.fold_nodes ? NodeFold(p, index, topology, h, first_engine_link(topology, h))
                           : NodeFold()),
         comm(p, h, index, topology, flows, first_engine_link(topology, h), &fold),
@@ -746,7 +755,9 @@ struct Simulation::State {
 
 Simulation::Simulation(const program::Program& program, const hw::HardwareProfile& hw,
                        ReplayOptions options)
-    : state_(std::make_unique<State>(program, hw, options)) {}
+    : state_(std::make_unique<State>(program, hw, options, nullptr)) {}
+Simulation::Simulation(const program::Program& program, ReplayWorld& world, ReplayOptions options)
+    : state_(std::make_unique<State>(program, world.hardware(), options, &world)) {}
 Simulation::~Simulation() = default;
 Simulation::Simulation(Simulation&&) noexcept = default;
 Simulation& Simulation::operator=(Simulation&&) noexcept = default;
@@ -761,7 +772,7 @@ SimulationResult Simulation::run() {
     unfolded.fold_nodes = false;
     const program::Program& program = state_->program;
     const hw::HardwareProfile& hw = state_->hw;
-    state_ = std::make_unique<State>(program, hw, std::move(unfolded));
+    state_ = std::make_unique<State>(program, hw, std::move(unfolded), state_->shared_world);
     return state_->run();
   }
 }
@@ -777,6 +788,11 @@ SimulationResult replay(const program::Program& program, const hw::HardwareProfi
     kept->push_back(std::move(simulation));
   }
   return result;
+}
+
+SimulationResult replay(const program::Program& program, ReplayWorld& world,
+                        const ReplayOptions& options) {
+  return Simulation(program, world, options).run();
 }
 
 }  // namespace trainsim::sim

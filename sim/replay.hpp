@@ -15,6 +15,8 @@
 
 namespace trainsim::sim {
 
+class ReplayWorld;
+
 struct ReplayOptions {
   /// Fill SimulationResult::timelines (16 bytes per op); off for sweeps that read summaries.
   bool record_op_timings = true;
@@ -47,6 +49,9 @@ class Simulation {
   /// profile lacks a peak rate for a GEMM's dtype.
   Simulation(const program::Program& program, const hw::HardwareProfile& hw,
              ReplayOptions options = {});
+  /// The same on `world` (its profile, its topology, its groups where alike: a layout's
+  /// reduced runs share one); the world must outlive the Simulation, used by one at a time.
+  Simulation(const program::Program& program, ReplayWorld& world, ReplayOptions options = {});
   ~Simulation();
   Simulation(Simulation&&) noexcept;
   Simulation& operator=(Simulation&&) noexcept;
@@ -64,6 +69,10 @@ class Simulation {
 /// also starts the flows of every unrecorded group of g's family, and a send also starts
 /// the sends of the ranks its sender stands for, to the peer at the same rank offset.
 SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,
+                        const ReplayOptions& options = {});
+/// The same on `world` (sim/replay_world.hpp): what Programs over it share is built once.
+/// Throws std::invalid_argument when the world's GPU count is not the Program's world size.
+SimulationResult replay(const program::Program& program, ReplayWorld& world,
                         const ReplayOptions& options = {});
 
 }  // namespace trainsim::sim

@@ -4,10 +4,12 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <optional>
 
 #include "models/build_program.hpp"
 #include "models/dtype.hpp"
 #include "sim/replay.hpp"
+#include "sim/replay_world.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -20,13 +22,17 @@ struct ReducedRun {
   double activations = 0;  ///< activations live at that instant
 };
 
+/// One reduced run; `world`, empty at the first of a layout's runs, is made for its world
+/// size and kept for the others.
 ReducedRun run_reduced(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                       std::int64_t micro_batches, const hw::HardwareProfile& hardware) {
+                       std::int64_t micro_batches, const hw::HardwareProfile& hardware,
+                       std::optional<ReplayWorld>& world) {
   const program::Program program = reduced_program(model, reduced, layers, micro_batches);
   ReplayOptions options;
   options.record_op_timings = false;
   options.record_memory_timeline = true;
-  const SimulationResult result = replay(program, hardware, options);
+  if (!world) world.emplace(hardware, std::max<std::int32_t>(1, program.world_size));
+  const SimulationResult result = replay(program, *world, options);
   ReducedRun run;
   run.time_s = result.iteration_time.seconds();
   for (const TimeBreakdown& b : result.breakdown)
@@ -301,10 +307,11 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
 
 ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
                        const hw::HardwareProfile& hardware) {
-  std::array<ReducedRun, 4> runs;  // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  std::array<ReducedRun, 4> runs;    // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  std::optional<ReplayWorld> world;  // the four Programs' world and groups: built once
   for (std::size_t i = 0; i < runs.size(); ++i) {
     runs[i] = run_reduced(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
-                          1 + static_cast<std::int64_t>(i % 2), hardware);
+                          1 + static_cast<std::int64_t>(i % 2), hardware, world);
   }
   const auto fit = [&](auto field) {
     return Bilinear::fit(field(runs[0]), field(runs[1]), field(runs[2]), field(runs[3]));

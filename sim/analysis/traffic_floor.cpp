@@ -5,7 +5,7 @@
 #include <optional>
 
 #include "sim/link_traffic.hpp"
-#include "sim/topology.hpp"
+#include "sim/replay_world.hpp"
 
 namespace trainsim::sim {
 namespace {
@@ -19,12 +19,12 @@ bool covers(const Bilinear& x, const Bilinear& y) {
 TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
                            const hw::HardwareProfile& hardware) {
   std::array<LinkTraffic, 4> runs;   // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  std::optional<Topology> topology;  // the four Programs' world: one, built once
+  std::optional<ReplayWorld> world;  // the four Programs' world and groups: built once
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const program::Program program = reduced_program(
         model, reduced, 1 + static_cast<std::int64_t>(i / 2), 1 + static_cast<std::int64_t>(i % 2));
-    if (!topology) topology.emplace(hardware, program.world_size);
-    runs[i] = link_traffic(program, hardware, *topology);
+    if (!world) world.emplace(hardware, program.world_size);
+    runs[i] = link_traffic(program, *world);
   }
   std::vector<Bilinear> fits;
   for (std::size_t l = 0; l < runs[0].bytes.size(); ++l) {

@@ -1,0 +1,52 @@
+#pragma once
+// What replays and traffic tallies of several Programs over one world share, built once: the
+// topology (with the routes found so far) and the indexed groups of the last Program, which
+// the next one reuses when it has the same groups, representatives and recorded ranks. A
+// layout's reduced runs (one and two layers, one and two micro batches: analysis/) differ in
+// nothing else, and indexing the groups, their NCCL rings over thousands of nodes, was three
+// quarters of indexing such a Program on 8192 GPUs. One thread at a time.
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "models/program.hpp"
+#include "sim/hardware_profile.hpp"
+#include "sim/program_index.hpp"
+#include "sim/topology.hpp"
+
+namespace trainsim::sim {
+
+class ReplayWorld {
+ public:
+  /// `hw`'s cluster of `gpu_count` GPUs; `hw` must outlive the world. Throws
+  /// std::invalid_argument as Topology does.
+  ReplayWorld(const hw::HardwareProfile& hw, std::int32_t gpu_count);
+
+  const hw::HardwareProfile& hardware() const { return hw_; }
+  Topology& topology() { return topology_; }
+  std::int32_t gpu_count() const { return topology_.gpu_count(); }
+
+  /// The groups indexed for the Program last given to `keep_groups`, or null unless `program`
+  /// has the same groups, recorded ranks and `representative` (which alone decide them:
+  /// IndexedGroup's members, rings and launches; its calls are the Program's own, left empty).
+  const std::vector<IndexedGroup>* reusable_groups(
+      const program::Program& program, const std::vector<std::int32_t>& representative) const;
+  /// Keeps `groups`, indexed for `program` (calls and instances dropped), for the next.
+  void keep_groups(const program::Program& program, const std::vector<std::int32_t>& representative,
+                   const std::vector<IndexedGroup>& groups);
+
+ private:
+  struct Kept {
+    std::vector<program::Group> groups;
+    std::vector<program::Rank> recorded;
+    std::vector<std::int32_t> representative;
+    std::vector<IndexedGroup> indexed;
+  };
+
+  const hw::HardwareProfile& hw_;
+  Topology topology_;
+  std::optional<Kept> kept_;
+};
+
+}  // namespace trainsim::sim

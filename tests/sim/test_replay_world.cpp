@@ -1,0 +1,124 @@
+// A world shared by the replays and tallies of several Programs (sim/replay_world): its
+// topology built once, the groups indexed once for Programs alike. The same results as each
+// Program on its own, over every layout of a two-node space where Programs of one world size
+// share a world (reuse between a layout's reduced runs, none between different layouts).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "sim/analysis/layout_estimate.hpp"
+#include "sim/analysis/layout_space.hpp"
+#include "sim/link_traffic.hpp"
+#include "sim/program_index.hpp"
+#include "sim/replay.hpp"
+#include "sim/replay_world.hpp"
+#include "sim_fixtures.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+void check_same_groups(const ProgramIndex& shared, const ProgramIndex& own) {
+  REQUIRE(shared.groups.size() == own.groups.size());
+  const auto same_calls = [](const IndexedGroup& x, const IndexedGroup& y) {
+    return std::equal(x.calls.begin(), x.calls.end(), y.calls.begin(), y.calls.end(),
+                      [](const IndexedCall& a, const IndexedCall& b) {
+                        return a.size == b.size && a.kind == b.kind &&
+                               a.copy_engine == b.copy_engine;
+                      });
+  };
+  for (std::size_t g = 0; g < own.groups.size(); ++g) {
+    const IndexedGroup& x = shared.groups[g];
+    const IndexedGroup& y = own.groups[g];
+    INFO("group " << g);
+    CHECK((x.needed == y.needed && x.gpus == y.gpus && x.rings.channels == y.rings.channels &&
+           x.rings.order == y.rings.order && x.nodes == y.nodes && x.driven == y.driven &&
+           x.launches == y.launches && x.instances == y.instances && same_calls(x, y)));
+  }
+}
+
+TEST_CASE("ReplayWorld: shared by reduced runs, the same index, replay and traffic as alone") {
+  const ModelSpec model = test::small_model(4);
+  const hw::HardwareProfile hw = test::rail_profile();
+  LayoutSpaceOptions space;
+  space.max_micro_batch = 2;
+  std::map<std::int32_t, std::unique_ptr<ReplayWorld>> worlds;  // by GPU count
+  std::set<std::string> seen;
+  std::size_t programs = 0;
+  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
+    const Layout reduced = reduced_layout(layout);
+    if (!seen.insert(describe(reduced)).second) continue;
+    for (const std::int64_t layers : {1, 2}) {
+      for (const std::int64_t micro_batches : {1, 2}) {
+        const program::Program p = reduced_program(model, reduced, layers, micro_batches);
+        auto& world = worlds[p.world_size];
+        if (!world) world = std::make_unique<ReplayWorld>(hw, p.world_size);
+        INFO(describe(reduced) << " l=" << layers << " m=" << micro_batches);
+        // A layout's reduced runs differ in layers and micro batches only: the groups of its
+        // first are reused by the others.
+        if (layers * micro_batches > 1) {
+          CHECK(world->reusable_groups(p, index_program(p, hw, world->topology()).representative) !=
+                nullptr);
+        }
+        Topology own(hw, p.world_size);
+        check_same_groups(index_program(p, *world), index_program(p, hw, own));
+        const LinkTraffic shared_traffic = link_traffic(p, *world);
+        const LinkTraffic own_traffic = link_traffic(p, hw, own);
+        CHECK(shared_traffic.bytes == own_traffic.bytes);
+        ReplayOptions options;
+        options.record_op_timings = false;
+        const SimulationResult shared = replay(p, *world, options);
+        const SimulationResult alone = replay(p, hw, options);
+        CHECK(shared.iteration_time == alone.iteration_time);
+        REQUIRE(shared.memory.size() == alone.memory.size());
+        for (std::size_t r = 0; r < alone.memory.size(); ++r)
+          CHECK(shared.memory[r].peak == alone.memory[r].peak);
+        ++programs;
+      }
+    }
+  }
+  CHECK(programs > 40);
+  CHECK(worlds.size() > 1);
+}
+
+TEST_CASE("ReplayWorld: groups reused only for a Program with the same groups and ranks") {
+  const hw::HardwareProfile hw = test::rail_profile();
+  const auto program = [](std::vector<program::Rank> dp) {
+    test::ProgramBuilder b(16);
+    b.group(program::GroupKind::tp, {0, 1, 2, 3}, 0);
+    b.group(program::GroupKind::dp, std::move(dp), 1);
+    return b.program();
+  };
+  ReplayWorld world(hw, 16);
+  const program::Program first = program({0, 8});
+  CHECK(world.reusable_groups(first, first.representative) == nullptr);
+  const ProgramIndex index = index_program(first, world);
+  const std::vector<IndexedGroup>* kept = world.reusable_groups(first, first.representative);
+  REQUIRE(kept != nullptr);
+  REQUIRE(kept->size() == 2);
+  CHECK((*kept)[1].gpus == std::vector<std::int32_t>{0, 8});
+  CHECK((*kept)[1].nodes == 2);
+  const program::Program other = program({0, 9});
+  CHECK(world.reusable_groups(other, other.representative) == nullptr);
+  check_same_groups(index_program(other, world), [&] {
+    Topology own(hw, 16);
+    return index_program(other, hw, own);
+  }());
+  CHECK(world.reusable_groups(first, first.representative) == nullptr);
+  std::vector<std::int32_t> moved = first.representative;
+  std::swap(moved[0], moved[1]);
+  CHECK(world.reusable_groups(other, moved) == nullptr);
+  const program::Program wrong_size = [] {
+    test::ProgramBuilder b(8);
+    return b.program();
+  }();
+  CHECK_THROWS_AS(index_program(wrong_size, world), std::invalid_argument);
+  CHECK_THROWS_AS(link_traffic(wrong_size, world), std::invalid_argument);
+  CHECK_THROWS_AS(replay(wrong_size, world), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trainsim::sim
