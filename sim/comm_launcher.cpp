@@ -17,12 +17,14 @@ static_assert(static_cast<std::size_t>(program::CollectiveKind::sendrecv) + 1 ==
 
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                            const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
-                           LinkId engine_base, const NodeFold* fold)
+                           LinkId engine_base, const NodeFold* fold,
+                           std::vector<PlanSlot>* shared_plans)
     : program_(program),
       hw_(hw),
       index_(index),
       topology_(topology),
       flows_(flows),
+      group_plans_(shared_plans != nullptr ? *shared_plans : own_group_plans_),
       engine_base_(engine_base),
       fold_(fold != nullptr && fold->active() ? fold : nullptr) {
   if (fold_ != nullptr) {
@@ -33,7 +35,10 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
   groups_.resize(index.groups.size());
   group_routes_.resize(index.groups.size() * kCollectiveKinds);
   channel_routes_.resize(index.channels.size());
-  group_plans_.resize(index.groups.size() * kCollectiveKinds);
+  if (group_plans_.size() != index.groups.size() * kCollectiveKinds) {
+    group_plans_.clear();
+    group_plans_.resize(index.groups.size() * kCollectiveKinds);
+  }
   channel_plans_.resize(index.channels.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
     const IndexedGroup& ig = index.groups[g];

@@ -16,6 +16,7 @@
 #include "sim/collective_model.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/launch_plan.hpp"
 #include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/topology.hpp"
@@ -52,9 +53,15 @@ class CommLauncher {
   /// it while g computes); -1: no engine links. With an active `fold`, only the flows
   /// leaving kept nodes go onto the network, over the kept nodes' links (sim/node_fold.hpp);
   /// a launch whose flows are not symmetric under it throws FoldBroken.
+  /// `shared_plans`: the group launch plans of replays alike (ReplayWorld::group_plans, made
+  /// under this launcher's PlanKey), or null for its own.
   CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
-               LinkId engine_base = -1, const NodeFold* fold = nullptr);
+               LinkId engine_base = -1, const NodeFold* fold = nullptr,
+               std::vector<PlanSlot>* shared_plans = nullptr);
+  // Holds a reference to its own plans or shared ones: neither copied nor moved.
+  CommLauncher(const CommLauncher&) = delete;
+  CommLauncher& operator=(const CommLauncher&) = delete;
 
   /// A collective op (its OpInfo) of recorded rank `r` is ready to run. Returns the id of the
   /// activity it completes (the last needed member arrived and its flows started), or -1
@@ -112,54 +119,6 @@ class CommLauncher {
     std::int32_t first = 0;
     std::int32_t links = 0;
     std::int32_t src = 0;
-  };
-  /// What a launch of one group's collective of one kind, or of one channel's send, queues
-  /// for a given size: a group's collectives of one kind and size (every layer's TP
-  /// all-reduce) and a channel's sends of one size start the same flows every time, so they
-  /// are worked out once and replayed from here. `size` < 0: nothing cached yet.
-  struct LaunchPlan {
-    /// Flows of equal wire bytes and route length, in queue order: the images of one
-    /// transfer, started by one FlowNetwork::start_images call (which bundles them when it
-    /// can).
-    struct Group {
-      double bytes = 0.0;
-      std::shared_ptr<const ImageSet> images;
-    };
-    Bytes size = Bytes::of(-1);
-    Time latency;
-    std::vector<Group> groups;  ///< by (bytes, route length)
-    std::int32_t flows = 0;
-    CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;  ///< collectives: NCCL's choice
-    bool copy_engine = false;  ///< its flows bypass the GPUs' communication-engine links
-    /// With a fold, the kept nodes' links, each once, that its folded flows use (`marks`) and
-    /// whose images its side flows use (`side_marks`: the part that is not symmetric, every
-    /// flow on its own links).
-    std::shared_ptr<const std::vector<LinkId>> marks;
-    std::shared_ptr<const std::vector<LinkId>> side_marks;
-    /// Some side flow stays inside a node, so crosses a GPU's communication engine.
-    bool side_engines = false;
-  };
-  /// The plans of one launching group and kind, or of one channel: the last few sizes', so
-  /// that a group alternating sizes (ZeRO-3 gathering layers and the embedding; a pipeline's
-  /// activations and its embedding's gradient) works each out once.
-  struct PlanSlot {
-    static constexpr std::size_t kSizes = 4;
-    std::vector<LaunchPlan> plans;
-    std::size_t next = 0;  ///< the plan a fifth size replaces
-    /// The plan for `size` and `copy_engine`, or null.
-    const LaunchPlan* find(Bytes size, bool copy_engine) const {
-      for (const LaunchPlan& p : plans) {
-        if (p.size == size && p.copy_engine == copy_engine) return &p;
-      }
-      return nullptr;
-    }
-    /// An empty plan to fill: a new one, or the oldest of kSizes.
-    LaunchPlan& fresh() {
-      if (plans.size() < kSizes) return plans.emplace_back();
-      LaunchPlan& p = plans[next++ % kSizes];
-      p = LaunchPlan{};
-      return p;
-    }
   };
   /// An activity in flight with a fold: its plan's marks.
   struct Marked {
@@ -221,7 +180,8 @@ class CommLauncher {
   std::vector<QueuedFlow> queued_;
   std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
   std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel
-  std::vector<PlanSlot> group_plans_;         ///< per launching group and collective kind
+  std::vector<PlanSlot> own_group_plans_;
+  std::vector<PlanSlot>& group_plans_;        ///< per launching group and collective kind
   std::vector<PlanSlot> channel_plans_;       ///< per p2p channel
   std::vector<LinkId> queued_links_;
   std::vector<LinkId> image_links_;

@@ -167,7 +167,10 @@ struct Simulation::State {
         index(world ? index_program(p, *world) : index_program(p, h, topology)),
         fold(o.fold_nodes ? NodeFold(p, index, topology, h, first_engine_link(topology, h))
                           : NodeFold()),
-        comm(p, h, index, topology, flows, first_engine_link(topology, h), &fold),
+        comm(p, h, index, topology, flows, first_engine_link(topology, h), &fold,
+             world ? &world->group_plans(PlanKey{world->groups_kept(), fold.run(), fold.period(),
+                                                 first_engine_link(topology, h)})
+                   : nullptr),
         engine_base(first_engine_link(topology, h)) {
     if (!options.kernel_slowdowns.empty()) apply_kernel_slowdowns(index, options.kernel_slowdowns);
     if (engine_base >= 0) {

@@ -44,6 +44,15 @@ void ReplayWorld::keep_groups(const program::Program& program,
     g.calls.clear();
   }
   kept_ = std::move(kept);
+  ++groups_kept_;
+}
+
+std::vector<PlanSlot>& ReplayWorld::group_plans(const PlanKey& key) {
+  if (!(key == plans_key_)) {
+    plans_.clear();
+    plans_key_ = key;
+  }
+  return plans_;
 }
 
 }  // namespace trainsim::sim

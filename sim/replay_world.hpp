@@ -4,7 +4,8 @@
 // the next one reuses when it has the same groups, representatives and recorded ranks. A
 // layout's reduced runs (one and two layers, one and two micro batches: analysis/) differ in
 // nothing else, and indexing the groups, their NCCL rings over thousands of nodes, was three
-// quarters of indexing such a Program on 8192 GPUs. One thread at a time.
+// quarters of indexing such a Program on 8192 GPUs. Replays also share the launch plans worked
+// out under the same groups and fold. One thread at a time.
 
 #include <cstdint>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
+#include "sim/launch_plan.hpp"
 #include "sim/program_index.hpp"
 #include "sim/topology.hpp"
 
@@ -35,6 +37,13 @@ class ReplayWorld {
   /// Keeps `groups`, indexed for `program` (calls and instances dropped), for the next.
   void keep_groups(const program::Program& program, const std::vector<std::int32_t>& representative,
                    const std::vector<IndexedGroup>& groups);
+  /// How many sets of groups were kept: the current set's PlanKey::groups.
+  std::uint64_t groups_kept() const { return groups_kept_; }
+
+  /// The group launch plans that replays on this world made under `key` (sim/launch_plan.hpp),
+  /// for one more: emptied first when the key differs from theirs (other groups, another
+  /// fold). A layout's reduced runs launch the same collectives at mostly the same sizes.
+  std::vector<PlanSlot>& group_plans(const PlanKey& key);
 
  private:
   struct Kept {
@@ -47,6 +56,9 @@ class ReplayWorld {
   const hw::HardwareProfile& hw_;
   Topology topology_;
   std::optional<Kept> kept_;
+  std::uint64_t groups_kept_ = 0;
+  PlanKey plans_key_;
+  std::vector<PlanSlot> plans_;
 };
 
 }  // namespace trainsim::sim
