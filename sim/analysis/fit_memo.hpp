@@ -14,6 +14,7 @@
 #include <string>
 
 #include "sim/analysis/layout_estimate.hpp"
+#include "sim/analysis/program_shelf.hpp"
 #include "sim/analysis/traffic_floor.hpp"
 
 namespace trainsim::sim {
@@ -50,6 +51,8 @@ class FitStore {
 struct FitMemo {
   FitStore<ReducedFit> replays;  ///< four replays each, of reduced and of compute layouts
   FitStore<TrafficFloor> traffic;
+  /// The last tallied reduced layouts' Programs, for their fits (program_shelf.hpp).
+  ProgramShelf programs;
 };
 
 }  // namespace trainsim::sim

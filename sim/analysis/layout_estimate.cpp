@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <memory>
 #include <numeric>
-#include <optional>
 
 #include "models/build_program.hpp"
 #include "models/dtype.hpp"
@@ -22,17 +22,12 @@ struct ReducedRun {
   double activations = 0;  ///< activations live at that instant
 };
 
-/// One reduced run; `world`, empty at the first of a layout's runs, is made for its world
-/// size and kept for the others.
-ReducedRun run_reduced(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                       std::int64_t micro_batches, const hw::HardwareProfile& hardware,
-                       std::optional<ReplayWorld>& world) {
-  const program::Program program = reduced_program(model, reduced, layers, micro_batches);
+/// One reduced run on `world`, which the layout's four runs share.
+ReducedRun run_reduced(const program::Program& program, ReplayWorld& world) {
   ReplayOptions options;
   options.record_op_timings = false;
   options.record_memory_timeline = true;
-  if (!world) world.emplace(hardware, std::max<std::int32_t>(1, program.world_size));
-  const SimulationResult result = replay(program, *world, options);
+  const SimulationResult result = replay(program, world, options);
   ReducedRun run;
   run.time_s = result.iteration_time.seconds();
   for (const TimeBreakdown& b : result.breakdown)
@@ -174,6 +169,15 @@ program::Program reduced_program(const ModelSpec& model, const Layout& reduced, 
   return build_program(m, plan, training, ProgramScope::representative);
 }
 
+ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced) {
+  ReducedPrograms programs;
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    programs[i] = reduced_program(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
+                                  1 + static_cast<std::int64_t>(i % 2));
+  }
+  return programs;
+}
+
 Bilinear Bilinear::fit(double f11, double f12, double f21, double f22) {
   Bilinear f;
   f.e = f22 - f21 - f12 + f11;
@@ -306,13 +310,16 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
 }
 
 ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
-                       const hw::HardwareProfile& hardware) {
-  std::array<ReducedRun, 4> runs;    // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  std::optional<ReplayWorld> world;  // the four Programs' world and groups: built once
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    runs[i] = run_reduced(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
-                          1 + static_cast<std::int64_t>(i % 2), hardware, world);
-  }
+                       const hw::HardwareProfile& hardware, ProgramShelf* shelf) {
+  std::shared_ptr<const ReducedPrograms> programs;
+  if (shelf != nullptr) programs = shelf->take(describe(reduced));
+  if (!programs)
+    programs = std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced));
+  // The four Programs' world and groups: built once.
+  ReplayWorld world(hardware, std::max<std::int32_t>(1, (*programs)[0].world_size));
+  std::array<ReducedRun, 4> runs;  // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    runs[i] = run_reduced((*programs)[i], world);
   const auto fit = [&](auto field) {
     return Bilinear::fit(field(runs[0]), field(runs[1]), field(runs[2]), field(runs[3]));
   };

@@ -45,6 +45,7 @@
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
 #include "sim/analysis/layout_space.hpp"
+#include "sim/analysis/program_shelf.hpp"
 #include "sim/hardware_profile.hpp"
 #include "units/units.hpp"
 
@@ -92,6 +93,8 @@ StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, s
 /// floor read.
 program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
                                  std::int64_t micro_batches);
+/// The four runs' Programs, (l, m) = (1,1), (1,2), (2,1), (2,2).
+ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced);
 
 /// f(l, m) = a + b·l + c·m + e·l·m, fitted exactly to its values at l, m in {1, 2}.
 struct Bilinear {
@@ -119,7 +122,10 @@ class ReducedFit {
  public:
   /// Replays `reduced` (one stage) with l, m in {1, 2}. Throws Infeasible when the executor
   /// rejects a reduced Program (it accepts them whenever it accepts the layout).
-  ReducedFit(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware);
+  /// `shelf`: where the traffic floor left the reduced layout's Programs (taken from it), or
+  /// null.
+  ReducedFit(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware,
+             ProgramShelf* shelf = nullptr);
 
   /// The estimate for `layout` (whose reduced_layout is the one fitted) at `global_batch`.
   /// `compute`, the fit of compute_layout(layout), tells the data-parallel part of a micro

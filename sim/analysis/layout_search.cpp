@@ -119,7 +119,8 @@ TrafficFloor decode_fit(ByteReader& in) {
 template <class Fit>
 class FitCache {
  public:
-  explicit FitCache(FitStore<Fit>& store) : store_(store) {}
+  /// `shelf`: the reduced Programs traffic floors leave for reduced fits, or null.
+  FitCache(FitStore<Fit>& store, ProgramShelf* shelf) : store_(store), shelf_(shelf) {}
 
   /// Fits the layouts of `which` (layouts[i] for i in which) not at hand yet.
   void fit(const ModelSpec& model, const hw::HardwareProfile& hardware,
@@ -139,7 +140,7 @@ class FitCache {
         todo.size(), options, phase,
         [&](std::size_t k) -> std::optional<Fit> {
           try {
-            return Fit(model, todo[k], hardware);
+            return Fit(model, todo[k], hardware, shelf_);
           } catch (const Infeasible&) {
             // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
             return std::nullopt;
@@ -166,6 +167,7 @@ class FitCache {
 
  private:
   FitStore<Fit>& store_;
+  ProgramShelf* shelf_;
   std::map<std::string, const std::optional<Fit>*> used_;
 };
 
@@ -232,7 +234,7 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   // Time floors from the tensor blocks alone, then survivors in order of their floor.
   FitMemo own;
   FitMemo& memo = options.memo ? *options.memo : own;
-  FitCache<ReducedFit> compute(memo.replays);
+  FitCache<ReducedFit> compute(memo.replays, nullptr);
   std::vector<Layout> compute_of(layouts.size());
   for (std::size_t i : survivors)
     compute_of[i] = compute_layout(layouts[i]);
@@ -271,9 +273,9 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   // traffic is not tallied yet is tallied, its floors raised to the larger of the two, and the
   // rest re-sorted; only a batch whose floors are whole is estimated. Where communication
   // dominates, the traffic floor sends the layout far back, often past where the search stops.
-  FitCache<TrafficFloor> traffic(memo.traffic);
+  FitCache<TrafficFloor> traffic(memo.traffic, &memo.programs);
   std::vector<std::uint8_t> tallied(layouts.size(), 0);
-  FitCache<ReducedFit> reduced(memo.replays);
+  FitCache<ReducedFit> reduced(memo.replays, &memo.programs);
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
   std::size_t next = 0;
   while (next < order.size()) {

@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <optional>
+#include <memory>
+#include <utility>
 
 #include "sim/link_traffic.hpp"
 #include "sim/replay_world.hpp"
@@ -17,15 +18,13 @@ bool covers(const Bilinear& x, const Bilinear& y) {
 }  // namespace
 
 TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
-                           const hw::HardwareProfile& hardware) {
-  std::array<LinkTraffic, 4> runs;   // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  std::optional<ReplayWorld> world;  // the four Programs' world and groups: built once
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const program::Program program = reduced_program(
-        model, reduced, 1 + static_cast<std::int64_t>(i / 2), 1 + static_cast<std::int64_t>(i % 2));
-    if (!world) world.emplace(hardware, program.world_size);
-    runs[i] = link_traffic(program, *world);
-  }
+                           const hw::HardwareProfile& hardware, ProgramShelf* shelf) {
+  auto programs = std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced));
+  ReplayWorld world(hardware, (*programs)[0].world_size);  // the four Programs': built once
+  std::array<LinkTraffic, 4> runs;                         // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    runs[i] = link_traffic((*programs)[i], world);
+  if (shelf != nullptr) shelf->put(describe(reduced), std::move(programs));
   std::vector<Bilinear> fits;
   for (std::size_t l = 0; l < runs[0].bytes.size(); ++l) {
     const double capacity = runs[0].capacities[l];

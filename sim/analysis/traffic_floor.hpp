@@ -21,6 +21,7 @@
 #include "models/model_spec.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
+#include "sim/analysis/program_shelf.hpp"
 #include "sim/hardware_profile.hpp"
 #include "units/units.hpp"
 
@@ -30,7 +31,9 @@ class TrafficFloor {
  public:
   /// Tallies `reduced` (a reduced_layout) at l, m in {1, 2}. Throws Infeasible when the
   /// executor rejects a reduced Program.
-  TrafficFloor(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware);
+  /// `shelf`: where its Programs are left for the layout's ReducedFit, or null.
+  TrafficFloor(const ModelSpec& model, const Layout& reduced, const hw::HardwareProfile& hardware,
+               ProgramShelf* shelf = nullptr);
 
   /// The busiest link's seconds for `layout` (whose reduced_layout was tallied) at
   /// `global_batch`.

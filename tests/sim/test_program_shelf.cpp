@@ -1,0 +1,66 @@
+// The reduced Programs a traffic floor leaves for the layout's reduced fit
+// (sim/analysis/program_shelf): taken once, the oldest dropped, and a fit from them the same
+// as one that builds its own.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include "sim/analysis/layout_estimate.hpp"
+#include "sim/analysis/layout_space.hpp"
+#include "sim/analysis/program_shelf.hpp"
+#include "sim/analysis/traffic_floor.hpp"
+#include "sim_fixtures.hpp"
+
+namespace trainsim::sim {
+namespace {
+
+std::shared_ptr<const ReducedPrograms> programs_of_world(std::int32_t world) {
+  auto p = std::make_shared<ReducedPrograms>();
+  (*p)[0].world_size = world;
+  return p;
+}
+
+TEST_CASE("ProgramShelf: taken once, by key, the oldest dropped past its capacity") {
+  ProgramShelf shelf;
+  CHECK(shelf.take("a") == nullptr);
+  shelf.put("a", programs_of_world(1));
+  shelf.put("b", programs_of_world(2));
+  const auto b = shelf.take("b");
+  REQUIRE(b != nullptr);
+  CHECK((*b)[0].world_size == 2);
+  CHECK(shelf.take("b") == nullptr);
+  for (std::size_t k = 0; k < ProgramShelf::kLayouts; ++k)
+    shelf.put(std::to_string(k), programs_of_world(3));
+  CHECK(shelf.take("a") == nullptr);  // the oldest, dropped
+  CHECK(shelf.take("0") != nullptr);
+  CHECK(shelf.take(std::to_string(ProgramShelf::kLayouts - 1)) != nullptr);
+}
+
+TEST_CASE("ProgramShelf: a reduced fit from the traffic floor's Programs equals one of its own") {
+  const ModelSpec model = test::small_model(4);
+  const hw::HardwareProfile hw = test::rail_profile();
+  LayoutSpaceOptions space;
+  space.max_micro_batch = 2;
+  std::size_t compared = 0;
+  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
+    if (layout.plan.pipeline.size != 1) continue;
+    const Layout reduced = reduced_layout(layout);
+    ProgramShelf shelf;
+    const TrafficFloor floor(model, reduced, hw, &shelf);
+    const ReducedFit shelved(model, reduced, hw, &shelf);
+    CHECK(shelf.take(describe(reduced)) == nullptr);  // taken by the fit
+    const ReducedFit own(model, reduced, hw);
+    const LayoutEstimate x = shelved.estimate(model, layout, 16);
+    const LayoutEstimate y = own.estimate(model, layout, 16);
+    INFO(describe(layout));
+    CHECK(x.iteration == y.iteration);
+    CHECK(x.peak == y.peak);
+    CHECK(floor.floor(model, layout, 16) == TrafficFloor(model, reduced, hw).floor(model, layout, 16));
+    if (++compared == 12) break;
+  }
+  CHECK(compared == 12);
+}
+
+}  // namespace
+}  // namespace trainsim::sim
