@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <variant>
 
 namespace trainsim::sim {
@@ -18,13 +20,14 @@ static_assert(static_cast<std::size_t>(program::CollectiveKind::sendrecv) + 1 ==
 CommLauncher::CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                            const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
                            LinkId engine_base, const NodeFold* fold,
-                           std::vector<PlanSlot>* shared_plans)
+                           std::shared_ptr<std::vector<PlanSlot>> shared_plans)
     : program_(program),
       hw_(hw),
       index_(index),
       topology_(topology),
       flows_(flows),
-      group_plans_(shared_plans != nullptr ? *shared_plans : own_group_plans_),
+      group_plans_(shared_plans != nullptr ? std::move(shared_plans)
+                                           : std::make_shared<std::vector<PlanSlot>>()),
       engine_base_(engine_base),
       fold_(fold != nullptr && fold->active() ? fold : nullptr) {
   if (fold_ != nullptr) {
@@ -35,9 +38,10 @@ CommLauncher::CommLauncher(const program::Program& program, const hw::HardwarePr
   groups_.resize(index.groups.size());
   group_routes_.resize(index.groups.size() * kCollectiveKinds);
   channel_routes_.resize(index.channels.size());
-  if (group_plans_.size() != index.groups.size() * kCollectiveKinds) {
-    group_plans_.clear();
-    group_plans_.resize(index.groups.size() * kCollectiveKinds);
+  // A shared store made under the same key is already sized for these groups.
+  if (group_plans_->size() != index.groups.size() * kCollectiveKinds) {
+    group_plans_->clear();
+    group_plans_->resize(index.groups.size() * kCollectiveKinds);
   }
   channel_plans_.resize(index.channels.size());
   for (std::size_t g = 0; g < index.groups.size(); ++g) {
@@ -104,8 +108,8 @@ std::int32_t CommLauncher::collective_ready(std::int32_t r, const OpInfo& info) 
                 gp.participants.begin() + static_cast<std::ptrdiff_t>((k + 1) * needed));
   a.part_end = static_cast<std::int32_t>(parts_.size());
   a.copy_engine = c.copy_engine;
-  PlanSlot& slot_plans = group_plans_[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
-                                      static_cast<std::size_t>(c.kind)];
+  PlanSlot& slot_plans = (*group_plans_)[static_cast<std::size_t>(info.ref) * kCollectiveKinds +
+                                         static_cast<std::size_t>(c.kind)];
   const LaunchPlan* found = slot_plans.find(c.size, c.copy_engine);
   if (found == nullptr) {
     LaunchPlan& plan = slot_plans.fresh();
@@ -339,7 +343,6 @@ void CommLauncher::mark_plan(LaunchPlan& plan, const Staged& staged) {
 
 void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency, const Staged& staged) {
   if (fold_ != nullptr) mark_plan(plan, staged);
-  plan.size = size;
   plan.latency = latency;
   plan.flows = static_cast<std::int32_t>(queued_.size());
   plan.groups.clear();
@@ -366,6 +369,9 @@ void CommLauncher::keep_plan(LaunchPlan& plan, Bytes size, Time latency, const S
         {shape.bytes, std::make_shared<const ImageSet>(std::move(links),
                                                        static_cast<std::size_t>(shape.links))});
   }
+  // Last: `find` matches a plan by its size, and plans outlive a replay that throws while
+  // making one (ReplayWorld).
+  plan.size = size;
 }
 
 std::int32_t CommLauncher::start_plan(const LaunchPlan& plan, std::int32_t owner) {

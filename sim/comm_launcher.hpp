@@ -53,15 +53,13 @@ class CommLauncher {
   /// it while g computes); -1: no engine links. With an active `fold`, only the flows
   /// leaving kept nodes go onto the network, over the kept nodes' links (sim/node_fold.hpp);
   /// a launch whose flows are not symmetric under it throws FoldBroken.
-  /// `shared_plans`: the group launch plans of replays alike (ReplayWorld::group_plans, made
-  /// under this launcher's PlanKey), or null for its own.
+  /// `shared_plans`: the group launch plans of replays alike (ReplayWorld::group_plans, for
+  /// the PlanKey of this launcher's groups, fold and engine links: the caller's to match), or
+  /// null for a store of its own.
   CommLauncher(const program::Program& program, const hw::HardwareProfile& hw,
                const ProgramIndex& index, Topology& topology, FlowNetwork& flows,
                LinkId engine_base = -1, const NodeFold* fold = nullptr,
-               std::vector<PlanSlot>* shared_plans = nullptr);
-  // Holds a reference to its own plans or shared ones: neither copied nor moved.
-  CommLauncher(const CommLauncher&) = delete;
-  CommLauncher& operator=(const CommLauncher&) = delete;
+               std::shared_ptr<std::vector<PlanSlot>> shared_plans = nullptr);
 
   /// A collective op (its OpInfo) of recorded rank `r` is ready to run. Returns the id of the
   /// activity it completes (the last needed member arrived and its flows started), or -1
@@ -180,8 +178,8 @@ class CommLauncher {
   std::vector<QueuedFlow> queued_;
   std::vector<CachedRoutes> group_routes_;    ///< per group and collective kind
   std::vector<CachedRoutes> channel_routes_;  ///< per p2p channel
-  std::vector<PlanSlot> own_group_plans_;
-  std::vector<PlanSlot>& group_plans_;        ///< per launching group and collective kind
+  /// Per launching group and collective kind.
+  std::shared_ptr<std::vector<PlanSlot>> group_plans_;
   std::vector<PlanSlot> channel_plans_;       ///< per p2p channel
   std::vector<LinkId> queued_links_;
   std::vector<LinkId> image_links_;

@@ -135,7 +135,7 @@ LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProf
 }
 
 LinkTraffic link_traffic(const program::Program& program, ReplayWorld& world, bool fold_nodes) {
-  check_world(world.gpu_count(), program);
+  // index_program checks the world's size (a Program of no GPUs is InvalidProgram, as alone).
   return tally(program, world.hardware(), world.topology(), index_program(program, world),
                fold_nodes);
 }

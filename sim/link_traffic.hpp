@@ -38,7 +38,8 @@ struct LinkTraffic {
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
                          Topology& topology, bool fold_nodes = true);
 /// The same on `world`'s profile and topology, its groups indexed once for Programs alike (a
-/// layout's reduced runs: sim/replay_world.hpp).
+/// layout's reduced runs: sim/replay_world.hpp); the world's size is checked as
+/// index_program(program, world) checks it.
 LinkTraffic link_traffic(const program::Program& program, ReplayWorld& world,
                          bool fold_nodes = true);
 

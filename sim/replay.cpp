@@ -168,8 +168,8 @@ struct Simulation::State {
         fold(o.fold_nodes ? NodeFold(p, index, topology, h, first_engine_link(topology, h))
                           : NodeFold()),
         comm(p, h, index, topology, flows, first_engine_link(topology, h), &fold,
-             world ? &world->group_plans(PlanKey{world->groups_kept(), fold.run(), fold.period(),
-                                                 first_engine_link(topology, h)})
+             world ? world->group_plans(PlanKey{world->groups_kept(), fold.run(), fold.period(),
+                                                first_engine_link(topology, h)})
                    : nullptr),
         engine_base(first_engine_link(topology, h)) {
     if (!options.kernel_slowdowns.empty()) apply_kernel_slowdowns(index, options.kernel_slowdowns);

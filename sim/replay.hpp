@@ -71,7 +71,9 @@ class Simulation {
 SimulationResult replay(const program::Program& program, const hw::HardwareProfile& hw,
                         const ReplayOptions& options = {});
 /// The same on `world` (sim/replay_world.hpp): what Programs over it share is built once.
-/// Throws std::invalid_argument when the world's GPU count is not the Program's world size.
+/// Throws std::invalid_argument when the world's GPU count is not the Program's world size
+/// (a Program of fewer than one GPU: InvalidProgram, as above). `keep_state_until_exit` does
+/// not apply (the world outlives the replay).
 SimulationResult replay(const program::Program& program, ReplayWorld& world,
                         const ReplayOptions& options = {});
 

@@ -47,9 +47,9 @@ void ReplayWorld::keep_groups(const program::Program& program,
   ++groups_kept_;
 }
 
-std::vector<PlanSlot>& ReplayWorld::group_plans(const PlanKey& key) {
-  if (!(key == plans_key_)) {
-    plans_.clear();
+std::shared_ptr<std::vector<PlanSlot>> ReplayWorld::group_plans(const PlanKey& key) {
+  if (!plans_ || !(key == plans_key_)) {
+    plans_ = std::make_shared<std::vector<PlanSlot>>();
     plans_key_ = key;
   }
   return plans_;

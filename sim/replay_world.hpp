@@ -8,6 +8,7 @@
 // out under the same groups and fold. One thread at a time.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -43,7 +44,8 @@ class ReplayWorld {
   /// The group launch plans that replays on this world made under `key` (sim/launch_plan.hpp),
   /// for one more: emptied first when the key differs from theirs (other groups, another
   /// fold). A layout's reduced runs launch the same collectives at mostly the same sizes.
-  std::vector<PlanSlot>& group_plans(const PlanKey& key);
+  /// A new store replaces the old on a key change, so a Simulation made earlier keeps its own.
+  std::shared_ptr<std::vector<PlanSlot>> group_plans(const PlanKey& key);
 
  private:
   struct Kept {
@@ -58,7 +60,7 @@ class ReplayWorld {
   std::optional<Kept> kept_;
   std::uint64_t groups_kept_ = 0;
   PlanKey plans_key_;
-  std::vector<PlanSlot> plans_;
+  std::shared_ptr<std::vector<PlanSlot>> plans_;
 };
 
 }  // namespace trainsim::sim

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -40,6 +41,24 @@ void check_same_groups(const ProgramIndex& shared, const ProgramIndex& own) {
   }
 }
 
+bool same_breakdowns(const SimulationResult& x, const SimulationResult& y) {
+  return std::equal(x.breakdown.begin(), x.breakdown.end(), y.breakdown.begin(), y.breakdown.end(),
+                    [](const TimeBreakdown& a, const TimeBreakdown& b) {
+                      return a.compute == b.compute && a.recompute == b.recompute &&
+                             a.optimizer == b.optimizer && a.exposed_comm == b.exposed_comm &&
+                             a.bubble == b.bubble && a.host == b.host && a.other == b.other;
+                    });
+}
+
+void check_same_replay(const SimulationResult& shared, const SimulationResult& alone) {
+  CHECK(shared.iteration_time == alone.iteration_time);
+  CHECK(shared.fold_run == alone.fold_run);
+  CHECK(same_breakdowns(shared, alone));
+  REQUIRE(shared.memory.size() == alone.memory.size());
+  for (std::size_t r = 0; r < alone.memory.size(); ++r)
+    CHECK(shared.memory[r].peak == alone.memory[r].peak);
+}
+
 TEST_CASE("ReplayWorld: shared by reduced runs, the same index, replay and traffic as alone") {
   const ModelSpec model = test::small_model(4);
   const hw::HardwareProfile hw = test::rail_profile();
@@ -51,11 +70,13 @@ TEST_CASE("ReplayWorld: shared by reduced runs, the same index, replay and traff
   for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
     const Layout reduced = reduced_layout(layout);
     if (!seen.insert(describe(reduced)).second) continue;
+    std::uint64_t kept_before = 0;  // groups kept by the world of this layout's runs
     for (const std::int64_t layers : {1, 2}) {
       for (const std::int64_t micro_batches : {1, 2}) {
         const program::Program p = reduced_program(model, reduced, layers, micro_batches);
         auto& world = worlds[p.world_size];
         if (!world) world = std::make_unique<ReplayWorld>(hw, p.world_size);
+        if (layers * micro_batches == 1) kept_before = world->groups_kept();
         INFO(describe(reduced) << " l=" << layers << " m=" << micro_batches);
         // A layout's reduced runs differ in layers and micro batches only: the groups of its
         // first are reused by the others.
@@ -70,18 +91,47 @@ TEST_CASE("ReplayWorld: shared by reduced runs, the same index, replay and traff
         CHECK(shared_traffic.bytes == own_traffic.bytes);
         ReplayOptions options;
         options.record_op_timings = false;
-        const SimulationResult shared = replay(p, *world, options);
-        const SimulationResult alone = replay(p, hw, options);
-        CHECK(shared.iteration_time == alone.iteration_time);
-        REQUIRE(shared.memory.size() == alone.memory.size());
-        for (std::size_t r = 0; r < alone.memory.size(); ++r)
-          CHECK(shared.memory[r].peak == alone.memory[r].peak);
+        check_same_replay(replay(p, *world, options), replay(p, hw, options));
+        // Indexed three times each, the four runs' groups were indexed anew at most once.
+        CHECK(world->groups_kept() <= kept_before + 1);
         ++programs;
       }
     }
   }
   CHECK(programs > 40);
   CHECK(worlds.size() > 1);
+}
+
+TEST_CASE("ReplayWorld: a fold switched off and on again, and Simulations made before a change") {
+  // Launch plans are kept per (groups, fold, engines): a replay without the fold on the same
+  // world (another key) and one with it again, each as its Program alone; a Simulation made
+  // under the first key and run after the others still runs on its own plans.
+  const ModelSpec model = test::small_model(4);
+  const hw::HardwareProfile hw = test::rail_profile();
+  LayoutSpaceOptions space;
+  space.max_micro_batch = 2;
+  std::size_t folded = 0;
+  std::set<std::string> seen;
+  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
+    const Layout reduced = reduced_layout(layout);
+    if (!seen.insert(describe(reduced)).second) continue;
+    const program::Program p = reduced_program(model, reduced, 2, 2);
+    ReplayOptions on;
+    on.record_op_timings = false;
+    ReplayOptions off = on;
+    off.fold_nodes = false;
+    const SimulationResult alone = replay(p, hw, on);
+    if (alone.fold_run < 2) continue;
+    INFO(describe(reduced));
+    ReplayWorld world(hw, p.world_size);
+    Simulation early(p, world, on);
+    check_same_replay(replay(p, world, on), alone);
+    check_same_replay(replay(p, world, off), replay(p, hw, off));
+    check_same_replay(replay(p, world, on), alone);
+    check_same_replay(early.run(), alone);
+    ++folded;
+  }
+  CHECK(folded > 0);
 }
 
 TEST_CASE("ReplayWorld: groups reused only for a Program with the same groups and ranks") {
