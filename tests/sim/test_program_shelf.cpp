@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "reduced_layouts.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/analysis/program_shelf.hpp"
@@ -40,12 +41,9 @@ TEST_CASE("ProgramShelf: taken once, by key, the oldest dropped past its capacit
 TEST_CASE("ProgramShelf: a reduced fit from the traffic floor's Programs equals one of its own") {
   const ModelSpec model = test::small_model(4);
   const hw::HardwareProfile hw = test::rail_profile();
-  LayoutSpaceOptions space;
-  space.max_micro_batch = 2;
   std::size_t compared = 0;
-  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
-    if (layout.plan.pipeline.size != 1) continue;
-    const Layout reduced = reduced_layout(layout);
+  for (const Layout& reduced : test::two_node_reduced_layouts(model)) {
+    const Layout& layout = reduced;  // one stage: its own reduced layout
     ProgramShelf shelf;
     const TrafficFloor floor(model, reduced, hw, &shelf);
     const ReducedFit shelved(model, reduced, hw, &shelf);

@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 
+#include "reduced_layouts.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/layout_space.hpp"
 #include "sim/link_traffic.hpp"
@@ -62,14 +62,9 @@ void check_same_replay(const SimulationResult& shared, const SimulationResult& a
 TEST_CASE("ReplayWorld: shared by reduced runs, the same index, replay and traffic as alone") {
   const ModelSpec model = test::small_model(4);
   const hw::HardwareProfile hw = test::rail_profile();
-  LayoutSpaceOptions space;
-  space.max_micro_batch = 2;
   std::map<std::int32_t, std::unique_ptr<ReplayWorld>> worlds;  // by GPU count
-  std::set<std::string> seen;
   std::size_t programs = 0;
-  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
-    const Layout reduced = reduced_layout(layout);
-    if (!seen.insert(describe(reduced)).second) continue;
+  for (const Layout& reduced : test::two_node_reduced_layouts(model)) {
     std::uint64_t kept_before = 0;  // groups kept by the world of this layout's runs
     for (const std::int64_t layers : {1, 2}) {
       for (const std::int64_t micro_batches : {1, 2}) {
@@ -108,13 +103,8 @@ TEST_CASE("ReplayWorld: a fold switched off and on again, and Simulations made b
   // under the first key and run after the others still runs on its own plans.
   const ModelSpec model = test::small_model(4);
   const hw::HardwareProfile hw = test::rail_profile();
-  LayoutSpaceOptions space;
-  space.max_micro_batch = 2;
   std::size_t folded = 0;
-  std::set<std::string> seen;
-  for (const Layout& layout : enumerate_layouts(model, 16, 16, space)) {
-    const Layout reduced = reduced_layout(layout);
-    if (!seen.insert(describe(reduced)).second) continue;
+  for (const Layout& reduced : test::two_node_reduced_layouts(model)) {
     const program::Program p = reduced_program(model, reduced, 2, 2);
     ReplayOptions on;
     on.record_op_timings = false;
