@@ -39,10 +39,6 @@ void ReplayWorld::keep_groups(const program::Program& program,
   kept.recorded.reserve(program.ranks.size());
   for (const program::RankProgram& rp : program.ranks)
     kept.recorded.push_back(rp.rank);
-  for (IndexedGroup& g : kept.indexed) {
-    g.instances = 0;
-    g.calls.clear();
-  }
   kept_ = std::move(kept);
   ++groups_kept_;
 }

@@ -35,7 +35,8 @@ class ReplayWorld {
   /// IndexedGroup's members, rings and launches; its calls are the Program's own, left empty).
   const std::vector<IndexedGroup>* reusable_groups(
       const program::Program& program, const std::vector<std::int32_t>& representative) const;
-  /// Keeps `groups`, indexed for `program` (calls and instances dropped), for the next.
+  /// Keeps `groups`, indexed for `program`, for the next: given before the ranks are indexed,
+  /// so without calls or instances (index_program).
   void keep_groups(const program::Program& program, const std::vector<std::int32_t>& representative,
                    const std::vector<IndexedGroup>& groups);
   /// How many sets of groups were kept: the current set's PlanKey::groups.
