@@ -93,7 +93,7 @@ void MetaBackend::wait_for(Stream waiter, const Tensor& t) {
 
 OpIndex MetaBackend::record(program::Payload payload, Stream stream, std::string_view name,
                             std::initializer_list<Access> accesses) {
-  return record(std::move(payload), stream, names_.intern(name),
+  return record(std::move(payload), stream, name_cache_.intern(name),
                 std::span<const Access>(accesses.begin(), accesses.size()));
 }
 
@@ -116,8 +116,9 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
       }
     }
   }
-  program::Op op;
-  op.payload = std::move(payload);
+  // Written in place: an Op built aside and copied in was read back in 16-byte pieces right
+  // after its fields' narrower stores, stalling on every op.
+  program::Op& op = out_.ops.emplace_back(std::move(payload));
   op.stream = stream;
   op.kernel_class = kernel_class;
   op.tag = tag_;
@@ -130,7 +131,6 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
     need[s] = kNone;
   }
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
-  out_.ops.push_back(std::move(op));
 
   for (const Access& a : accesses) {
     Storage& st = static_cast<Storage&>(a.tensor->storage());
@@ -178,8 +178,7 @@ void MetaBackend::release(Storage& st) {
   std::array<OpIndex, program::kStreamCount> deps = need;
   need.fill(kNone);
   st.uses_outside(stream, deps);
-  program::Op op;
-  op.payload = Free{st.id};
+  program::Op& op = out_.ops.emplace_back(Free{st.id});  // in place, as in record()
   op.stream = stream;
   op.tag = tag_;
   op.name = st.name;
@@ -190,14 +189,13 @@ void MetaBackend::release(Storage& st) {
         std::max(ordered_after_[stream_index(stream)][s], deps[s]);
   }
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
-  out_.ops.push_back(std::move(op));
   last_on_stream_[stream_index(stream)] = index;
 }
 
 Tensor MetaBackend::allocate_buffer(Shape shape, DType dtype, bool mask, MemoryCategory category,
                                     std::string_view name) {
   const program::BufferId id = next_buffer_++;
-  const NameId name_id = names_.intern(name);
+  const NameId name_id = name_cache_.intern(name);
   const std::int64_t element = mask ? 1 : bytes_per_element(dtype);
   const Bytes size = Bytes::of(shape.numel() * element);
   const OpIndex op = record(Alloc{id, size, category}, Stream::compute, name_id, {});
@@ -236,7 +234,7 @@ TokenBatch MetaBackend::load_micro_batch(std::int64_t, std::int64_t tokens, std:
 
 OpIndex MetaBackend::kernel(std::string_view name, program::KernelClass kernel_class, Bytes read,
                             Bytes written, double flops, std::initializer_list<Access> accesses) {
-  return record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name),
+  return record(Kernel{read, written, Flops::of(flops)}, Stream::compute, name_cache_.intern(name),
                 std::span<const Access>(accesses.begin(), accesses.size()), kernel_class);
 }
 
@@ -911,7 +909,7 @@ void MetaBackend::all_reduce(std::span<const Tensor> tensors, CommGroup group, R
     c.size += bytes(t);
     scratch_.push_back({&t, true});
   }
-  record(c, stream, names_.intern(name), scratch_);
+  record(c, stream, name_cache_.intern(name), scratch_);
 }
 
 Tensor MetaBackend::all_gather(const Tensor& x, CommGroup group, Stream stream,
@@ -994,7 +992,7 @@ void MetaBackend::flat_collective(program::CollectiveKind kind, std::span<const 
   scratch_.clear();
   for (const Tensor& t : tensors)
     scratch_.push_back({&t, true});
-  record(c, stream, names_.intern(name), scratch_);
+  record(c, stream, name_cache_.intern(name), scratch_);
 }
 
 namespace {
@@ -1027,8 +1025,8 @@ void MetaBackend::record_flat(program::CollectiveKind kind, CommGroup group, DTy
   const std::int64_t n = this->group(group).size;
   if (n == 1) {
     // A group of one exchanges nothing: the op is a local copy (or add) kernel.
-    record(Kernel{local_read, local_written, Flops::zero()}, Stream::compute, names_.intern(name),
-           scratch_, program::KernelClass::elementwise);
+    record(Kernel{local_read, local_written, Flops::zero()}, Stream::compute,
+           name_cache_.intern(name), scratch_, program::KernelClass::elementwise);
     return;
   }
   Collective c;
@@ -1036,7 +1034,7 @@ void MetaBackend::record_flat(program::CollectiveKind kind, CommGroup group, DTy
   c.group = this->group(group).id;
   c.dtype = dtype;
   c.size = size;
-  record(c, stream, names_.intern(name), scratch_);
+  record(c, stream, name_cache_.intern(name), scratch_);
 }
 
 void MetaBackend::reduce_scatter_accumulate(std::span<const Tensor> tensors, Tensor& shard,
@@ -1084,7 +1082,7 @@ void MetaBackend::zero(std::span<const Tensor> tensors, std::string_view name) {
     total += bytes(t);
     scratch_.push_back({&t, true});
   }
-  record(Kernel{Bytes::zero(), total, Flops::zero()}, Stream::compute, names_.intern(name),
+  record(Kernel{Bytes::zero(), total, Flops::zero()}, Stream::compute, name_cache_.intern(name),
          scratch_, program::KernelClass::memset);
 }
 
@@ -1110,15 +1108,15 @@ void MetaBackend::adam_step(std::span<const AdamTensors> tensors, const AdamHype
     scratch_.push_back({&t.m, true});
     scratch_.push_back({&t.v, true});
   }
-  record(Kernel{read, written, Flops::of(flops)}, Stream::compute, names_.intern(name), scratch_,
-         program::KernelClass::optimizer);
+  record(Kernel{read, written, Flops::of(flops)}, Stream::compute, name_cache_.intern(name),
+         scratch_, program::KernelClass::optimizer);
   scratch_.clear();
   for (const AdamTensors& t : tensors) {
     scratch_.push_back({&t.master, false});
     scratch_.push_back({&t.param, true});
   }
   record(Kernel{copy_read, copy_written, Flops::zero()}, Stream::compute,
-         names_.intern(std::string(name) + ".copy_to_model"), scratch_,
+         name_cache_.intern(std::string(name) + ".copy_to_model"), scratch_,
          program::KernelClass::optimizer);
 }
 
@@ -1140,13 +1138,13 @@ void MetaBackend::adam_step_flat(std::span<const Tensor> params, std::span<const
   scratch_.push_back({&m, true});
   scratch_.push_back({&v, true});
   record(Kernel{fp32_bytes(chunk) + shards, shards, Flops::of(12.0 * static_cast<double>(chunk))},
-         Stream::compute, names_.intern(name), scratch_, program::KernelClass::optimizer);
+         Stream::compute, name_cache_.intern(name), scratch_, program::KernelClass::optimizer);
   scratch_.clear();
   scratch_.push_back({&master, false});
   for (const Tensor& p : params)
     scratch_.push_back({&p, true});
   record(Kernel{bytes(master), param_chunk, Flops::zero()}, Stream::compute,
-         names_.intern(std::string(name) + ".copy_to_model"), scratch_,
+         name_cache_.intern(std::string(name) + ".copy_to_model"), scratch_,
          program::KernelClass::optimizer);
 }
 
@@ -1166,7 +1164,7 @@ void MetaBackend::multi_tensor_kernel(std::span<const TensorRange> ranges, bool 
   const Bytes result = out != nullptr ? bytes(*out) : Bytes::zero();
   record(Kernel{moved, (write ? moved : Bytes::zero()) + result,
                 Flops::of(flops_per_element * static_cast<double>(elements))},
-         Stream::compute, names_.intern(name), scratch_, program::KernelClass::optimizer);
+         Stream::compute, name_cache_.intern(name), scratch_, program::KernelClass::optimizer);
 }
 
 Tensor MetaBackend::sum_of_squares(std::span<const TensorRange> ranges, std::string_view name) {
@@ -1194,7 +1192,7 @@ void MetaBackend::record_sync(program::SyncPoint point, bool device, const Tenso
   op.payload = program::HostSync{point, device};
   op.stream = Stream::host;
   op.tag = tag_;
-  op.name = names_.intern(name);
+  op.name = name_cache_.intern(name);
   op.dep_begin = static_cast<std::int32_t>(out_.dep_pool.size());
   if (read != nullptr) {
     const Storage& st = static_cast<const Storage&>(read->storage());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "models/backend.hpp"
+#include "models/name_cache.hpp"
 
 namespace trainsim {
 
@@ -261,6 +262,7 @@ class MetaBackend final : public Backend {
 
   program::RankProgram& out_;
   program::NameTable& names_;
+  NameCache name_cache_{names_};
   struct GroupRef {
     program::GroupId id = 0;
     std::int64_t size = 1;
