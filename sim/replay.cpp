@@ -277,7 +277,8 @@ struct Simulation::State {
   std::size_t report_step() const { return std::max<std::size_t>(1, ops_total / 200); }
 
   /// Ends the op in `slot` of recorded rank `r`, the head of its stream.
-  void finish_op(std::int32_t r, Slot slot) {
+  /// `requeue`: try the op's stream again (false where its caller goes on with that stream).
+  void finish_op(std::int32_t r, Slot slot, bool requeue = true) {
     if (++ops_finished == next_report) {
       options.progress("replay", ops_finished, ops_total);
       next_report += report_step();
@@ -295,7 +296,7 @@ struct Simulation::State {
     if (st.head + kPrefetchSlots < st.end) {
       __builtin_prefetch(&ir.slots[static_cast<std::size_t>(st.head + kPrefetchSlots)]);
     }
-    worklist.emplace_back(r, info.stream);
+    if (requeue) worklist.emplace_back(r, info.stream);
     for (const Slot dependent : ir.dependents_of(slot)) {
       OpInfo& d = ir.slots[static_cast<std::size_t>(dependent)];
       if (--d.pending == 0) worklist.emplace_back(r, d.stream);
@@ -337,7 +338,7 @@ struct Simulation::State {
         case OpKind::alloc:
         case OpKind::free:
           apply_memory(rs, info);
-          finish_op(r, slot);
+          finish_op(r, slot, false);  // this loop goes on with the stream
           break;
         case OpKind::collective:
           st.busy = true;
