@@ -69,7 +69,7 @@ class MetaBackend::Storage final : public TensorStorage {
 MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
                          program::GroupId tp_group, program::GroupId dp_group, std::int64_t tp_size,
                          std::int64_t dp_size)
-    : out_(out), names_(names) {
+    : out_(out), name_cache_(names) {
   bind(CommGroup::tensor, tp_group, tp_size);
   bind(CommGroup::data, dp_group, dp_size);
   last_on_stream_.fill(kNone);

@@ -261,8 +261,7 @@ class MetaBackend final : public Backend {
                    std::string_view name);
 
   program::RankProgram& out_;
-  program::NameTable& names_;
-  NameCache name_cache_{names_};
+  NameCache name_cache_;  ///< interns into the NameTable the backend was given
   struct GroupRef {
     program::GroupId id = 0;
     std::int64_t size = 1;
