@@ -9,7 +9,6 @@
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "models/name_cache.hpp"
 #include "models/program.hpp"
@@ -51,6 +50,13 @@ TEST_CASE("name cache: the same ids as the table, a reused buffer included") {
     const auto id = static_cast<program::NameId>(i);
     CHECK(cached_table.name(id) == plain_table.name(id));
   }
+}
+
+TEST_CASE("name cache: a null view, the address and length of an empty slot, reaches the table") {
+  program::NameTable table;
+  NameCache cache(table);
+  CHECK(cache.intern(std::string_view()) == 0);
+  CHECK(table.size() == 1);
 }
 
 TEST_CASE("name cache: many distinct names through few slots stay exact") {
