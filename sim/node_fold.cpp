@@ -173,6 +173,39 @@ bool NodeFold::chains_symmetric(std::span<const std::int32_t> gpus) const {
   return true;
 }
 
+bool NodeFold::launches_symmetric(std::span<const program::GroupId> launches,
+                                  const ProgramIndex& index) const {
+  if (!active()) return false;
+  const auto gpus_of = [&](std::size_t k) -> const std::vector<std::int32_t>& {
+    return index.groups[static_cast<std::size_t>(launches[k])].gpus;
+  };
+  // Each launch by its first member: the shift maps the launches' lists one to one when each
+  // list's image is the list starting at its first member's image (two lists with one image
+  // would be equal, so start at one GPU, which is refused here).
+  launch_at_.assign(static_cast<std::size_t>(gpu_count_), -1);
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    const std::vector<std::int32_t>& gpus = gpus_of(k);
+    if (gpus.empty()) return false;
+    for (const std::int32_t g : gpus) {
+      if (g < 0 || g >= gpu_count_) return false;
+    }
+    std::int32_t& at = launch_at_[static_cast<std::size_t>(gpus.front())];
+    if (at >= 0) return false;
+    at = static_cast<std::int32_t>(k);
+  }
+  for (std::size_t k = 0; k < launches.size(); ++k) {
+    const std::vector<std::int32_t>& gpus = gpus_of(k);
+    const std::int32_t image = launch_at_[static_cast<std::size_t>(shifted(gpus.front()))];
+    if (image < 0) return false;
+    const std::vector<std::int32_t>& other = gpus_of(static_cast<std::size_t>(image));
+    if (other.size() != gpus.size()) return false;
+    for (std::size_t i = 0; i < gpus.size(); ++i) {
+      if (shifted(gpus[i]) != other[i]) return false;
+    }
+  }
+  return true;
+}
+
 std::span<const std::uint8_t> NodeFold::tree_chain_nodes(CollectiveAlgorithm algorithm,
                                                          std::span<const program::GroupId> launches,
                                                          const ProgramIndex& index) const {

@@ -104,6 +104,15 @@ class NodeFold {
   std::span<const std::uint8_t> tree_chain_nodes(CollectiveAlgorithm algorithm,
                                                  std::span<const program::GroupId> launches,
                                                  const ProgramIndex& index) const;
+  /// Whether the shift takes the member lists of the groups `launches` onto one another,
+  /// member by member in order (so it permutes them). Every collective's flows are a function
+  /// of its group's members in order, their nodes in order of first appearance and its size
+  /// (append_algorithm_flows, collective_rings), the same for every node, so the flows of such
+  /// launches, together, are their own image under the shift, whatever the algorithm and size:
+  /// a sufficient condition for `invariant`, linear in the members, that needs no flow made.
+  /// False when inactive, or when two launches start at one GPU.
+  bool launches_symmetric(std::span<const program::GroupId> launches,
+                          const ProgramIndex& index) const;
   /// Whether `flows` (source, destination, wire bytes) are, as a multiset, their own images
   /// under the shift. Linear in the flows; works in buffers of the fold's own, so one fold
   /// serves one replay or tally at a time (not shared between threads).
@@ -133,6 +142,7 @@ class NodeFold {
   mutable std::vector<std::int32_t> fill_;
   mutable std::vector<Entry> to_;
   mutable std::vector<Entry> moved_;
+  mutable std::vector<std::int32_t> launch_at_;  ///< launches_symmetric's: per GPU, or -1
   // chains_symmetric's buffers: per node, its members' start in node_members_ and count.
   mutable std::vector<std::int32_t> node_start_;
   mutable std::vector<std::int32_t> node_count_;

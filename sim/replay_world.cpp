@@ -51,4 +51,16 @@ std::shared_ptr<std::vector<PlanSlot>> ReplayWorld::group_plans(const PlanKey& k
   return plans_;
 }
 
+std::array<std::int8_t, 2>& ReplayWorld::ring_verdicts(std::int32_t run, std::int32_t period,
+                                                       program::GroupId group,
+                                                       program::CollectiveKind kind) {
+  if (verdicts_groups_ != groups_kept_) {
+    verdicts_.clear();
+    verdicts_groups_ = groups_kept_;
+  }
+  return verdicts_
+      .try_emplace(VerdictKey{run, period, group, kind}, std::array<std::int8_t, 2>{-1, -1})
+      .first->second;
+}
+
 }  // namespace trainsim::sim

@@ -7,9 +7,12 @@
 // quarters of indexing such a Program on 8192 GPUs. Replays also share the launch plans worked
 // out under the same groups and fold. One thread at a time.
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "models/program.hpp"
@@ -48,6 +51,15 @@ class ReplayWorld {
   /// A new store replaces the old on a key change, so a Simulation made earlier keeps its own.
   std::shared_ptr<std::vector<PlanSlot>> group_plans(const PlanKey& key);
 
+  /// Whether a ring collective's flows on the launches of group `group` are their own image
+  /// under a node fold of `run` × `period` (NodeFold::invariant), inside nodes and across:
+  /// per part 1 yes, 0 no, -1 not known yet. A ring puts one size on every flow when its
+  /// launches have one member count and channel count, so the verdict holds for every size;
+  /// traffic tallies of Programs alike (a layout's four reduced runs) check each once. For
+  /// the current groups (groups_kept()): a new set of groups forgets them.
+  std::array<std::int8_t, 2>& ring_verdicts(std::int32_t run, std::int32_t period,
+                                            program::GroupId group, program::CollectiveKind kind);
+
  private:
   struct Kept {
     std::vector<program::Group> groups;
@@ -62,6 +74,10 @@ class ReplayWorld {
   std::uint64_t groups_kept_ = 0;
   PlanKey plans_key_;
   std::shared_ptr<std::vector<PlanSlot>> plans_;
+  using VerdictKey =
+      std::tuple<std::int32_t, std::int32_t, program::GroupId, program::CollectiveKind>;
+  std::map<VerdictKey, std::array<std::int8_t, 2>> verdicts_;
+  std::uint64_t verdicts_groups_ = 0;  ///< the groups_kept() they were found under
 };
 
 }  // namespace trainsim::sim

@@ -131,9 +131,11 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
     throw Infeasible(fmt::format("global_batch: {}; use 1 or more sequences", global_batch));
   }
   std::vector<Layout> out;
+  // The grids run the GPT layer alone (support_problem): for any other model they are left out
+  // here, not by that check's message, built for each of their ~10^4 layouts.
+  const bool grids = options.tensor_grids && model.gpt_layer();
   for (std::int64_t t : divisors(gpus)) {
-    for (const TensorParallel& tensor :
-         tensor_blocks(t, options.tensor_grids, options.tp_comm_overlap)) {
+    for (const TensorParallel& tensor : tensor_blocks(t, grids, options.tp_comm_overlap)) {
       for (std::int64_t c : divisors(gpus / t)) {
         if (c > options.max_context) break;
         ParallelPlan with_context;

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "sim/node_fold.hpp"
 #include "sim/program_index.hpp"
 #include "sim/replay.hpp"
+#include "sim/replay_world.hpp"
 #include "sim/topology.hpp"
 #include "sim_fixtures.hpp"
 #include "units/doctest_printers.hpp"
@@ -223,6 +225,52 @@ TEST_CASE(
   CHECK(topology.node_of(0) == 0);
   CHECK_THROWS_AS(topology.link_images(std::vector<std::int32_t>{0, 0}), std::invalid_argument);
   check_tree_chains(fold, topology, hw);
+}
+
+TEST_CASE("node fold: launches the shift permutes member by member, and a ring's verdicts kept") {
+  const hw::HardwareProfile hw = two_per_node();
+  const program::Program p = tp_dp_program(4, true);
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  const NodeFold fold(p, index, topology, hw, -1, NodeFold::Use::tally);
+  REQUIRE(fold.active());
+  REQUIRE(fold.period() == 1);
+  // Group 0 (TP on node 0) launches every node's TP group: the shift takes each to the next.
+  const std::vector<program::GroupId>& tp = index.groups[0].launches;
+  REQUIRE(tp.size() == 4);
+  CHECK(fold.launches_symmetric(tp, index));
+  // Node 3's group left out: node 2's has no image among them.
+  CHECK_FALSE(fold.launches_symmetric(std::span(tp).first(3), index));
+  // One group twice: two lists start at one GPU.
+  CHECK_FALSE(fold.launches_symmetric(std::vector<program::GroupId>{0, 0, 1, 2, 3}, index));
+  // The DP ring over every node (group 4): the shift rotates its list, not onto itself member
+  // by member (its flows are their own image, which `invariant` finds).
+  const std::vector<program::GroupId>& dp = index.groups[4].launches;
+  REQUIRE(dp.size() == 1);
+  CHECK_FALSE(fold.launches_symmetric(dp, index));
+  CHECK_FALSE(NodeFold().launches_symmetric(tp, index));
+
+  // A tally through a world keeps what it found of the DP ring's reduce-scatter (no flow inside
+  // a node, the ring across them its own image) and reads it back the next time, which gives
+  // the traffic a tally alone gives.
+  ReplayWorld world(hw, p.world_size);
+  const LinkTraffic first = link_traffic(p, world);
+  std::array<std::int8_t, 2>& verdicts =
+      world.ring_verdicts(fold.run(), fold.period(), 4, CollectiveKind::reduce_scatter);
+  CHECK(verdicts == std::array<std::int8_t, 2>{1, 1});
+  verdicts = {0, 0};  // read back, not found again: stays as set
+  const LinkTraffic second = link_traffic(p, world);
+  CHECK(world.ring_verdicts(fold.run(), fold.period(), 4, CollectiveKind::reduce_scatter) ==
+        std::array<std::int8_t, 2>{0, 0});
+  Topology own(hw, p.world_size);
+  const LinkTraffic alone = link_traffic(p, hw, own);
+  REQUIRE(alone.bytes.size() == first.bytes.size());
+  for (std::size_t l = 0; l < alone.bytes.size(); ++l) {
+    CAPTURE(l);
+    CHECK(first.bytes[l] == alone.bytes[l]);
+    CHECK(second.bytes[l] == doctest::Approx(alone.bytes[l]).epsilon(1e-12));
+  }
+  check_same_traffic(p, hw);
 }
 
 TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the full network") {
