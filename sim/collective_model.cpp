@@ -188,9 +188,11 @@ CollectiveRings collective_rings(std::span<const std::int32_t> gpus, const Topol
                                  std::int64_t nics_per_node) {
   CollectiveRings rings;
   rings.members = static_cast<std::int32_t>(gpus.size());
+  rings.nodes = static_cast<std::int32_t>(gpus.size());
   rings.order.assign(gpus.begin(), gpus.end());
   if (gpus.size() <= 1) return rings;
   const std::vector<std::vector<std::int32_t>> per_node = members_by_node(gpus, topology);
+  rings.nodes = static_cast<std::int32_t>(per_node.size());
   if (per_node.size() <= 1) return rings;
   const std::int32_t k = node_channels(per_node, nics_per_node);
   if (k <= 1) return rings;
@@ -387,7 +389,7 @@ CollectiveChoice choose_algorithm(CollectiveKind kind, Bytes size,
                                   std::span<const std::int32_t> gpus, const CollectiveRings& rings,
                                   Topology& topology, const hw::HardwareProfile& hw) {
   const auto members = static_cast<std::int64_t>(gpus.size());
-  const std::int64_t nodes = nodes_spanned(gpus, topology);
+  const std::int64_t nodes = rings.nodes;  // nodes_spanned(gpus), found with the rings
   CollectiveChoice ring{CollectiveAlgorithm::ring, ring_latency(kind, members, nodes, hw)};
   if (kind != CollectiveKind::all_reduce || nodes <= 1 || size.count() <= 0 ||
       !hw.collectives.allows(CollectiveAlgorithm::tree))

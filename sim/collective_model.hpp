@@ -97,6 +97,7 @@ void append_collective_flows(program::CollectiveKind kind, double size,
 struct CollectiveRings {
   std::int32_t channels = 1;
   std::int32_t members = 0;
+  std::int32_t nodes = 0;           ///< nodes the group spans (nodes_spanned of its members)
   std::vector<std::int32_t> order;  ///< channels x members GPUs
 
   /// Ring order of channel `c` (0 <= c < channels).
@@ -185,6 +186,7 @@ struct CollectiveChoice {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
   Time latency;
 };
+/// `rings`: collective_rings of `gpus` (the nodes they span are read from it).
 CollectiveChoice choose_algorithm(program::CollectiveKind kind, Bytes size,
                                   std::span<const std::int32_t> gpus, const CollectiveRings& rings,
                                   Topology& topology, const hw::HardwareProfile& hw);

@@ -171,13 +171,14 @@ void check_world(std::int32_t gpus, const program::Program& program) {
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,
                          Topology& topology, bool fold_nodes) {
   check_world(topology.gpu_count(), program);
-  return tally(program, hw, topology, index_program(program, hw, topology), fold_nodes, nullptr);
+  return tally(program, hw, topology, index_program(program, hw, topology, IndexUse::traffic),
+               fold_nodes, nullptr);
 }
 
 LinkTraffic link_traffic(const program::Program& program, ReplayWorld& world, bool fold_nodes) {
   // index_program checks the world's size (a Program of no GPUs is InvalidProgram, as alone).
-  return tally(program, world.hardware(), world.topology(), index_program(program, world),
-               fold_nodes, &world);
+  return tally(program, world.hardware(), world.topology(),
+               index_program(program, world, IndexUse::traffic), fold_nodes, &world);
 }
 
 }  // namespace trainsim::sim

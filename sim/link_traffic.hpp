@@ -32,7 +32,8 @@ struct LinkTraffic {
 /// The traffic of one run of `program`'s communication on `topology`, `hw`'s cluster of the
 /// Program's world size (built once, Programs of one size share it; the tally itself routes
 /// each flow from the structure, `Topology::route_links`, not through the route cache).
-/// Throws InvalidProgram as the replay's index does, and std::invalid_argument when the
+/// Throws InvalidProgram as the replay's index does (it times no compute, so a GEMM whose
+/// dtype the profile has no peak for is no error here), and std::invalid_argument when the
 /// topology's GPU count is not the Program's world size. `fold_nodes` false tallies every flow
 /// (the same bytes: only to check that sameness).
 LinkTraffic link_traffic(const program::Program& program, const hw::HardwareProfile& hw,

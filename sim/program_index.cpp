@@ -83,6 +83,7 @@ struct Indexer {
   const Topology& topology;
   ProgramIndex& index;
   ReplayWorld* reuse;  ///< null, or the world keeping the groups of the Program indexed last
+  IndexUse purpose;
   std::vector<IndexedRank>& ranks = index.ranks;
   std::vector<IndexedGroup>& groups = index.groups;
   std::vector<IndexedChannel>& channels = index.channels;
@@ -218,8 +219,8 @@ struct Indexer {
       }
       std::sort(gs.needed.begin(), gs.needed.end());
       gs.needed.erase(std::unique(gs.needed.begin(), gs.needed.end()), gs.needed.end());
-      gs.nodes = nodes_spanned(gs.gpus, topology);
       gs.rings = collective_rings(gs.gpus, topology, hw.network.nics_per_node);
+      gs.nodes = gs.rings.nodes;
       if (gs.driven) gs.launches.push_back(static_cast<GroupId>(g));
       families[pg[g].family].push_back(static_cast<GroupId>(g));
     }
@@ -258,8 +259,14 @@ struct Indexer {
     std::vector<std::uint8_t> stream_of(static_cast<std::size_t>(n));
     std::array<std::int32_t, program::kStreamCount> per_stream{};
     constexpr auto host = static_cast<std::size_t>(program::Stream::host);
+    // The meta backend numbers a rank's buffers 0, 1, 2, ..., one per allocation: the flat
+    // table of live buffers needs no more entries than allocations (ops: 3 times as many on a
+    // context-parallel pipeline, every entry zeroed and first touched).
+    std::size_t allocations = 0;
     for (std::int32_t i = 0; i < n; ++i) {
-      const auto stream = static_cast<std::size_t>(rp.ops[static_cast<std::size_t>(i)].stream);
+      const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
+      if (std::holds_alternative<program::Alloc>(op.payload)) ++allocations;
+      const auto stream = static_cast<std::size_t>(op.stream);
       if (stream >= program::kStreamCount)
         invalid(fmt::format("rank {} op {}: bad stream", rp.rank, i));
       stream_of[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(stream);
@@ -280,10 +287,11 @@ struct Indexer {
       rs.slot_of[static_cast<std::size_t>(i)] = cursor[stream_of[static_cast<std::size_t>(i)]]++;
 
     rs.slots.resize(static_cast<std::size_t>(n));
-    if (hw.host) rs.host_cost.resize(static_cast<std::size_t>(n), HostCost::none);
-    LiveBuffers live_buffers(static_cast<std::size_t>(n));
+    const bool replay = purpose == IndexUse::replay;
+    if (hw.host && replay) rs.host_cost.resize(static_cast<std::size_t>(n), HostCost::none);
+    LiveBuffers live_buffers(allocations);
     GemmTimes gemm_times(hw);
-    rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
+    if (replay) rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
     for (std::int32_t i = 0; i < n; ++i) {
       const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
       OpInfo& info = rs.slots[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(i)])];
@@ -300,8 +308,10 @@ struct Indexer {
                               n - 1));
         }
         ++info.pending;
-        ++rs.dependents_begin[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]) +
-                              1];
+        if (replay) {
+          ++rs.dependents_begin[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]) +
+                                1];
+        }
       }
       std::visit(
           [&](const auto& payload) {
@@ -314,6 +324,7 @@ struct Indexer {
       }
       if (!rs.host_cost.empty()) rs.host_cost[static_cast<std::size_t>(i)] = host_cost_of(op);
     }
+    if (!replay) return;
     // Dependents in CSR form, so finishing an op touches only the ops waiting on it; each
     // op's dependents in program order.
     for (std::int32_t s = 0; s < n; ++s) {
@@ -362,11 +373,11 @@ struct Indexer {
     const Rank rank = program.ranks[static_cast<std::size_t>(r)].rank;
     if constexpr (std::is_same_v<Payload, program::Gemm>) {
       info.kind = OpKind::compute;
-      info.value = gemm_times(payload).ps();
+      if (purpose == IndexUse::replay) info.value = gemm_times(payload).ps();
       note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Kernel>) {
       info.kind = OpKind::compute;
-      info.value = kernel_time(payload, hw, op.kernel_class).ps();
+      if (purpose == IndexUse::replay) info.value = kernel_time(payload, hw, op.kernel_class).ps();
       note_deps(r, i, info);
     } else if constexpr (std::is_same_v<Payload, program::Alloc>) {
       info.kind = OpKind::alloc;
@@ -444,19 +455,19 @@ void apply_kernel_slowdowns(ProgramIndex& index, std::span<const double> per_gpu
 }
 
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
-                           const Topology& topology) {
+                           const Topology& topology, IndexUse use) {
   ProgramIndex index;
-  Indexer{program, hw, topology, index, nullptr}.run();
+  Indexer{program, hw, topology, index, nullptr, use}.run();
   return index;
 }
 
-ProgramIndex index_program(const program::Program& program, ReplayWorld& world) {
+ProgramIndex index_program(const program::Program& program, ReplayWorld& world, IndexUse use) {
   if (world.gpu_count() != std::max<std::int32_t>(1, program.world_size)) {
     throw std::invalid_argument(fmt::format("index: a world of {} GPUs for a Program of {}",
                                             world.gpu_count(), program.world_size));
   }
   ProgramIndex index;
-  Indexer{program, world.hardware(), world.topology(), index, &world}.run();
+  Indexer{program, world.hardware(), world.topology(), index, &world, use}.run();
   return index;
 }
 

@@ -135,15 +135,21 @@ struct ProgramIndex {
   }
 };
 
+/// What an index serves: a replay, or a tally of the communication's bytes (sim/link_traffic),
+/// which reads no compute duration, host cost or dependent: left zero and empty, and the
+/// Program validated all the same.
+enum class IndexUse : std::uint8_t { replay, traffic };
+
 /// Validates and indexes `program` for replay on `topology`; compute durations come from
-/// `hw`'s compute model. Throws InvalidProgram, or Infeasible when the profile lacks a peak
-/// rate for a GEMM's dtype.
+/// `hw`'s compute model. Throws InvalidProgram, or (for a replay) Infeasible when the profile
+/// lacks a peak rate for a GEMM's dtype.
 ProgramIndex index_program(const program::Program& program, const hw::HardwareProfile& hw,
-                           const Topology& topology);
+                           const Topology& topology, IndexUse use = IndexUse::replay);
 /// The same on `world`'s topology and profile, its groups reused from the Program `world`
 /// indexed last where they are alike (sim/replay_world.hpp). Throws std::invalid_argument
 /// when the world's GPU count is not the Program's world size.
-ProgramIndex index_program(const program::Program& program, ReplayWorld& world);
+ProgramIndex index_program(const program::Program& program, ReplayWorld& world,
+                           IndexUse use = IndexUse::replay);
 
 /// Stretches the compute ops of each recorded rank by the largest factor among the GPUs it
 /// stands for (`per_gpu`: one factor per world GPU, ≥ 1; stragglers). With every rank

@@ -253,6 +253,15 @@ TEST_CASE("multi-node rings: one channel per NIC, each leaving a node through it
   four_nics.network.nics_per_node = 4;
   Topology topo4(four_nics, 16);
   CHECK(collective_rings(all, topo4, 4).channels == 4);
+  // The nodes a group spans come with its rings (choose_algorithm reads them there).
+  CHECK(collective_rings(all, topo4, 4).nodes == 2);
+  CHECK(one.nodes == 1);
+  CHECK(collective_rings(std::vector<std::int32_t>{0, 8}, topo, 8).nodes == 2);
+  CHECK(collective_rings(std::vector<std::int32_t>{9}, topo, 8).nodes == 1);
+  CHECK(collective_rings(std::vector<std::int32_t>{}, topo, 8).nodes == 0);
+  for (const auto& gpus : {all, node0, std::vector<std::int32_t>{15, 0, 14, 1}}) {
+    CHECK(collective_rings(gpus, topo, 8).nodes == nodes_spanned(gpus, topo));
+  }
 }
 
 TEST_CASE("golden: a 2-node all-reduce of full nodes: the tree beats the NICs' bus bandwidth") {

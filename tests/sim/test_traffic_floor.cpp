@@ -12,6 +12,7 @@
 #include "sim/analysis/layout_search.hpp"
 #include "sim/analysis/traffic_floor.hpp"
 #include "sim/link_traffic.hpp"
+#include "sim/program_index.hpp"
 #include "sim_fixtures.hpp"
 
 namespace trainsim::sim {
@@ -61,6 +62,43 @@ TEST_CASE("link_traffic: a ring all-gather across two nodes and sends inside one
   CHECK(t.capacities == topology.link_capacities());
   Topology wrong(hw, 4);
   CHECK_THROWS_AS(link_traffic(b.program(), hw, wrong), std::invalid_argument);
+}
+
+TEST_CASE(
+    "index_program for traffic: the replay's groups and channels, no durations or dependents") {
+  const hw::HardwareProfile hw = test::small_profile();
+  ProgramBuilder b(8);
+  const program::GroupId g = b.group(program::GroupKind::dp, {0, 4}, 0);
+  for (const std::size_t r : {0u, 4u}) {
+    const program::OpIndex mm = b.add(r, test::gemm(256, 256, 256));
+    b.add(r,
+          program::Collective{program::CollectiveKind::all_gather, g, Bytes::of(1000), DType::bf16},
+          program::Stream::dp, {mm});
+  }
+  b.add(0, program::Send{1, Bytes::of(300)}, program::Stream::dp);
+  b.add(1, program::Recv{0, Bytes::of(300)}, program::Stream::dp);
+  const program::Program p = b.program();
+  Topology topology(hw, 8);
+  const ProgramIndex replay = index_program(p, hw, topology);
+  const ProgramIndex traffic = index_program(p, hw, topology, IndexUse::traffic);
+  REQUIRE(traffic.groups.size() == replay.groups.size());
+  for (std::size_t i = 0; i < replay.groups.size(); ++i) {
+    CHECK(traffic.groups[i].gpus == replay.groups[i].gpus);
+    CHECK(traffic.groups[i].launches == replay.groups[i].launches);
+    CHECK(traffic.groups[i].calls.size() == replay.groups[i].calls.size());
+  }
+  REQUIRE(traffic.channels.size() == 1);
+  CHECK(traffic.channels[0].send_ops == replay.channels[0].send_ops);
+  CHECK(traffic.channels[0].recv_ops == replay.channels[0].recv_ops);
+  CHECK(replay.ranks[0].info(0).value > 0);  // the GEMM's duration (ps)
+  CHECK(traffic.ranks[0].info(0).value == 0);
+  CHECK(replay.ranks[0].dependents_of(replay.ranks[0].slot_of[0]).size() == 1);
+  CHECK(traffic.ranks[0].dependents.empty());
+  CHECK(traffic.ranks[0].dependents_begin.empty());
+  // Validated all the same: a dependency on an op that does not exist.
+  program::Program bad = p;
+  bad.ranks[0].dep_pool[0] = 99;
+  CHECK_THROWS_AS(index_program(bad, hw, topology, IndexUse::traffic), InvalidProgram);
 }
 
 TEST_CASE("TrafficFloor: never above the full replay of any layout on two nodes") {
