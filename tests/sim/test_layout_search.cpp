@@ -152,6 +152,18 @@ TEST_CASE("enumerate_layouts: the grid kinds appear where their shape fits, and 
   };
   CHECK(has(TensorKind::two_and_half_d));
   CHECK(has(TensorKind::three_d));
+  // The grids run the GPT layer alone: a SwiGLU model gets the 1D blocks only, every one of
+  // them (the layouts are the GPT model's 1D ones, the model being otherwise alike).
+  ModelSpec swiglu = small_model(4);
+  swiglu.activation = Activation::swiglu;
+  REQUIRE_FALSE(swiglu.gpt_layer());
+  const std::vector<Layout> one_d = enumerate_layouts(swiglu, 8, 8, small_space());
+  CHECK(std::all_of(one_d.begin(), one_d.end(),
+                    [](const Layout& l) { return l.plan.tensor.kind == TensorKind::one_d; }));
+  CHECK(one_d.size() ==
+        static_cast<std::size_t>(std::count_if(eight.begin(), eight.end(), [](const Layout& l) {
+          return l.plan.tensor.kind == TensorKind::one_d;
+        })));
 }
 
 namespace {

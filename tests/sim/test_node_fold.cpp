@@ -243,8 +243,9 @@ TEST_CASE("node fold: launches the shift permutes member by member, and a ring's
   CHECK_FALSE(fold.launches_symmetric(std::span(tp).first(3), index));
   // One group twice: two lists start at one GPU.
   CHECK_FALSE(fold.launches_symmetric(std::vector<program::GroupId>{0, 0, 1, 2, 3}, index));
-  // The DP ring over every node (group 4): the shift rotates its list, not onto itself member
-  // by member (its flows are their own image, which `invariant` finds).
+  // The DP ring over every node (group 4): the shift rotates its list (its image starts at
+  // GPU 2, where no launch starts), so not onto itself member by member (its flows are their
+  // own image, which `invariant` finds).
   const std::vector<program::GroupId>& dp = index.groups[4].launches;
   REQUIRE(dp.size() == 1);
   CHECK_FALSE(fold.launches_symmetric(dp, index));
@@ -271,6 +272,41 @@ TEST_CASE("node fold: launches the shift permutes member by member, and a ring's
     CHECK(second.bytes[l] == doctest::Approx(alone.bytes[l]).epsilon(1e-12));
   }
   check_same_traffic(p, hw);
+}
+
+TEST_CASE("node fold: a ring family rotated by the shift, tallied twice through one world") {
+  // 4 nodes of 2 GPUs, GPU 0 recorded for all: ring X0 over every node's first GPU launches
+  // X1 over the second GPUs. The shift rotates both lists (not permuted), their flows are
+  // their own image: the first tally finds it, the second reads it and routes the kept
+  // flows alone; both equal the unfolded tally.
+  const hw::HardwareProfile hw = two_per_node();
+  ProgramBuilder b(8, {0}, std::vector<std::int32_t>(8, 0));
+  const program::GroupId x0 = b.group(GroupKind::dp, {0, 2, 4, 6}, 0);
+  b.group(GroupKind::dp, {1, 3, 5, 7}, 0);
+  for (const std::int64_t size : {1000, 3000})
+    b.add(0, collective(CollectiveKind::all_gather, x0, Bytes::of(size)), Stream::dp);
+  const program::Program p = b.program();
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  const NodeFold fold(p, index, topology, hw, -1, NodeFold::Use::tally);
+  REQUIRE(fold.active());
+  REQUIRE(index.groups[static_cast<std::size_t>(x0)].launches.size() == 2);
+  CHECK_FALSE(fold.launches_symmetric(index.groups[static_cast<std::size_t>(x0)].launches, index));
+  ReplayWorld world(hw, p.world_size);
+  const LinkTraffic first = link_traffic(p, world);
+  CHECK(world.ring_verdicts(fold.run(), fold.period(), x0, CollectiveKind::all_gather) ==
+        std::array<std::int8_t, 2>{1, 1});
+  const LinkTraffic second = link_traffic(p, world);
+  const LinkTraffic full = link_traffic(p, hw, topology, false);
+  REQUIRE(full.bytes.size() == second.bytes.size());
+  double total = 0.0;
+  for (std::size_t l = 0; l < full.bytes.size(); ++l) {
+    CAPTURE(l);
+    CHECK(first.bytes[l] == doctest::Approx(full.bytes[l]).epsilon(1e-12));
+    CHECK(second.bytes[l] == doctest::Approx(full.bytes[l]).epsilon(1e-12));
+    total += full.bytes[l];
+  }
+  CHECK(total > 0.0);
 }
 
 TEST_CASE("node fold: TP inside nodes and DP rings across 8 nodes replay as the full network") {
