@@ -1,5 +1,7 @@
 #include "models/rank_layout.hpp"
 
+#include <numeric>
+
 namespace trainsim {
 
 std::vector<std::int64_t> RankLayout::group_along(std::int64_t rank,
@@ -113,14 +115,22 @@ std::vector<std::int64_t> RankLayout::expert_data_group(std::int64_t rank) const
 }
 
 std::vector<std::int64_t> RankLayout::model_group(std::int64_t rank, bool sharded) const {
+  std::vector<std::int64_t> group;
+  if (sharded) {
+    group.resize(static_cast<std::size_t>(world_size()));
+    std::iota(group.begin(), group.end(), std::int64_t{0});
+    return group;
+  }
+  // Made from its members' coordinates, not by testing every rank: a Program has a group per
+  // DP and CP index, and testing 16 384 ranks for each of 2048 groups was ~3 % of a 16 384-GPU
+  // point's link-traffic floors. TP varies fastest in a rank, PP slowest, so stage by stage
+  // and TP within a stage is ascending order.
   const RankCoordinates mine = coordinates(rank);
   const std::int64_t depth = grid_ ? cell(rank).depth : 0;
-  std::vector<std::int64_t> group;
-  for (std::int64_t r = 0; r < world_size(); ++r) {
-    const RankCoordinates theirs = coordinates(r);
-    const bool same_copy =
-        theirs.dp == mine.dp && theirs.cp == mine.cp && (!grid_ || cell(r).depth == depth);
-    if (sharded || same_copy) group.push_back(r);
+  for (RankCoordinates c{0, mine.dp, 0, mine.cp}; c.pp < pp_; ++c.pp) {
+    for (c.tp = 0; c.tp < tp_; ++c.tp) {
+      if (!grid_ || grid_->cell(c.tp).depth == depth) group.push_back(rank_of(c));
+    }
   }
   return group;
 }

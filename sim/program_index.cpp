@@ -291,7 +291,14 @@ struct Indexer {
     if (hw.host && replay) rs.host_cost.resize(static_cast<std::size_t>(n), HostCost::none);
     LiveBuffers live_buffers(allocations);
     GemmTimes gemm_times(hw);
-    if (replay) rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
+    // Each dependency as (its op's slot, the dependent's slot), in program order: the
+    // dependents' CSR is filled from these, not by reading every op again (64 bytes each,
+    // a third pass over the largest Programs' gigabyte).
+    std::vector<std::pair<Slot, Slot>> edges;
+    if (replay) {
+      rs.dependents_begin.assign(static_cast<std::size_t>(n) + 1, 0);
+      edges.reserve(rp.dep_pool.size());
+    }
     for (std::int32_t i = 0; i < n; ++i) {
       const program::Op& op = rp.ops[static_cast<std::size_t>(i)];
       OpInfo& info = rs.slots[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(i)])];
@@ -309,8 +316,9 @@ struct Indexer {
         }
         ++info.pending;
         if (replay) {
-          ++rs.dependents_begin[static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]) +
-                                1];
+          const Slot from = rs.slot_of[static_cast<std::size_t>(d)];
+          ++rs.dependents_begin[static_cast<std::size_t>(from) + 1];
+          edges.emplace_back(from, rs.slot_of[static_cast<std::size_t>(i)]);
         }
       }
       std::visit(
@@ -331,15 +339,10 @@ struct Indexer {
       rs.dependents_begin[static_cast<std::size_t>(s) + 1] +=
           rs.dependents_begin[static_cast<std::size_t>(s)];
     }
-    rs.dependents.resize(rp.dep_pool.size());
+    rs.dependents.resize(edges.size());
     std::vector<std::int32_t> fill(rs.dependents_begin.begin(), rs.dependents_begin.end() - 1);
-    for (std::int32_t i = 0; i < n; ++i) {
-      const Slot slot = rs.slot_of[static_cast<std::size_t>(i)];
-      for (const OpIndex d : rp.deps(rp.ops[static_cast<std::size_t>(i)])) {
-        const auto from = static_cast<std::size_t>(rs.slot_of[static_cast<std::size_t>(d)]);
-        rs.dependents[static_cast<std::size_t>(fill[from]++)] = slot;
-      }
-    }
+    for (const auto& [from, to] : edges)
+      rs.dependents[static_cast<std::size_t>(fill[static_cast<std::size_t>(from)]++)] = to;
   }
 
   static HostCost host_cost_of(const program::Op& op) {

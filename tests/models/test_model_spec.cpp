@@ -92,6 +92,42 @@ TEST_CASE("rank layout: TP fastest, then DP, then PP (Megatron order)") {
   CHECK(layout.pp_group(9) == std::vector<std::int64_t>{3, 9});
 }
 
+TEST_CASE("rank layout: the model group is the ranks of one model copy, or every rank sharded") {
+  // The definition, rank by rank: the same DP and CP index (and grid depth), any stage and TP.
+  const auto by_definition = [](const RankLayout& layout, std::int64_t rank, bool sharded) {
+    const RankCoordinates mine = layout.coordinates(rank);
+    std::vector<std::int64_t> group;
+    for (std::int64_t r = 0; r < layout.world_size(); ++r) {
+      const RankCoordinates theirs = layout.coordinates(r);
+      const bool same_depth = !layout.grid() || layout.cell(r).depth == layout.cell(rank).depth;
+      if (sharded || (theirs.dp == mine.dp && theirs.cp == mine.cp && same_depth))
+        group.push_back(r);
+    }
+    return group;
+  };
+  std::vector<ParallelPlan> plans(3);
+  plans[0].tensor.size = 2;  // 1D, DP 3, PP 2
+  plans[0].data.size = 3;
+  plans[0].pipeline.size = 2;
+  plans[1] = plans[0];  // with CP 2
+  plans[1].context.size = 2;
+  plans[2].tensor = {TensorKind::two_and_half_d, 8, false, 2, GridOrder::row_major};  // 2x2x2
+  plans[2].data.size = 2;
+  plans[2].pipeline.size = 3;
+  for (const ParallelPlan& plan : plans) {
+    const RankLayout layout(plan);
+    for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
+      for (const bool sharded : {false, true}) {
+        CAPTURE(rank);
+        CAPTURE(sharded);
+        CHECK(layout.model_group(rank, sharded) == by_definition(layout, rank, sharded));
+      }
+    }
+  }
+  // 1D, DP 3, PP 2: rank 9 (TP 1, DP 1, stage 1) shares a copy with DP index 1's four ranks.
+  CHECK(RankLayout(plans[0]).model_group(9, false) == std::vector<std::int64_t>{2, 3, 8, 9});
+}
+
 TEST_CASE("plan enums round-trip through their text forms") {
   for (PipelineSchedule s :
        {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b, PipelineSchedule::interleaved,
