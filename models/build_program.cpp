@@ -111,24 +111,42 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
 // members a replay must all launch, so the whole cube of DP replica 0 is recorded.
 // With a pipeline the stages run different layers and schedules: each stage's first rank
 // (1D) or its TP block of DP replica 0 (its depth-0 grid, its cube) is recorded and stands for
-// the stage's other ranks.
-std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope) {
+// the stage's other ranks. Each CP rank of those is recorded too, unless `one_cp_rank`
+// (cp_ring_alike): then CP rank 0 stands for its ring.
+std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope,
+                                         bool one_cp_rank) {
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const RankCoordinates c = layout.coordinates(rank);
     const std::int64_t on_first_stage = layout.rank_of({c.tp, c.dp, 0, c.cp});
-    if (scope == ProgramScope::every_rank || (c.tp == 0 && c.dp == 0) ||
-        layout.in_first_block(on_first_stage))
+    const bool stands_for_stage = (c.tp == 0 && c.dp == 0) || layout.in_first_block(on_first_stage);
+    if (scope == ProgramScope::every_rank || (stands_for_stage && (!one_cp_rank || c.cp == 0)))
       ranks.push_back(rank);
   }
   return ranks;
 }
 
+// Whether CP rank 0 of a ring stands for its other ranks on nodes of `gpus_per_node` GPUs
+// (0: unknown). Their programs are images of each other under the ring's rotation when
+// Megatron's split gives every block of queries and keys the same visible pairs (a causal
+// mask alone: a sliding window does not), and their timings too when every hop of the ring
+// (TP size apart) crosses the same kind of link: the whole ring inside one node, or each CP
+// rank's TP group on whole nodes of its own. Elsewhere some hops stay inside a node and
+// others leave it, and the ranks run at different paces.
+bool cp_ring_alike(const ModelSpec& model, const RankLayout& layout, std::int64_t gpus_per_node) {
+  const std::int64_t c = layout.cp_size();
+  const std::int64_t t = layout.tp_size();
+  if (c < 2 || gpus_per_node < 1 || model.attention_window) return false;
+  return gpus_per_node % (c * t) == 0 || t % gpus_per_node == 0;
+}
+
 // For every world rank, the index in `recorded` of the rank standing for it: itself when
 // recorded, else the recorded rank on the same grid cell (depth 0, replica 0) or cube cell
-// (replica 0), else the stage's TP rank 0 of replica 0 with the same CP rank.
+// (replica 0), else the stage's TP rank 0 of replica 0 with the same CP rank (CP rank 0 where
+// that one stands for its ring).
 std::vector<std::int32_t> representatives(const RankLayout& layout,
-                                          const std::vector<std::int64_t>& recorded) {
+                                          const std::vector<std::int64_t>& recorded,
+                                          bool one_cp_rank) {
   std::vector<std::int32_t> out(static_cast<std::size_t>(layout.world_size()), 0);
   std::vector<std::int32_t> index_of(static_cast<std::size_t>(layout.world_size()), -1);
   for (std::size_t i = 0; i < recorded.size(); ++i)
@@ -147,7 +165,10 @@ std::vector<std::int32_t> representatives(const RankLayout& layout,
       const std::int64_t same_cell = layout.rank_of({c.tp, 0, stage, c.cp});
       rep = index_of[static_cast<std::size_t>(same_cell)];
     }
-    if (rep < 0) rep = index_of[static_cast<std::size_t>(layout.rank_of({0, 0, stage, c.cp}))];
+    if (rep < 0) {
+      const std::int64_t cp = one_cp_rank ? 0 : c.cp;
+      rep = index_of[static_cast<std::size_t>(layout.rank_of({0, 0, stage, cp}))];
+    }
     out[static_cast<std::size_t>(rank)] = std::max(rep, 0);
   }
   return out;
@@ -435,7 +456,8 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
 }
 
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
-                               const TrainingSpec& training, ProgramScope scope) {
+                               const TrainingSpec& training, ProgramScope scope,
+                               std::int64_t gpus_per_node) {
   check_supported(model, plan, training);
   const RankLayout layout(plan);
   const std::int64_t world = layout.world_size();
@@ -443,6 +465,12 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
 
   program::Program prog;
   prog.world_size = static_cast<std::int32_t>(world);
+  prog.axes = {static_cast<std::int32_t>(t), static_cast<std::int32_t>(layout.cp_size()),
+               static_cast<std::int32_t>(layout.dp_size()),
+               static_cast<std::int32_t>(layout.pp_size())};
+  const bool one_cp_rank =
+      scope == ProgramScope::representative && cp_ring_alike(model, layout, gpus_per_node);
+  if (one_cp_rank) prog.gpus_per_node = static_cast<std::int32_t>(gpus_per_node);
   const std::vector<RankGroups> groups =
       add_groups(prog, layout, uses_model_group(model, training), norm_over_every_rank(model, plan),
                  model.moe.has_value());
@@ -460,7 +488,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   base_options.fp8 = training.fp8;
   base_options.tp_comm_overlap = plan.tensor.comm_overlap;
 
-  const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope);
+  const std::vector<std::int64_t> recorded = recorded_ranks(layout, scope, one_cp_rank);
   check_recorded_size(model, plan, training, static_cast<std::int64_t>(recorded.size()));
   prog.ranks.resize(recorded.size());
   // Each rank's op list is reserved once, at the size limits' upper estimate of one stage's
@@ -527,12 +555,13 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   };
   for_each_in_parallel(recorded.size(), record);
   program::merge_names(prog, names);
-  prog.representative = representatives(layout, recorded);
+  prog.representative = representatives(layout, recorded, one_cp_rank);
   return prog;
 }
 
-program::Program build_program(const Scenario& scenario, ProgramScope scope) {
-  return build_program(scenario.model, scenario.parallel, scenario.training, scope);
+program::Program build_program(const Scenario& scenario, ProgramScope scope,
+                               std::int64_t gpus_per_node) {
+  return build_program(scenario.model, scenario.parallel, scenario.training, scope, gpus_per_node);
 }
 
 }  // namespace trainsim

@@ -32,11 +32,17 @@ enum class ProgramScope : std::uint8_t {
 /// cannot run (pipeline_problem; layered with layers != p·v; uneven stages that do not add
 /// up), sequence parallelism with TP 1, ZeRO stages outside 0-3, inference with recomputation
 /// or ZeRO, or sizes that do not divide. Pipelines run with ZeRO 0-3 and in inference.
+/// `gpus_per_node` (0: unknown) is the node size of the cluster the Program is for: given it,
+/// a representative Program records CP rank 0 alone for a ring whose ranks it shows alike
+/// (a causal mask without a window; the ring inside one node, or one CP rank per whole
+/// nodes), and holds only for that node size (Program::gpus_per_node).
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
-                               const TrainingSpec& training, ProgramScope scope);
+                               const TrainingSpec& training, ProgramScope scope,
+                               std::int64_t gpus_per_node = 0);
 
 /// Same, from a loaded scenario.
-program::Program build_program(const Scenario& scenario, ProgramScope scope);
+program::Program build_program(const Scenario& scenario, ProgramScope scope,
+                               std::int64_t gpus_per_node = 0);
 
 /// Why the executor does not support `plan` for `model` and `training`, naming the offending
 /// value; nothing when it does. (A search asks this of every candidate: a returned message,

@@ -253,6 +253,19 @@ void merge_names(Program& program, std::span<NameTable> tables) {
   });
 }
 
+Rank RankAxes::translate(Rank to, Rank from, Rank image) const {
+  // Digit by digit in the mixed radix (T, C, D, P), each sum taken around its axis.
+  Rank out = 0;
+  Rank place = 1;
+  for (const std::int32_t size : {tp, cp, dp, pp}) {
+    const Rank digit =
+        (to / place % size + image / place % size - from / place % size + size) % size;
+    out += digit * place;
+    place *= size;
+  }
+  return out;
+}
+
 std::size_t Program::op_count() const {
   std::size_t n = 0;
   for (const RankProgram& r : ranks)

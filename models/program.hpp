@@ -305,8 +305,27 @@ class NameTable {
 };
 
 /// One training iteration of every recorded rank.
+/// The world's ranks as coordinates in Megatron's order, TP fastest, then CP, DP and PP:
+/// rank = tp + T·(cp + C·(dp + D·pp)). All zero where unknown (a Program made by hand).
+struct RankAxes {
+  std::int32_t tp = 0, cp = 0, dp = 0, pp = 0;
+
+  bool known() const { return tp > 0 && cp > 0 && dp > 0 && pp > 0; }
+  /// The rank that stands to `image` as `to` stands to `from`: `to` moved by `from`'s offset
+  /// to `image` along each axis, around it (a CP ring's last rank sends to its first). Needs
+  /// known().
+  Rank translate(Rank to, Rank from, Rank image) const;
+  /// `rank`'s place in its CP ring. Needs known().
+  std::int32_t cp_of(Rank rank) const { return rank / tp % cp; }
+};
+
 struct Program {
   std::int32_t world_size = 0;
+  RankAxes axes;
+  /// GPUs per node the recorded classes hold for (0: any). CP rank 0 stands for its whole ring
+  /// only where every hop of the ring crosses the same kind of link (build_program), which
+  /// the node size decides; a replay on nodes of another size is refused.
+  std::int32_t gpus_per_node = 0;
   std::vector<Group> groups;       ///< indexed by GroupId
   std::vector<RankProgram> ranks;  ///< recorded ranks, ascending rank order
   /// For every world rank, the index into `ranks` of the recorded rank that stands for it

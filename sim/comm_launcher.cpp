@@ -197,16 +197,17 @@ std::int32_t CommLauncher::p2p_ready(const OpInfo& info) {
 }
 
 /// Representative replay: the unrecorded ranks that the sender stands for send too, to the
-/// peer at the same rank offset (the plan's translation symmetry: stage s+1 of a TP/DP
-/// position is the same offset away for every position), when that peer is represented by
-/// the receiver. Their flows share links with the recorded one.
+/// peer at the same offset (the plan's translation symmetry: stage s+1 of a TP/DP position
+/// is the same offset away for every position; along a CP ring, around it), when that peer
+/// is represented by the receiver. Their flows share links with the recorded one.
 void append_p2p_images(const program::Program& program, const ProgramIndex& index,
                        const IndexedChannel& c, Rank src, Rank dst, double bytes,
                        std::vector<FlowSpec>& out) {
   if (program.records_every_rank()) return;
+  const bool axes = program.axes.known();
   for (const Rank image : index.represented_by(c.sender)) {
     if (image == src) continue;
-    const Rank peer = dst + (image - src);
+    const Rank peer = axes ? program.axes.translate(dst, src, image) : dst + (image - src);
     if (peer < 0 || peer >= program.world_size || peer == image) continue;
     if (index.representative[static_cast<std::size_t>(peer)] != c.receiver) continue;
     out.push_back({image, peer, bytes});

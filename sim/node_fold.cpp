@@ -22,17 +22,25 @@ struct Shape {
   std::int32_t run = 1;
 };
 
-Shape fold_shape(const ProgramIndex& index, std::int32_t nodes, std::int32_t per_node) {
-  // Each node's part as a number: equal numbers, equal recorded ranks position by position.
+Shape fold_shape(const program::Program& program, const ProgramIndex& index, std::int32_t nodes,
+                 std::int32_t per_node) {
+  // Each node's part as a number: equal numbers, equal recorded ranks position by position,
+  // and equal places in their CP rings. Where CP rank 0 stands for its ring (build_program),
+  // the ring's sends go from each place to the next: a shift must take places to places, as
+  // it does where each CP rank is recorded on its own.
+  const bool rings = program.axes.known() && program.axes.cp > 1;
   std::map<std::vector<std::int32_t>, std::int32_t> parts;
   std::vector<std::int32_t> part(static_cast<std::size_t>(nodes));
+  std::vector<std::int32_t> key;
   for (std::int32_t k = 0; k < nodes; ++k) {
     const auto first = index.representative.begin() + k * per_node;
+    key.assign(first, first + per_node);
+    if (rings) {
+      for (std::int32_t g = k * per_node; g < (k + 1) * per_node; ++g)
+        key.push_back(program.axes.cp_of(g));
+    }
     part[static_cast<std::size_t>(k)] =
-        parts
-            .try_emplace(std::vector<std::int32_t>(first, first + per_node),
-                         static_cast<std::int32_t>(parts.size()))
-            .first->second;
+        parts.try_emplace(key, static_cast<std::int32_t>(parts.size())).first->second;
   }
   Shape best;
   for (std::int32_t period = 1; 2 * period <= nodes; ++period) {
@@ -92,7 +100,7 @@ NodeFold::NodeFold(const program::Program& program, const ProgramIndex& index, T
       hw.network.oversubscription > 1.0) {
     return;
   }
-  const Shape shape = fold_shape(index, nodes, gpus_per_node_);
+  const Shape shape = fold_shape(program, index, nodes, gpus_per_node_);
   if (shape.run < 2 || (use == Use::replay && has_large_rooted_collective(index, topology, hw))) {
     return;
   }

@@ -99,6 +99,12 @@ struct Indexer {
     const std::int32_t world = program.world_size;
     if (world < 1) invalid(fmt::format("world size must be >= 1, got {}", world));
     if (program.ranks.empty()) invalid("no recorded ranks");
+    if (program.gpus_per_node != 0 && program.gpus_per_node != hw.node.gpus) {
+      invalid(fmt::format(
+          "recorded for nodes of {} GPUs (CP rank 0 standing for its ring), replayed on nodes "
+          "of {}: build it for this profile's node size",
+          program.gpus_per_node, hw.node.gpus));
+    }
     representative = program.representative;
     if (representative.empty() && program.records_every_rank()) {
       representative.resize(static_cast<std::size_t>(world));

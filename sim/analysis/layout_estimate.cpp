@@ -159,21 +159,22 @@ double bubble_micro_batches(const PipelineParallel& pp, std::int64_t micro_batch
 }  // namespace
 
 program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                                 std::int64_t micro_batches) {
+                                 std::int64_t micro_batches, std::int64_t gpus_per_node) {
   ModelSpec m = model;
   m.layers = layers;
   ParallelPlan plan = reduced.plan;
   if (plan.pipeline.schedule == PipelineSchedule::layered) plan.pipeline.chunks = layers;
   const TrainingSpec training =
       training_of(reduced, reduced.micro_batch * plan.data.size * micro_batches);
-  return build_program(m, plan, training, ProgramScope::representative);
+  return build_program(m, plan, training, ProgramScope::representative, gpus_per_node);
 }
 
-ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced) {
+ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced,
+                                 std::int64_t gpus_per_node) {
   ReducedPrograms programs;
   for (std::size_t i = 0; i < programs.size(); ++i) {
     programs[i] = reduced_program(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
-                                  1 + static_cast<std::int64_t>(i % 2));
+                                  1 + static_cast<std::int64_t>(i % 2), gpus_per_node);
   }
   return programs;
 }
@@ -314,7 +315,8 @@ ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
   std::shared_ptr<const ReducedPrograms> programs;
   if (shelf != nullptr) programs = shelf->take(describe(reduced));
   if (!programs)
-    programs = std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced));
+    programs = std::make_shared<const ReducedPrograms>(
+        reduced_programs(model, reduced, hardware.node.gpus));
   // The four Programs' world and groups: built once.
   ReplayWorld world(hardware, std::max<std::int32_t>(1, (*programs)[0].world_size));
   std::array<ReducedRun, 4> runs;  // (l, m) = (1,1), (1,2), (2,1), (2,2)

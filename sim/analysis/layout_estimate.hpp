@@ -89,12 +89,13 @@ struct StageParameters {
 StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, std::int64_t stage);
 
 /// The reduced layout's Program with `layers` layers on its one stage and `micro_batches` micro
-/// batches per replica (representative ranks): what the estimate's replays and the traffic
-/// floor read.
+/// batches per replica (representative ranks, for nodes of `gpus_per_node` GPUs: 0, any):
+/// what the estimate's replays and the traffic floor read.
 program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                                 std::int64_t micro_batches);
+                                 std::int64_t micro_batches, std::int64_t gpus_per_node = 0);
 /// The four runs' Programs, (l, m) = (1,1), (1,2), (2,1), (2,2).
-ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced);
+ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced,
+                                 std::int64_t gpus_per_node);
 
 /// f(l, m) = a + b·l + c·m + e·l·m, fitted exactly to its values at l, m in {1, 2}.
 struct Bilinear {

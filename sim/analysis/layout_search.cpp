@@ -177,7 +177,7 @@ ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& 
                              const Layout& layout, std::int64_t global_batch) {
   const TrainingSpec training = training_of(layout, global_batch);
   const program::Program program =
-      build_program(model, layout.plan, training, ProgramScope::representative);
+      build_program(model, layout.plan, training, ProgramScope::representative, hardware.node.gpus);
   ReplayOptions options;
   options.record_op_timings = false;
   const SimulationResult result = replay(program, hardware, options);

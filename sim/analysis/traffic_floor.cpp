@@ -19,7 +19,8 @@ bool covers(const Bilinear& x, const Bilinear& y) {
 
 TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
                            const hw::HardwareProfile& hardware, ProgramShelf* shelf) {
-  auto programs = std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced));
+  auto programs =
+      std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced, hardware.node.gpus));
   ReplayWorld world(hardware, std::max<std::int32_t>(
                                   1, (*programs)[0].world_size));  // the four Programs': built once
   std::array<LinkTraffic, 4> runs;                         // (l, m) = (1,1), (1,2), (2,1), (2,2)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "models/model_spec.hpp"
+#include "models/parallel_plan.hpp"
 #include "models/program.hpp"
 #include "sim/hardware_profile.hpp"
 
@@ -54,6 +55,20 @@ inline ModelSpec small_model(std::int64_t layers) {
   m.vocab = 1024;
   m.vocab_divisor = 1;
   return m;
+}
+
+/// A plan of 1D TP `tp` (sequence parallel from 2), CP `cp`, PP `pp` (1F1B), DP `dp` and ZeRO
+/// stage `zero`.
+inline ParallelPlan plan_of(std::int64_t tp, std::int64_t cp, std::int64_t pp, std::int64_t dp,
+                            int zero) {
+  ParallelPlan plan;
+  plan.tensor.size = tp;
+  plan.tensor.sequence_parallel = tp > 1;
+  plan.context.size = cp;
+  plan.pipeline.size = pp;
+  plan.data.size = dp;
+  plan.data.zero = zero;
+  return plan;
 }
 
 /// Builds Programs op by op.

@@ -87,8 +87,7 @@ program::Program tp_dp_program(std::int32_t nodes, bool after_dp, bool world_sca
             {reduced});
     }
     if (after_dp) {
-      b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::dp,
-            {reduced});
+      b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::dp, {reduced});
     } else {
       b.add(r, collective(CollectiveKind::all_reduce, dp[r], Bytes::of(4)), Stream::tp, {last});
     }
@@ -223,7 +222,8 @@ TEST_CASE(
   REQUIRE(near.count == 2);
   CHECK(image[static_cast<std::size_t>(near.ids[0])] == near.ids[0]);
   CHECK(image[static_cast<std::size_t>(far.ids[0])] == near.ids[0]);
-  CHECK(image[static_cast<std::size_t>(far.ids[1])] == image[static_cast<std::size_t>(near.ids[1])]);
+  CHECK(image[static_cast<std::size_t>(far.ids[1])] ==
+        image[static_cast<std::size_t>(near.ids[1])]);
   CHECK(image[static_cast<std::size_t>(near.ids[1])] != near.ids[1]);
   CHECK(topology.node_of(0) == 0);
   CHECK_THROWS_AS(topology.link_images(std::vector<std::int32_t>{0, 0}), std::invalid_argument);
@@ -362,13 +362,7 @@ TEST_CASE(
     CAPTURE(c.pp);
     CAPTURE(c.dp);
     CAPTURE(c.zero);
-    ParallelPlan plan;
-    plan.tensor.size = c.tp;
-    plan.tensor.sequence_parallel = c.tp > 1;
-    plan.context.size = c.cp;
-    plan.pipeline.size = c.pp;
-    plan.data.size = c.dp;
-    plan.data.zero = c.zero;
+    const ParallelPlan plan = test::plan_of(c.tp, c.cp, c.pp, c.dp, c.zero);
     TrainingSpec training;
     training.global_batch = 2 * c.dp * c.pp;
     training.micro_batch = 1;
