@@ -128,15 +128,18 @@ std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope 
 
 // Whether CP rank 0 of a ring stands for its other ranks on nodes of `gpus_per_node` GPUs
 // (0: unknown). Their programs are images of each other under the ring's rotation when
-// Megatron's split gives every block of queries and keys the same visible pairs (a causal
-// mask alone: a sliding window does not), and their timings too when every hop of the ring
-// (TP size apart) crosses the same kind of link: the whole ring inside one node, or each CP
-// rank's TP group on whole nodes of its own. Elsewhere some hops stay inside a node and
-// others leave it, and the ranks run at different paces.
+// Megatron's split gives every rank the same visible pairs at each ring step (a causal mask
+// alone: a sliding window does not) and nothing else tells the CP ranks apart (a MoE layer's
+// experts do: their place in the expert-parallel group follows the CP rank, and with it
+// their share of the routed tokens), and their timings too when every hop of the ring (TP
+// size apart) crosses the same kind of link: the whole ring inside one node, or each CP
+// rank's TP group on whole nodes of its own (each hop then leaves from the same local GPU,
+// so the same NIC). Elsewhere some hops stay inside a node and others leave it, and the
+// ranks run at different paces.
 bool cp_ring_alike(const ModelSpec& model, const RankLayout& layout, std::int64_t gpus_per_node) {
   const std::int64_t c = layout.cp_size();
   const std::int64_t t = layout.tp_size();
-  if (c < 2 || gpus_per_node < 1 || model.attention_window) return false;
+  if (c < 2 || gpus_per_node < 1 || model.attention_window || model.moe) return false;
   return gpus_per_node % (c * t) == 0 || t % gpus_per_node == 0;
 }
 

@@ -34,8 +34,8 @@ enum class ProgramScope : std::uint8_t {
 /// or ZeRO, or sizes that do not divide. Pipelines run with ZeRO 0-3 and in inference.
 /// `gpus_per_node` (0: unknown) is the node size of the cluster the Program is for: given it,
 /// a representative Program records CP rank 0 alone for a ring whose ranks it shows alike
-/// (a causal mask without a window; the ring inside one node, or one CP rank per whole
-/// nodes), and holds only for that node size (Program::gpus_per_node).
+/// (a causal mask without a window, no experts; the ring inside one node, or one CP rank per
+/// whole nodes), and holds only for that node size (Program::gpus_per_node).
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
                                std::int64_t gpus_per_node = 0);

@@ -304,7 +304,6 @@ class NameTable {
   std::unordered_map<std::string, NameId, Hash, std::equal_to<>> ids_;
 };
 
-/// One training iteration of every recorded rank.
 /// The world's ranks as coordinates in Megatron's order, TP fastest, then CP, DP and PP:
 /// rank = tp + T·(cp + C·(dp + D·pp)). All zero where unknown (a Program made by hand).
 struct RankAxes {
@@ -319,6 +318,7 @@ struct RankAxes {
   std::int32_t cp_of(Rank rank) const { return rank / tp % cp; }
 };
 
+/// One training iteration of every recorded rank.
 struct Program {
   std::int32_t world_size = 0;
   RankAxes axes;

@@ -15,7 +15,8 @@ using program::CollectiveKind;
 // by `period` nodes within its block (cyclically), a symmetry when every node stands for the
 // same recorded ranks, position by position, as the node `period` after it in its block. The
 // period is 1 where a block's nodes all play one part (a pipeline stage's), more where the
-// parts alternate (context-parallel ranks recorded one by one: node i holds CP rank i mod c).
+// parts alternate (CP ranks with TP groups of whole nodes: with t = G, node i holds CP rank
+// i mod c).
 // The largest run wins, then the shortest period; {1, 1}: nothing to fold.
 struct Shape {
   std::int32_t period = 1;

@@ -6,10 +6,11 @@
 // largest point). Yet the nodes are interchangeable: every node is wired alike to one core,
 // so any permutation of nodes is a symmetry of the network. The fold's: the nodes in blocks
 // of n × p consecutive nodes, each block shifted cyclically by p nodes, where every node's
-// GPUs stand for the same recorded ranks, position by position, as those p nodes on (p = 1:
-// a pipeline stage's nodes, or all of them, play one part; p = c: context-parallel ranks
-// recorded one by one alternate over c nodes). Where the flows in flight are their own image
-// under the shift, the replay is exact on the quotient.
+// GPUs stand for the same recorded ranks, at the same places in their CP rings, position by
+// position, as those p nodes on (p = 1: a pipeline stage's nodes, or all of them, play one
+// part; p = c·t/G: context-parallel ranks whose TP groups of t fill whole nodes of G GPUs
+// alternate over them). Where the flows in flight are their own image under the shift, the
+// replay is exact on the quotient.
 //
 // The network's max-min fair rates are unique, so invariant under the shift: every link
 // carries what its images (the n links it visits under the shift) carry, and every flow moves

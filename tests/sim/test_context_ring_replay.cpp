@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 
 #include "models/build_program.hpp"
 #include "sim/invalid_program.hpp"
 #include "sim/link_traffic.hpp"
+#include "sim/program_index.hpp"
 #include "sim/replay.hpp"
 #include "sim/topology.hpp"
 #include "sim_fixtures.hpp"
@@ -43,10 +45,18 @@ ModelSpec ring_model() {
 struct Case {
   std::int64_t tp, cp, pp, dp;
   int zero;
+  std::int64_t chunks = 1;  ///< above 1: the interleaved schedule
+  bool recompute = false;   ///< full recomputation
 };
 
 ParallelPlan plan_of(const Case& c) {
-  return test::plan_of(c.tp, c.cp, c.pp, c.dp, c.zero);
+  ParallelPlan plan = test::plan_of(c.tp, c.cp, c.pp, c.dp, c.zero);
+  if (c.chunks > 1) {
+    plan.pipeline.schedule = PipelineSchedule::interleaved;
+    plan.pipeline.chunks = c.chunks;
+  }
+  if (c.recompute) plan.recompute = Recompute::full;
+  return plan;
 }
 
 TrainingSpec batches_of(const Case& c) {
@@ -65,19 +75,89 @@ std::size_t slot_of(const program::Program& p, program::Rank rank) {
   return 0;
 }
 
+// Where every rank of a ring is recorded, and for pipelines (with the interleaved schedule's
+// wrap from the last stage to the first), grids and cubes, each image of a send goes to the
+// peer at its plain rank offset, as before translate went around each axis: checks every image
+// the replay keeps (the offset's peer stands under the channel's receiver), and that there are
+// some.
+void check_offsets_kept(const program::Program& p, const hw::HardwareProfile& hw) {
+  REQUIRE(p.axes.known());
+  Topology topology(hw, p.world_size);
+  const ProgramIndex index = index_program(p, hw, topology);
+  std::size_t checked = 0;
+  for (const IndexedChannel& c : index.channels) {
+    if (c.send_ops.empty()) continue;
+    const program::RankProgram& sender = p.ranks[static_cast<std::size_t>(c.sender)];
+    for (const program::OpIndex op : c.send_ops) {
+      const auto& send = std::get<program::Send>(sender.ops[static_cast<std::size_t>(op)].payload);
+      for (const program::Rank image : index.represented_by(c.sender)) {
+        const program::Rank offset = send.peer + (image - sender.rank);
+        if (offset < 0 || offset >= p.world_size ||
+            index.representative[static_cast<std::size_t>(offset)] != c.receiver) {
+          continue;
+        }
+        CHECK(p.axes.translate(send.peer, sender.rank, image) == offset);
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 0);
+}
+
 }  // namespace
 
-TEST_CASE("CP rank 0 stands for its ring: the replay of each CP rank recorded, and of every rank") {
+TEST_CASE(
+    "RankAxes::translate keeps every send image of pipelines, grids, cubes and each CP rank") {
   const hw::HardwareProfile hw = four_per_node();
+  struct Kind {
+    TensorKind kind;
+    std::int64_t size, depth, cp, micro;
+    PipelineSchedule schedule;
+  };
+  for (const Kind k : {Kind{TensorKind::one_d, 2, 1, 2, 1, PipelineSchedule::interleaved},
+                       Kind{TensorKind::two_d, 4, 1, 1, 2, PipelineSchedule::one_f_one_b},
+                       Kind{TensorKind::two_d, 4, 1, 1, 2, PipelineSchedule::interleaved},
+                       Kind{TensorKind::two_and_half_d, 8, 2, 1, 4, PipelineSchedule::gpipe},
+                       Kind{TensorKind::three_d, 8, 1, 1, 4, PipelineSchedule::one_f_one_b}}) {
+    CAPTURE(to_string(k.kind));
+    CAPTURE(to_string(k.schedule));
+    ModelSpec model = k.cp > 1 ? ring_model() : test::small_model(4);
+    ParallelPlan plan = test::plan_of(k.size, k.cp, 2, 2, 1);
+    plan.tensor.sequence_parallel = false;
+    plan.tensor.kind = k.kind;
+    plan.tensor.depth = k.depth;
+    plan.tensor.grid_order = default_grid_order(k.kind);
+    plan.pipeline.schedule = k.schedule;
+    if (k.schedule == PipelineSchedule::interleaved) plan.pipeline.chunks = 2;
+    TrainingSpec training;
+    training.micro_batch = k.micro;
+    training.global_batch = 8 * k.micro;
+    check_offsets_kept(build_program(model, plan, training, ProgramScope::representative), hw);
+  }
+}
+
+TEST_CASE("CP rank 0 stands for its ring: the replay of each CP rank recorded, and of every rank") {
   const ModelSpec model = ring_model();
-  // On 4-GPU nodes: TP 4 puts each CP rank on a node of its own (every hop leaves the node);
-  // TP 1 × CP 4 and TP 2 × CP 2 keep each ring inside one node.
-  for (const Case c : {Case{4, 2, 1, 2, 1}, Case{4, 2, 2, 1, 0}, Case{1, 4, 2, 2, 1},
-                       Case{2, 2, 2, 2, 3}, Case{1, 2, 1, 4, 1}}) {
+  // On 4-GPU nodes: TP 4 puts each CP rank on a node of its own (every hop leaves the node),
+  // also with an interleaved pipeline (its last stage sends to the first) and recomputation;
+  // TP 1 × CP 4 and TP 2 × CP 2 keep each ring inside one node. On 2-GPU nodes TP 4 spans two
+  // nodes per CP rank.
+  struct Sized {
+    Case c;
+    std::int64_t gpus_per_node;
+  };
+  for (const auto& [c, gpus_per_node] :
+       {Sized{{4, 2, 1, 2, 1}, 4}, Sized{{4, 2, 2, 1, 0}, 4}, Sized{{4, 2, 2, 1, 1, 2, true}, 4},
+        Sized{{1, 4, 2, 2, 1}, 4}, Sized{{2, 2, 2, 2, 3}, 4}, Sized{{1, 2, 1, 4, 1}, 4},
+        Sized{{4, 2, 2, 2, 1}, 2}}) {
     CAPTURE(c.tp);
     CAPTURE(c.cp);
     CAPTURE(c.pp);
     CAPTURE(c.dp);
+    CAPTURE(c.chunks);
+    CAPTURE(gpus_per_node);
+    hw::HardwareProfile hw = four_per_node();
+    hw.node.gpus = gpus_per_node;
     const ParallelPlan plan = plan_of(c);
     const TrainingSpec training = batches_of(c);
     const program::Program each =
@@ -112,6 +192,9 @@ TEST_CASE("CP rank 0 stands for its ring: the replay of each CP rank recorded, a
       CHECK(by_ring.memory[i].peak == by_each.memory[j].peak);
       CHECK(by_ring.breakdown[i].compute.seconds() ==
             doctest::Approx(by_each.breakdown[j].compute.seconds()).epsilon(1e-6));
+      const auto cp = static_cast<std::size_t>(program::GroupKind::cp);
+      CHECK(by_ring.breakdown[i].exposed_comm[cp].seconds() ==
+            doctest::Approx(by_each.breakdown[j].exposed_comm[cp].seconds()).epsilon(1e-6));
     }
 
     // The bytes on every link: as with each CP rank recorded, folded or not.
@@ -126,7 +209,7 @@ TEST_CASE("CP rank 0 stands for its ring: the replay of each CP rank recorded, a
   }
 }
 
-TEST_CASE("CP ranks are each recorded where the ring's hops differ, or a window breaks the split") {
+TEST_CASE("CP ranks are each recorded where the ring's hops differ, a window, or experts") {
   const hw::HardwareProfile hw = four_per_node();
   ModelSpec model = ring_model();
   // TP 2 × CP 4 on 4-GPU nodes: hops 0->1 and 2->3 stay inside a node, 1->2 and 3->0 leave it.
@@ -142,6 +225,17 @@ TEST_CASE("CP ranks are each recorded where the ring's hops differ, or a window 
       build_program(model, plan_of(c), batches_of(c), ProgramScope::representative, 4);
   CHECK(windowed.gpus_per_node == 0);
   CHECK(windowed.ranks.size() == 2);
+  // A MoE layer's experts follow the CP rank (its place in the expert-parallel group).
+  model = ring_model();
+  model.activation = Activation::swiglu;
+  model.bias = false;
+  model.moe = MoeSpec{4, 2, 256, 0, 1, std::nullopt};
+  ParallelPlan plan = plan_of(c);
+  plan.expert.size = 2;
+  const program::Program experts =
+      build_program(model, plan, batches_of(c), ProgramScope::representative, 4);
+  CHECK(experts.gpus_per_node == 0);
+  CHECK(experts.ranks.size() == 2);
 }
 
 TEST_CASE("a Program built for one node size is refused on another") {
