@@ -8,6 +8,7 @@
 #include "models/errors.hpp"
 #include "models/expert_parallel.hpp"
 #include "models/meta_backend.hpp"
+#include "models/op_list_pool.hpp"
 #include "models/parallel_for.hpp"
 #include "models/pipeline_schedule.hpp"
 #include "models/program_size.hpp"
@@ -460,7 +461,7 @@ void check_supported(const ModelSpec& model, const ParallelPlan& plan,
 
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
-                               std::int64_t gpus_per_node) {
+                               std::int64_t gpus_per_node, OpListPool* pool) {
   check_supported(model, plan, training);
   const RankLayout layout(plan);
   const std::int64_t world = layout.world_size();
@@ -510,6 +511,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     const RankGroups& g = groups[static_cast<std::size_t>(rank)];
     program::RankProgram& out = prog.ranks[slot];
     out.rank = static_cast<program::Rank>(rank);
+    if (pool != nullptr) out.ops = pool->take(ops_per_rank);
     out.ops.reserve(ops_per_rank);
     MetaBackend meta(out, names[slot], g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
     TensorParallelPosition position{c.tp, t, std::nullopt};

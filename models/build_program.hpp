@@ -17,6 +17,8 @@
 
 namespace trainsim {
 
+class OpListPool;
+
 /// Which ranks get their own recorded program.
 enum class ProgramScope : std::uint8_t {
   representative,  ///< one rank per class of identical ranks (1D TP + DP: rank 0 alone;
@@ -36,9 +38,11 @@ enum class ProgramScope : std::uint8_t {
 /// a representative Program records CP rank 0 alone for a ring whose ranks it shows alike
 /// (a causal mask without a window, no experts; the ring inside one node, or one CP rank per
 /// whole nodes), and holds only for that node size (Program::gpus_per_node).
+/// `pool` (may be null): op lists kept from earlier Programs, taken for the ranks' lists
+/// (op_list_pool.hpp; the Program is the same either way).
 program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
                                const TrainingSpec& training, ProgramScope scope,
-                               std::int64_t gpus_per_node = 0);
+                               std::int64_t gpus_per_node = 0, OpListPool* pool = nullptr);
 
 /// Same, from a loaded scenario.
 program::Program build_program(const Scenario& scenario, ProgramScope scope,

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "models/op_list_pool.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/program_shelf.hpp"
 #include "sim/analysis/traffic_floor.hpp"
@@ -53,6 +54,8 @@ struct FitMemo {
   FitStore<TrafficFloor> traffic;
   /// The last tallied reduced layouts' Programs, for their fits (program_shelf.hpp).
   ProgramShelf programs;
+  /// The full replays' op lists, for the next full replay's Program (op_list_pool.hpp).
+  OpListPool op_lists;
 };
 
 }  // namespace trainsim::sim

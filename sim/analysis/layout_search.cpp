@@ -174,10 +174,11 @@ class FitCache {
 }  // namespace
 
 ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& hardware,
-                             const Layout& layout, std::int64_t global_batch) {
+                             const Layout& layout, std::int64_t global_batch,
+                             OpListPool* op_lists) {
   const TrainingSpec training = training_of(layout, global_batch);
-  const program::Program program =
-      build_program(model, layout.plan, training, ProgramScope::representative, hardware.node.gpus);
+  program::Program program = build_program(
+      model, layout.plan, training, ProgramScope::representative, hardware.node.gpus, op_lists);
   ReplayOptions options;
   options.record_op_timings = false;
   const SimulationResult result = replay(program, hardware, options);
@@ -192,6 +193,7 @@ ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& 
     out.peak = std::max(out.peak, m.peak);
   out.fits = out.peak <= hardware.gpu.memory;
   if (!result.breakdown.empty()) out.breakdown = result.breakdown.front();
+  if (op_lists != nullptr) op_lists->give(program);
   return out;
 }
 
@@ -377,7 +379,7 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
         round, options, "replay",
         [&](std::size_t j) {
           return replay_layout(model, hardware, out.ranked[replay_order[replayed + j]].layout,
-                               global_batch);
+                               global_batch, &memo.op_lists);
         },
         encode_replayed, decode_replayed);
     for (std::size_t j = 0; j < round; ++j) {

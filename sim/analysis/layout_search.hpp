@@ -97,8 +97,10 @@ struct SearchResult {
 };
 
 /// Replays `layout` in full at `global_batch`; estimate fields of the result are left empty.
+/// `op_lists` (may be null): where the Program's op lists come from and go back to.
 ReplayedLayout replay_layout(const ModelSpec& model, const hw::HardwareProfile& hardware,
-                             const Layout& layout, std::int64_t global_batch);
+                             const Layout& layout, std::int64_t global_batch,
+                             OpListPool* op_lists = nullptr);
 
 /// The search. Throws Infeasible with what is wrong and what would do: gpus < 1; a global
 /// batch too small for the GPUs (more data-parallel replicas needed than sequences); a GPU
