@@ -498,7 +498,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
   // Each rank's op list is reserved once, at the size limits' upper estimate of one stage's
   // ops: grown by doubling, the list and the copies it leaves behind would be first touched
   // (page faults) at about twice its final size. Pages reserved but never written cost no
-  // memory.
+  // memory (a list from `pool` has its pages mapped already: that is what it is for).
   const auto ops_per_rank =
       static_cast<std::size_t>(estimated_ops_per_stage(model, plan, training));
   // Each recorded rank is built on its own (in parallel), interning its op names in a table
@@ -511,7 +511,7 @@ program::Program build_program(const ModelSpec& model, const ParallelPlan& plan,
     const RankGroups& g = groups[static_cast<std::size_t>(rank)];
     program::RankProgram& out = prog.ranks[slot];
     out.rank = static_cast<program::Rank>(rank);
-    if (pool != nullptr) out.ops = pool->take(ops_per_rank);
+    if (pool != nullptr) out.ops = pool->take(ops_per_rank);  // empty when none has the room
     out.ops.reserve(ops_per_rank);
     MetaBackend meta(out, names[slot], g[CommGroup::tensor], g[CommGroup::data], t, gradient_size);
     TensorParallelPosition position{c.tp, t, std::nullopt};

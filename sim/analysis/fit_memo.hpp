@@ -5,7 +5,9 @@
 // layout) alone: a reduced layout keeps no pipeline and no global batch, so `training-time`'s
 // grid of (batch, GPU count) points shares most of its fits (a tensor block's compute floor
 // serves every point, a reduced layout every point whose layouts reduce to it). Reusing one
-// gives the same value as making it again, so the searches' results do not change.
+// gives the same value as making it again, so the searches' results do not change. The memo
+// also carries what its searches reuse without changing a result: the reduced Programs of the
+// layouts tallied last (ProgramShelf) and the full replays' op lists (OpListPool).
 
 #include <cstddef>
 #include <map>
