@@ -355,45 +355,81 @@ void FlowNetwork::fill_alone(FlowId id) {
   schedule_finish(id);
 }
 
-void FlowNetwork::fill_bundle(FlowId id) {
-  Flow& f = flows_[static_cast<std::size_t>(id)];
-  Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
-  const ImageSet& set = *bd.set;
-  // Separate flows would all be refilled now when the bundle is new or a change reached every
-  // component. Progressive filling then gives each image min(cap, c/k) over its links (k: the
-  // images sharing a link) in its first round when that minimum is the same for all: each
-  // image has a link that fills at that rate, so all freeze at once. Then the images keep one
-  // state. The minima are equal when every image has a link at the lowest c/k (or the cap is
-  // lower still).
-  const bool all = !f.frozen || bd.touched_count == static_cast<std::int32_t>(bd.touched.size());
-  double rate = f.cap;
-  bool same = all;
-  if (same && set.exclusive()) {
+bool FlowNetwork::images_share_rate(const ImageSet& set, double cap, double& rate) {
+  rate = cap;
+  bool same = true;
+  if (set.exclusive()) {
     // Each image alone on its links: min(cap, c) over them, one pass.
     const std::span<const LinkId> links = set.links();
     const std::size_t n = set.route_links();
     for (std::size_t i = 0; i < links.size() && same; i += n) {
-      double image_rate = f.cap;
+      double image_rate = cap;
       for (std::size_t k = 0; k < n; ++k)
         image_rate = std::min(image_rate, capacity_[static_cast<std::size_t>(links[i + k])]);
       if (i == 0) rate = image_rate;
       same = image_rate == rate;
     }
-  } else if (same) {
+    return same;
+  }
+  const std::span<const LinkId> distinct = set.distinct_links();
+  const std::span<const std::int32_t> shares = set.distinct_shares();
+  ratio_.resize(distinct.size());
+  for (std::size_t d = 0; d < distinct.size(); ++d) {
+    ratio_[d] = capacity_[static_cast<std::size_t>(distinct[d])] / static_cast<double>(shares[d]);
+    rate = std::min(rate, ratio_[d]);
+  }
+  const std::span<const std::int32_t> of = set.distinct_of();
+  const std::size_t n = set.route_links();
+  for (std::size_t i = 0; i < of.size() && same && rate < cap; i += n) {
+    bool at_lowest = false;
+    for (std::size_t k = 0; k < n && !at_lowest; ++k)
+      at_lowest = ratio_[static_cast<std::size_t>(of[i + k])] == rate;
+    same = at_lowest;
+  }
+  return same;
+}
+
+void FlowNetwork::fill_bundle(FlowId id) {
+  Flow& f = flows_[static_cast<std::size_t>(id)];
+  Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
+  const ImageSet& set = *bd.set;
+  // Separate flows would all be refilled now when the bundle is new or a change reached every
+  // component; when they would all get one rate (images_share_rate), the images keep one state.
+  const bool all = !f.frozen || bd.touched_count == static_cast<std::int32_t>(bd.touched.size());
+  double rate = f.cap;
+  bool same = all;
+  if (all && set.exclusive()) {
+    same = images_share_rate(set, f.cap, rate);  // one pass over the links: nothing to save
+  } else if (all) {
+    // A set refilled before under the same capacities and cap: the answer it got then
+    // (FillMemo), the same bits as working it out again.
+    FillMemo& memo = fill_memos_[&set];
     const std::span<const LinkId> distinct = set.distinct_links();
-    const std::span<const std::int32_t> shares = set.distinct_shares();
-    ratio_.resize(distinct.size());
-    for (std::size_t d = 0; d < distinct.size(); ++d) {
-      ratio_[d] = capacity_[static_cast<std::size_t>(distinct[d])] / static_cast<double>(shares[d]);
-      rate = std::min(rate, ratio_[d]);
+    const FillAnswer* seen = nullptr;
+    for (const FillAnswer& answer : memo.answers) {
+      bool equal = answer.cap == f.cap;
+      for (std::size_t d = 0; d < distinct.size() && equal; ++d)
+        equal = answer.capacities[d] == capacity_[static_cast<std::size_t>(distinct[d])];
+      if (equal) {
+        seen = &answer;
+        break;
+      }
     }
-    const std::span<const std::int32_t> of = set.distinct_of();
-    const std::size_t n = set.route_links();
-    for (std::size_t i = 0; i < of.size() && same && rate < f.cap; i += n) {
-      bool at_lowest = false;
-      for (std::size_t k = 0; k < n && !at_lowest; ++k)
-        at_lowest = ratio_[static_cast<std::size_t>(of[i + k])] == rate;
-      same = at_lowest;
+    if (seen != nullptr) {
+      rate = seen->rate;
+      same = seen->same;
+    } else {
+      same = images_share_rate(set, f.cap, rate);
+      if (!memo.set) memo.set = bd.set;
+      if (memo.answers.size() < kFillAnswers) memo.answers.emplace_back();  // then at `next`
+      FillAnswer& answer = memo.answers[memo.next];
+      memo.next = (memo.next + 1) % kFillAnswers;
+      answer.capacities.resize(distinct.size());
+      for (std::size_t d = 0; d < distinct.size(); ++d)
+        answer.capacities[d] = capacity_[static_cast<std::size_t>(distinct[d])];
+      answer.cap = f.cap;
+      answer.rate = rate;
+      answer.same = same;
     }
   }
   if (same) {
