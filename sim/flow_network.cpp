@@ -355,6 +355,24 @@ void FlowNetwork::fill_alone(FlowId id) {
   schedule_finish(id);
 }
 
+FlowNetwork::FillMemo& FlowNetwork::memo_of(const std::shared_ptr<const ImageSet>& set) {
+  FillMemo& memo = fill_memos_[set.get()];
+  if (memo.set.expired()) {
+    // New, or its set gone and the address taken by this one: nothing known yet.
+    memo.set = set;
+    memo.answers.clear();
+    memo.next = 0;
+  }
+  if (fill_memos_.size() > 2 * fill_memos_swept_ + 64) {
+    // Sets come and go over a long replay: drop the answers of those gone, now and then.
+    std::erase_if(fill_memos_, [&](const auto& entry) {
+      return entry.first != set.get() && entry.second.set.expired();
+    });
+    fill_memos_swept_ = fill_memos_.size();
+  }
+  return memo;  // erasing other entries leaves references to this one valid
+}
+
 bool FlowNetwork::images_share_rate(const ImageSet& set, double cap, double& rate) {
   rate = cap;
   bool same = true;
@@ -403,7 +421,7 @@ void FlowNetwork::fill_bundle(FlowId id) {
   } else if (all) {
     // A set refilled before under the same capacities and cap: the answer it got then
     // (FillMemo), the same bits as working it out again.
-    FillMemo& memo = fill_memos_[&set];
+    FillMemo& memo = memo_of(bd.set);
     const std::span<const LinkId> distinct = set.distinct_links();
     const FillAnswer* seen = nullptr;
     for (const FillAnswer& answer : memo.answers) {
@@ -420,16 +438,16 @@ void FlowNetwork::fill_bundle(FlowId id) {
       same = seen->same;
     } else {
       same = images_share_rate(set, f.cap, rate);
-      if (!memo.set) memo.set = bd.set;
-      if (memo.answers.size() < kFillAnswers) memo.answers.emplace_back();  // then at `next`
-      FillAnswer& answer = memo.answers[memo.next];
-      memo.next = (memo.next + 1) % kFillAnswers;
-      answer.capacities.resize(distinct.size());
+      // Made whole before it is kept, so that a failed allocation leaves no half answer.
+      FillAnswer answer{std::vector<double>(distinct.size()), f.cap, rate, same};
       for (std::size_t d = 0; d < distinct.size(); ++d)
         answer.capacities[d] = capacity_[static_cast<std::size_t>(distinct[d])];
-      answer.cap = f.cap;
-      answer.rate = rate;
-      answer.same = same;
+      if (memo.answers.size() < kFillAnswers) {
+        memo.answers.push_back(std::move(answer));  // `next` is its index until all are used
+      } else {
+        memo.answers[memo.next] = std::move(answer);
+      }
+      memo.next = (memo.next + 1) % kFillAnswers;
     }
   }
   if (same) {

@@ -122,9 +122,10 @@ class FlowNetwork final : public Resource {
     bool same = false;
   };
   struct FillMemo {
-    /// Holds the address the memo is found by (a set freed and another made there would find
-    /// the wrong answers); the sets are kept for the network's life, as launch plans keep them.
-    std::shared_ptr<const ImageSet> set;
+    /// The set the answers are for. Weak: a set stays the launch plans' to drop (a plan keeps
+    /// a few sizes, and a miss makes a new set); an expired one's answers are forgotten, and an
+    /// address reused by a new set then finds none (a live set's address is its own).
+    std::weak_ptr<const ImageSet> set;
     std::vector<FillAnswer> answers;  ///< up to kFillAnswers, the oldest replaced first
     std::size_t next = 0;             ///< the entry replaced next once all are used
   };
@@ -152,6 +153,8 @@ class FlowNetwork final : public Resource {
   /// rate and all freeze at once; the minima are equal when every image has a link at the
   /// lowest c/k (or the cap is lower still).
   bool images_share_rate(const ImageSet& set, double cap, double& rate);
+  /// The memo of `set`'s refills, emptied if it was another (expired) set's.
+  FillMemo& memo_of(const std::shared_ptr<const ImageSet>& set);
   /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
   /// Collects into component_ every flow connected to `seed` not yet reached in this search.
@@ -179,8 +182,9 @@ class FlowNetwork final : public Resource {
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;
   std::vector<FlowId> images_;  ///< split's output
-  std::vector<double> ratio_;   ///< fill_bundle's c/k per distinct link
+  std::vector<double> ratio_;   ///< images_share_rate's c/k per distinct link
   std::unordered_map<const ImageSet*, FillMemo> fill_memos_;
+  std::size_t fill_memos_swept_ = 0;  ///< fill_memos_'s size after its last sweep of expired sets
   std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;

@@ -351,24 +351,33 @@ TEST_CASE("flows finishing at one instant are handed back in slot order, however
 
 TEST_CASE("a set refilled again under capacities it saw before gets the answer it got then") {
   // One network starting the same image set again and again (as a group's collectives do),
-  // each time under one of three capacity states that recur: every link at 1 GB/s, every
-  // link at 2 GB/s (one rate for all images), and GPU 0's uplink alone slowed (rates differ:
-  // the bundle splits). The refills answered from memory must give what separate flows give.
+  // each time under one of five capacity states that recur, with no cap and then a cap of
+  // 0.3 GB/s: ten keys, more than the four answers a set keeps, so answers are replaced.
+  // States 0, 1 and 3 give every image one rate (the cap's where it is lower), states 2 and 4
+  // slow one uplink so that the rates differ and the bundle splits. Whatever the memory
+  // answers must be what separate flows give.
   const auto set = std::make_shared<const ImageSet>(kPeers, 2);
   const double inf = std::numeric_limits<double>::infinity();
+  const auto set_state = [](FlowNetwork& net, int state) {
+    const double all[] = {1 * kGB, 2 * kGB, 1 * kGB, 1.5 * kGB, 2 * kGB};
+    for (LinkId l = 0; l < 12; ++l)
+      net.set_capacity(l, all[state]);
+    if (state == 2) net.set_capacity(0, 0.5 * kGB);
+    if (state == 4) net.set_capacity(3, 0.7 * kGB);
+  };
   const auto run = [&](bool bundled) {
     FlowNetwork net(kPeerLinks);
     std::vector<std::pair<int, Time>> out;
     Time now = Time::zero();
-    for (int round = 0; round < 9; ++round) {
-      for (LinkId l = 0; l < 12; ++l)
-        net.set_capacity(l, round % 3 == 1 ? 2 * kGB : 1 * kGB);
-      if (round % 3 == 2) net.set_capacity(0, 0.5 * kGB);
+    for (int round = 0; round < 20; ++round) {
+      const int state = round % 5;
+      const double cap = (round / 5) % 2 == 1 ? 0.3 * kGB : inf;
+      set_state(net, state);
       if (bundled) {
-        net.start_images(set, 4e6, inf, round);
+        net.start_images(set, 4e6, cap, round);
       } else {
         for (std::size_t i = 0; i < kPeers.size(); i += 2)
-          net.start(std::span<const LinkId>(kPeers).subspan(i, 2), 4e6, inf, round);
+          net.start(std::span<const LinkId>(kPeers).subspan(i, 2), 4e6, cap, round);
       }
       // Half way, every link changes (one refill of all components) and changes back.
       const Time half = net.next_completion().scaled(0.5);
@@ -378,9 +387,7 @@ TEST_CASE("a set refilled again under capacities it saw before gets the answer i
         net.set_capacity(l, 3 * kGB);
       net.advance(Time::from_us(100));
       now += Time::from_us(100);
-      for (LinkId l = 0; l < 12; ++l)
-        net.set_capacity(l, round % 3 == 1 ? 2 * kGB : 1 * kGB);
-      if (round % 3 == 2) net.set_capacity(0, 0.5 * kGB);
+      set_state(net, state);
       const auto done = drain(net);
       for (const auto& [owner, at] : done)
         out.emplace_back(owner, now + at);
@@ -389,6 +396,6 @@ TEST_CASE("a set refilled again under capacities it saw before gets the answer i
     return out;
   };
   const auto bundled = run(true);
-  REQUIRE(bundled.size() == 9 * 12);
+  REQUIRE(bundled.size() == 20 * 12);
   CHECK(bundled == run(false));
 }
