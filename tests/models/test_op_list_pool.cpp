@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <variant>
 #include <vector>
@@ -147,4 +151,47 @@ TEST_CASE(
       }
     }
   }
+}
+
+TEST_CASE(
+    "the op list pool shared by threads taking and giving at once loses and duplicates no list") {
+  // Four threads, each taking a list, writing to it and giving it back (in a Program of its
+  // own) many times: every list handed out is held by one thread at a time and comes empty,
+  // and what is kept stays within the budget (the largest Program given, the seed's 16·kMin).
+  OpListPool pool;
+  program::Program seed = with_rooms({4 * kMin, 4 * kMin, 4 * kMin, 4 * kMin});
+  pool.give(seed);
+  REQUIRE(pool.kept_ops() == 16 * kMin);
+  std::mutex held_mutex;
+  std::set<const program::Op*> held;
+  std::atomic<int> duplicates{0};
+  std::atomic<int> over_budget{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int round = 0; round < 500; ++round) {
+        program::Program p;
+        program::RankProgram& r = p.ranks.emplace_back();
+        r.ops = pool.take(kMin);
+        if (r.ops.capacity() == 0) r.ops.reserve(4 * kMin);  // none kept: a fresh list
+        const program::Op* data = r.ops.data();
+        {
+          const std::lock_guard lock(held_mutex);
+          if (!held.insert(data).second || !r.ops.empty()) ++duplicates;
+        }
+        r.ops.resize(64);  // a use of it while the others run
+        {
+          const std::lock_guard lock(held_mutex);
+          held.erase(data);
+        }
+        pool.give(p);
+        if (pool.kept_ops() > 16 * kMin) ++over_budget;
+      }
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+  CHECK(duplicates == 0);
+  CHECK(over_budget == 0);
+  CHECK(pool.kept_ops() <= 16 * kMin);
 }
