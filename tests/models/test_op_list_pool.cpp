@@ -164,7 +164,7 @@ TEST_CASE(
   REQUIRE(pool.kept_ops() == 16 * kMin);
   std::mutex held_mutex;
   std::set<const program::Op*> held;
-  std::atomic<int> duplicates{0};
+  std::atomic<int> misused{0};  // held by two threads at once, or handed out not empty
   std::atomic<int> over_budget{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
@@ -177,7 +177,7 @@ TEST_CASE(
         const program::Op* data = r.ops.data();
         {
           const std::lock_guard lock(held_mutex);
-          if (!held.insert(data).second || !r.ops.empty()) ++duplicates;
+          if (!held.insert(data).second || !r.ops.empty()) ++misused;
         }
         r.ops.resize(64);  // a use of it while the others run
         {
@@ -191,7 +191,7 @@ TEST_CASE(
   }
   for (std::thread& t : threads)
     t.join();
-  CHECK(duplicates == 0);
+  CHECK(misused == 0);
   CHECK(over_budget == 0);
   CHECK(pool.kept_ops() <= 16 * kMin);
 }
