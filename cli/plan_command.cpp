@@ -65,13 +65,12 @@ reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* proce
   reports::PlanReport report;
   report.scenario = scenario.name;
   report.hardware = hardware.name;
-  report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
   if (gpus == scenario.gpus && batch == scenario.training.global_batch) {
-    options.progress("reference", 0, 1);
-    sim::Layout own{scenario.parallel, scenario.training.micro_batch, scenario.training.fp8};
-    report.reference = sim::replay_layout(scenario.model, hardware, own, batch);
-    options.progress("reference", 1, 1);
+    options.reference =
+        sim::Layout{scenario.parallel, scenario.training.micro_batch, scenario.training.fp8};
   }
+  report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
+  report.reference = report.search.reference;
   if (o.stragglers > 0.0) {
     for (std::size_t i = 0; i < report.search.best.size(); ++i) {
       options.progress("stragglers", i, report.search.best.size());

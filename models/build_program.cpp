@@ -113,9 +113,10 @@ std::vector<RankGroups> add_groups(program::Program& prog, const RankLayout& lay
 // With a pipeline the stages run different layers and schedules: each stage's first rank
 // (1D) or its TP block of DP replica 0 (its depth-0 grid, its cube) is recorded and stands for
 // the stage's other ranks. Each CP rank of those is recorded too, unless `one_cp_rank`
-// (cp_ring_alike): then CP rank 0 stands for its ring.
+// (cp_ring_alike): then CP rank 0 stands for its ring. `first_rank`: rank 0 alone.
 std::vector<std::int64_t> recorded_ranks(const RankLayout& layout, ProgramScope scope,
                                          bool one_cp_rank) {
+  if (scope == ProgramScope::first_rank) return {0};
   std::vector<std::int64_t> ranks;
   for (std::int64_t rank = 0; rank < layout.world_size(); ++rank) {
     const RankCoordinates c = layout.coordinates(rank);

@@ -23,7 +23,9 @@ class OpListPool;
 enum class ProgramScope : std::uint8_t {
   representative,  ///< one rank per class of identical ranks (1D TP + DP: rank 0 alone;
                    ///< 2D/2.5D: one q x q grid; 3D: one cube; a pipeline: that of each stage)
-  every_rank       ///< all world ranks
+  every_rank,      ///< all world ranks
+  first_rank       ///< rank 0 alone: what one GPU runs, for a floor on its kernels (the other
+                   ///< members of its groups unrecorded: not a Program to replay)
 };
 
 /// The Program of one training iteration (`training.mode` inference: of the forward passes

@@ -28,16 +28,18 @@ class BudgetScope {
 
 }  // namespace
 
-void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work,
-                          unsigned threads_wanted) {
+unsigned parallel_width(unsigned threads_wanted) {
   // A number asked for at the top is honoured as asked (more threads than cores included);
   // inside a piece it is capped by what the piece was given.
-  unsigned allowed = threads_wanted;
-  if (piece_budget != 0) {
-    allowed = threads_wanted == 0 ? piece_budget : std::min(threads_wanted, piece_budget);
-  } else if (threads_wanted == 0) {
-    allowed = std::max(1U, std::thread::hardware_concurrency());
-  }
+  if (piece_budget != 0)
+    return threads_wanted == 0 ? piece_budget : std::min(threads_wanted, piece_budget);
+  if (threads_wanted == 0) return std::max(1U, std::thread::hardware_concurrency());
+  return threads_wanted;
+}
+
+void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work,
+                          unsigned threads_wanted) {
+  const unsigned allowed = parallel_width(threads_wanted);
   const std::size_t threads = std::max<std::size_t>(1, std::min<std::size_t>(count, allowed));
   // Each piece may spread over its share of the threads its call did not use.
   const auto share = static_cast<unsigned>(std::max<std::size_t>(1, allowed / threads));

@@ -19,4 +19,7 @@ namespace trainsim {
 void for_each_in_parallel(std::size_t count, const std::function<void(std::size_t)>& work,
                           unsigned threads = 0);
 
+/// The threads a call with `threads` made here runs at most (given enough pieces).
+unsigned parallel_width(unsigned threads = 0);
+
 }  // namespace trainsim

@@ -135,11 +135,12 @@ std::string plan_text(const PlanReport& report) {
   line(fmt::format("plan: {} on {} — {} GPUs, global batch {}, {} per GPU", report.scenario,
                    report.hardware, s.gpus, s.global_batch, to_gib_string(s.capacity)));
   line(fmt::format(
-      "layouts: {} valid; {} pruned by model state; {} bounded out by the time floors of {} "
-      "tensor blocks and the link traffic of {} reduced layouts; {} pruned by estimated peak; "
-      "{} estimated from {} reduced layouts (4 replays each); {} replayed in full",
-      s.layouts, s.pruned_by_floor, s.bounded_out, s.compute_layouts, s.traffic_layouts,
-      s.pruned_by_estimate, s.ranked.size(), s.reduced_layouts, s.replayed));
+      "layouts: {} valid; {} pruned by model state; {} bounded out by the time floors (the "
+      "kernels of {} tensor blocks, {} of them replayed, the link traffic of {} reduced "
+      "layouts); {} pruned by estimated peak; {} estimated from {} reduced layouts (4 replays "
+      "each); {} replayed in full",
+      s.layouts, s.pruned_by_floor, s.bounded_out, s.kernel_layouts, s.compute_layouts,
+      s.traffic_layouts, s.pruned_by_estimate, s.ranked.size(), s.reduced_layouts, s.replayed));
   line("");
   line(fmt::format("  {:<5}{:>10}  {:>10}  {:>8}  {:>6}  {:>6}  {:>8}  {:>9}  {:>8}  {}", "rank",
                    "iteration", "tokens/s", "TFLOP/s", "bubble", "comm", "recomp", "headroom",
@@ -184,6 +185,7 @@ nlohmann::ordered_json plan_json(const PlanReport& report) {
   j["layouts"] = s.layouts;
   j["pruned_by_floor"] = s.pruned_by_floor;
   j["pruned_by_estimate"] = s.pruned_by_estimate;
+  j["kernel_layouts"] = s.kernel_layouts;
   j["compute_layouts"] = s.compute_layouts;
   j["traffic_layouts"] = s.traffic_layouts;
   j["bounded_out"] = s.bounded_out;

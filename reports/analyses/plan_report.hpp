@@ -4,7 +4,8 @@
 // headroom), set against the scenario's own layout when the request is the scenario's.
 //
 // JSON keys, in order: scenario, hardware, gpus, global_batch, capacity_bytes, layouts (valid
-// layouts enumerated), pruned_by_floor, pruned_by_estimate, compute_layouts, traffic_layouts
+// layouts enumerated), pruned_by_floor, pruned_by_estimate, kernel_layouts (tensor blocks whose
+// kernels set floors), compute_layouts (those replayed alone for floors), traffic_layouts
 // (reduced layouts whose link traffic set floors), bounded_out,
 // reduced_layouts, estimated (survivors ranked by the estimate), best (array, fastest first),
 // rejected (replayed, over capacity), reference (the scenario's layout replayed, or null). Each

@@ -1,12 +1,12 @@
 #pragma once
-// The fits a layout search makes (ReducedFit of reduced and compute layouts, TrafficFloor of
-// reduced ones), kept by the layout they were made from so that later searches of the same
-// model on the same hardware profile reuse them. A fit is a function of (model, profile,
-// layout) alone: a reduced layout keeps no pipeline and no global batch, so `training-time`'s
-// grid of (batch, GPU count) points shares most of its fits (a tensor block's compute floor
-// serves every point, a reduced layout every point whose layouts reduce to it). Reusing one
-// gives the same value as making it again, so the searches' results do not change. The memo
-// also carries what its searches reuse without changing a result: the reduced Programs of the
+// The fits a layout search makes (ReducedFit of reduced and compute layouts, KernelFloor of
+// compute ones, TrafficFloor of reduced ones), kept by the layout they were made from so that later
+// searches of the same model on the same hardware profile reuse them. A fit is a function of
+// (model, profile, layout) alone: a reduced layout keeps no pipeline and no global batch, so
+// `training-time`'s grid of (batch, GPU count) points shares most of its fits (a tensor block's
+// compute floor serves every point, a reduced layout every point whose layouts reduce to it).
+// Reusing one gives the same value as making it again, so the searches' results do not change. The
+// memo also carries what its searches reuse without changing a result: the reduced Programs of the
 // layouts tallied last (ProgramShelf) and the full replays' op lists (OpListPool).
 
 #include <cstddef>
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "models/op_list_pool.hpp"
+#include "sim/analysis/kernel_floor.hpp"
 #include "sim/analysis/layout_estimate.hpp"
 #include "sim/analysis/program_shelf.hpp"
 #include "sim/analysis/traffic_floor.hpp"
@@ -53,6 +54,7 @@ class FitStore {
 /// the keys name layouts only.
 struct FitMemo {
   FitStore<ReducedFit> replays;  ///< four replays each, of reduced and of compute layouts
+  FitStore<KernelFloor> kernels;  ///< four one-GPU sums each, of compute layouts
   FitStore<TrafficFloor> traffic;
   /// The last tallied reduced layouts' Programs, for their fits (program_shelf.hpp).
   ProgramShelf programs;

@@ -17,9 +17,7 @@ namespace {
 struct ReducedRun {
   double time_s = 0;
   double busy_s = 0;  ///< the busiest GPU's compute stream (its kernels, back to back)
-  double peak = 0;
-  double held = 0;         ///< the most bytes live outside communication buffers at an instant
-  double activations = 0;  ///< activations live at that instant
+  RunMemory memory;   ///< the largest over the GPUs
 };
 
 /// One reduced run on `world`, which the layout's four runs share.
@@ -36,18 +34,18 @@ ReducedRun run_reduced(const program::Program& program, ReplayWorld& world) {
   constexpr auto activations = static_cast<std::size_t>(program::MemoryCategory::activations);
   std::int64_t held = 0;
   for (const RankMemory& memory : result.memory) {
-    run.peak = std::max(run.peak, memory.peak.as_double());
+    run.memory.peak = std::max(run.memory.peak, memory.peak.as_double());
     for (const MemoryPoint& point : memory.timeline) {
       std::int64_t outside = 0;
       for (std::size_t c = 0; c < point.live.size(); ++c)
         outside += c == comm ? 0 : point.live[c].count();
       if (outside > held) {
         held = outside;
-        run.activations = point.live[activations].as_double();
+        run.memory.activations = point.live[activations].as_double();
       }
     }
   }
-  run.held = static_cast<double>(held);
+  run.memory.held = static_cast<double>(held);
   return run;
 }
 
@@ -159,24 +157,15 @@ double bubble_micro_batches(const PipelineParallel& pp, std::int64_t micro_batch
 }  // namespace
 
 program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                                 std::int64_t micro_batches, std::int64_t gpus_per_node) {
+                                 std::int64_t micro_batches, std::int64_t gpus_per_node,
+                                 ProgramScope scope) {
   ModelSpec m = model;
   m.layers = layers;
   ParallelPlan plan = reduced.plan;
   if (plan.pipeline.schedule == PipelineSchedule::layered) plan.pipeline.chunks = layers;
   const TrainingSpec training =
       training_of(reduced, reduced.micro_batch * plan.data.size * micro_batches);
-  return build_program(m, plan, training, ProgramScope::representative, gpus_per_node);
-}
-
-ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced,
-                                 std::int64_t gpus_per_node) {
-  ReducedPrograms programs;
-  for (std::size_t i = 0; i < programs.size(); ++i) {
-    programs[i] = reduced_program(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
-                                  1 + static_cast<std::int64_t>(i % 2), gpus_per_node);
-  }
-  return programs;
+  return build_program(m, plan, training, scope, gpus_per_node);
 }
 
 Bilinear Bilinear::fit(double f11, double f12, double f21, double f22) {
@@ -186,6 +175,19 @@ Bilinear Bilinear::fit(double f11, double f12, double f21, double f22) {
   f.b = (f21 - f11) - f.e;
   f.a = f11 - f.b - f.c - f.e;
   return f;
+}
+
+Time iteration_floor(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers,
+                     double once, double per_micro_batch, double per_layer) {
+  // ZeRO shards over the gradient group: DP x CP.
+  const double d = static_cast<double>(plan.data.size * plan.context.size);
+  const double bubble =
+      plan.pipeline.size == 1
+          ? 0.0
+          : bubble_micro_batches(plan.pipeline, micro_batches) * per_layer * stage_layers;
+  return Time::from_seconds(std::max(0.0, once / (plan.data.zero >= 1 ? d : 1.0) +
+                                              static_cast<double>(micro_batches) * per_micro_batch +
+                                              bubble));
 }
 
 Layout reduced_layout(const Layout& layout) {
@@ -312,16 +314,23 @@ Bytes model_state_floor(const ModelSpec& model, const Layout& layout) {
 
 ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
                        const hw::HardwareProfile& hardware, ProgramShelf* shelf) {
-  std::shared_ptr<const ReducedPrograms> programs;
-  if (shelf != nullptr) programs = shelf->take(describe(reduced));
-  if (!programs)
-    programs = std::make_shared<const ReducedPrograms>(
-        reduced_programs(model, reduced, hardware.node.gpus));
-  // The four Programs' world and groups: built once.
-  ReplayWorld world(hardware, std::max<std::int32_t>(1, (*programs)[0].world_size));
-  std::array<ReducedRun, 4> runs;  // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    runs[i] = run_reduced((*programs)[i], world);
+  std::shared_ptr<const ReducedPrograms> shelved;
+  if (shelf != nullptr) shelved = shelf->take(describe(reduced));
+  std::unique_ptr<ReplayWorld> world;  // the four Programs' world and groups: built once
+  std::array<ReducedRun, 4> runs;      // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    // Not shelved: built one at a time, so that a large tensor block's four are never all held.
+    program::Program built;
+    if (!shelved) {
+      built = reduced_program(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
+                              1 + static_cast<std::int64_t>(i % 2), hardware.node.gpus);
+    }
+    const program::Program& program = shelved ? (*shelved)[i] : built;
+    if (!world)
+      world =
+          std::make_unique<ReplayWorld>(hardware, std::max<std::int32_t>(1, program.world_size));
+    runs[i] = run_reduced(program, *world);
+  }
   const auto fit = [&](auto field) {
     return Bilinear::fit(field(runs[0]), field(runs[1]), field(runs[2]), field(runs[3]));
   };
@@ -343,16 +352,35 @@ ReducedFit::ReducedFit(const ModelSpec& model, const Layout& reduced,
                                 : hardware.node.gpu_bandwidth.bytes_per_second();
   transfer_s_ =
       bytes / per_gpu + (across ? hardware.network.latency : hardware.node.latency).seconds();
-  // Memory: what is held outside communication buffers grows with the layers and micro
-  // batches in flight and fits like the time; the buffers do not (double-buffered buckets,
-  // one-ahead gathers: a bounded count, sized per bucket, not per layer), so what the peak
-  // adds to that in the two-layer runs is added at full depth.
-  held_bytes_ = fit([](const ReducedRun& r) { return r.held; });
+  memory_ =
+      MemoryFit(model, reduced, {runs[0].memory, runs[1].memory, runs[2].memory, runs[3].memory});
+}
+
+MemoryFit::MemoryFit(const ModelSpec& model, const Layout& reduced,
+                     const std::array<RunMemory, 4>& runs) {
+  // What is held outside communication buffers grows with the layers and micro batches in
+  // flight and fits like the time; the buffers do not (double-buffered buckets, one-ahead
+  // gathers: a bounded count, sized per bucket, not per layer), so what the peak adds to that
+  // in the two-layer runs is added at full depth.
+  held_bytes_ = Bilinear::fit(runs[0].held, runs[1].held, runs[2].held, runs[3].held);
   comm_bytes_ = std::max(runs[2].peak - runs[2].held, runs[3].peak - runs[3].held);
   activation_bytes_per_layer_ = std::max(0.0, runs[2].activations - runs[0].activations);
   head_activation_bytes_ = head_activation_bytes(model, reduced);
   activations_one_micro_batch_ = runs[0].activations;
   vocab_state_bytes_ = vocab_state_bytes(model, reduced);
+}
+
+Bytes MemoryFit::peak(const ModelSpec& model, const Layout& layout,
+                      std::int64_t micro_batches) const {
+  const ParallelPlan& plan = layout.plan;
+  const std::int64_t stage_layers = largest_stage_layers(model, plan);
+  if (plan.pipeline.size == 1) {
+    return Bytes::rounded(std::max(0.0, held_bytes_.at(static_cast<double>(stage_layers),
+                                                       static_cast<double>(micro_batches))) +
+                          comm_bytes_);
+  }
+  return Bytes::rounded(
+      pipeline_peak(plan, micro_batches, stage_layers, run_buffers(model, layout, micro_batches)));
 }
 
 LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout,
@@ -363,9 +391,9 @@ LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout
   const auto L = static_cast<double>(stage_layers);
   const auto mm = static_cast<double>(m);
   LayoutEstimate out;
+  out.peak = memory_.peak(model, layout, m);
   if (plan.pipeline.size == 1) {
     out.iteration = Time::from_seconds(std::max({0.0, time_s_.at(L, mm), busy_s_.at(L, mm)}));
-    out.peak = Bytes::rounded(std::max(0.0, held_bytes_.at(L, mm)) + comm_bytes_);
     return out;
   }
   double per_micro_batch = per_micro_batch_s(L);
@@ -388,7 +416,6 @@ LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout
   out.iteration = Time::from_seconds(
       std::max(0.0, once_s(L) + mm * per_micro_batch + once + bubble + transfers));
   out.bubble = Time::from_seconds(std::max(0.0, bubble));
-  out.peak = Bytes::rounded(pipeline_peak(plan, m, stage_layers, run_buffers(model, layout, m)));
   return out;
 }
 
@@ -404,8 +431,8 @@ double ReducedFit::once_s(double layers) const {
   return std::max(time_s_.a + time_s_.b * layers, busy_s_.a + busy_s_.b * layers);
 }
 
-double ReducedFit::pipeline_peak(const ParallelPlan& plan, std::int64_t micro_batches,
-                                 std::int64_t stage_layers, const RunBuffers& run) const {
+double MemoryFit::pipeline_peak(const ParallelPlan& plan, std::int64_t micro_batches,
+                                std::int64_t stage_layers, const RunBuffers& run) const {
   // The reduced run is one stage holding the embedding and the head; a pipeline splits them:
   // the first stage holds the embedding and the most layers in flight, the last the output
   // layer and the head's activations (the logits) of every micro batch it has run forward
@@ -442,15 +469,18 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
                                          std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
   const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
-  const auto m = static_cast<double>(micro_batches);
   const auto L = static_cast<double>(largest_stage_layers(model, plan));
-  // ZeRO shards over the gradient group: DP x CP.
-  const double d = static_cast<double>(plan.data.size * plan.context.size);
-  const double once = once_s(L) / (plan.data.zero >= 1 ? d : 1.0);
   LayoutEstimate out;
   out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, micro_batches, L)));
-  out.iteration = Time::from_seconds(
-      std::max(0.0, once + m * per_micro_batch_s(L) + bubble_s(plan, micro_batches, L)));
+  out.iteration = iteration_floor(plan, micro_batches, L, once_s(L), per_micro_batch_s(L),
+                                  std::max(time_s_.e, busy_s_.e));
+  out.peak = memory_.sharded_floor(model, layout, global_batch);
+  return out;
+}
+
+Bytes MemoryFit::sharded_floor(const ModelSpec& model, const Layout& layout,
+                               std::int64_t global_batch) const {
+  const ParallelPlan& plan = layout.plan;
   // What ZeRO shards away, per parameter: Adam's 12 bytes, then the fp32 gradient's 4, then
   // the bf16 weight's 2, each kept 1/d; the experts' Adam state over the expert-data group
   // (the compute layout kept none of it sharded).
@@ -462,10 +492,11 @@ LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& l
   const double sharded = (z >= 1 ? 12.0 : 0.0) + (z >= 2 ? 4.0 : 0.0) + (z >= 3 ? 2.0 : 0.0);
   const double experts_sharded =
       z >= 1 ? stage.experts * 12.0 * (1.0 - 1.0 / stage.expert_data) : 0.0;
-  const LayoutEstimate at_d1 = estimate(model, layout, global_batch);
-  out.peak = Bytes::rounded(
-      std::max(0.0, at_d1.peak.as_double() - params * sharded * (1.0 - 1.0 / d) - experts_sharded));
-  return out;
+  const Bytes at_d1 = peak(model, layout, global_batch / (layout.micro_batch * plan.data.size));
+  // ZeRO shards over the gradient group: DP x CP.
+  const double d = static_cast<double>(plan.data.size * plan.context.size);
+  return Bytes::rounded(
+      std::max(0.0, at_d1.as_double() - params * sharded * (1.0 - 1.0 / d) - experts_sharded));
 }
 
 }  // namespace trainsim::sim

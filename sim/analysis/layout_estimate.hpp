@@ -38,9 +38,11 @@
 // state of the stage's layers, sharded as the ZeRO stage says, nothing else) used to skip the
 // replays of layouts that cannot fit at all.
 
+#include <array>
 #include <cstdint>
 #include <string>
 
+#include "models/build_program.hpp"
 #include "models/model_spec.hpp"
 #include "models/parallel_plan.hpp"
 #include "models/program.hpp"
@@ -91,11 +93,10 @@ StageParameters stage_parameters(const ModelSpec& model, const Layout& layout, s
 /// The reduced layout's Program with `layers` layers on its one stage and `micro_batches` micro
 /// batches per replica (representative ranks, for nodes of `gpus_per_node` GPUs: 0, any):
 /// what the estimate's replays and the traffic floor read.
+/// `scope` first_rank: rank 0's alone (KernelFloor's sums).
 program::Program reduced_program(const ModelSpec& model, const Layout& reduced, std::int64_t layers,
-                                 std::int64_t micro_batches, std::int64_t gpus_per_node = 0);
-/// The four runs' Programs, (l, m) = (1,1), (1,2), (2,1), (2,2).
-ReducedPrograms reduced_programs(const ModelSpec& model, const Layout& reduced,
-                                 std::int64_t gpus_per_node);
+                                 std::int64_t micro_batches, std::int64_t gpus_per_node = 0,
+                                 ProgramScope scope = ProgramScope::representative);
 
 /// f(l, m) = a + b·l + c·m + e·l·m, fitted exactly to its values at l, m in {1, 2}.
 struct Bilinear {
@@ -104,6 +105,14 @@ struct Bilinear {
   double at(double l, double m) const { return a + b * l + c * m + e * l * m; }
   auto operator<=>(const Bilinear&) const = default;
 };
+
+/// A floor on an iteration of `plan` with `micro_batches` micro batches per replica, from
+/// fits taken at the largest stage's `stage_layers` layers: `once` per iteration (the optimizer
+/// step at d = 1: divided by DP × CP where ZeRO shards it), `per_micro_batch` per micro batch,
+/// and with a pipeline the bubble's micro batches of `per_layer` (one layer, one micro batch)
+/// times the stage's layers.
+Time iteration_floor(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers,
+                     double once, double per_micro_batch, double per_layer);
 
 /// Runs of passes of one chunk in one direction, per chunk: how often ZeRO 2 and 3 reduce
 /// (and gather) a chunk in an iteration. 1F1B and interleaved alternate forward and backward
@@ -117,6 +126,42 @@ struct RunBuffers {
   double weights = 0;
 };
 RunBuffers run_buffers(const ModelSpec& model, const Layout& layout, std::int64_t micro_batches);
+
+/// What one reduced run holds (bytes): its peak, the most live outside communication buffers
+/// at an instant, and the activations live at that instant.
+struct RunMemory {
+  double peak = 0;
+  double held = 0;
+  double activations = 0;
+};
+
+/// The estimate's peak memory (see above), fitted on a reduced layout's four runs.
+class MemoryFit {
+ public:
+  MemoryFit() = default;
+  /// `runs`: (l, m) = (1,1), (1,2), (2,1), (2,2).
+  MemoryFit(const ModelSpec& model, const Layout& reduced, const std::array<RunMemory, 4>& runs);
+
+  /// The peak of `layout` (whose reduced_layout was fitted) at `micro_batches` per replica.
+  Bytes peak(const ModelSpec& model, const Layout& layout, std::int64_t micro_batches) const;
+
+  /// Fitted on compute_layout(layout): the d = 1 peak less the bytes ZeRO shards away (weights,
+  /// fp32 gradients and Adam state of the stage's layers and the embedding, each times 1 − 1/d,
+  /// counted generously so that it stays an underestimate of the full estimate's peak).
+  Bytes sharded_floor(const ModelSpec& model, const Layout& layout,
+                      std::int64_t global_batch) const;
+
+ private:
+  double pipeline_peak(const ParallelPlan& plan, std::int64_t micro_batches,
+                       std::int64_t stage_layers, const RunBuffers& run) const;
+
+  Bilinear held_bytes_;    ///< the most live outside communication buffers
+  double comm_bytes_ = 0;  ///< what the peak adds to it (communication buffers)
+  double activation_bytes_per_layer_ = 0;
+  double head_activation_bytes_ = 0;        ///< one micro batch's
+  double activations_one_micro_batch_ = 0;  ///< at the fullest instant of l = 1, m = 1
+  double vocab_state_bytes_ = 0;            ///< one vocabulary matrix's weights and state, untied
+};
 
 /// The four replays of one reduced layout, fitted.
 class ReducedFit {
@@ -148,9 +193,6 @@ class ReducedFit {
  private:
   double bubble_s(const ParallelPlan& plan, std::int64_t micro_batches, double stage_layers) const;
 
-  double pipeline_peak(const ParallelPlan& plan, std::int64_t micro_batches,
-                       std::int64_t stage_layers, const RunBuffers& run) const;
-
   /// Once per iteration (a + b·l) and per micro batch (c + e·l), each at least the compute
   /// stream's.
   double once_s(double layers) const;
@@ -158,12 +200,7 @@ class ReducedFit {
 
   Bilinear time_s_;
   Bilinear busy_s_;        ///< the busiest GPU's compute-stream time
-  Bilinear held_bytes_;    ///< the most live outside communication buffers
-  double comm_bytes_ = 0;  ///< what the peak adds to it (communication buffers)
-  double activation_bytes_per_layer_ = 0;
-  double head_activation_bytes_ = 0;        ///< one micro batch's
-  double activations_one_micro_batch_ = 0;  ///< at the fullest instant of l = 1, m = 1
-  double vocab_state_bytes_ = 0;            ///< one vocabulary matrix's weights and state, untied
+  MemoryFit memory_;
   double transfer_s_ = 0;  ///< one stage-boundary transfer of a micro batch
 };
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "models/build_program.hpp"
 #include "models/errors.hpp"
@@ -99,6 +100,9 @@ constexpr std::size_t kBatchLayouts = 64;
 void encode_fit(ByteWriter& out, const ReducedFit& fit) {
   out.put(fit);
 }
+void encode_fit(ByteWriter& out, const KernelFloor& fit) {
+  out.put(fit);
+}
 void encode_fit(ByteWriter& out, const TrafficFloor& fit) {
   fit.encode(out);
 }
@@ -109,12 +113,16 @@ ReducedFit decode_fit(ByteReader& in) {
   return in.get<ReducedFit>();
 }
 template <>
+KernelFloor decode_fit(ByteReader& in) {
+  return in.get<KernelFloor>();
+}
+template <>
 TrafficFloor decode_fit(ByteReader& in) {
   return TrafficFloor::decode(in);
 }
 
-/// The fits (ReducedFit, TrafficFloor) one search uses, by layout (describe() as the key):
-/// taken from the memo where another search made them, else made on demand in parallel and
+/// The fits (ReducedFit, KernelFloor, TrafficFloor) one search uses, by layout (describe() as the
+/// key): taken from the memo where another search made them, else made on demand in parallel and
 /// added to it.
 template <class Fit>
 class FitCache {
@@ -140,7 +148,12 @@ class FitCache {
         todo.size(), options, phase,
         [&](std::size_t k) -> std::optional<Fit> {
           try {
-            return Fit(model, todo[k], hardware, shelf_);
+            if constexpr (std::is_constructible_v<Fit, const ModelSpec&, const Layout&,
+                                                  const hw::HardwareProfile&, ProgramShelf*>) {
+              return Fit(model, todo[k], hardware, shelf_);
+            } else {
+              return Fit(model, todo[k], hardware);
+            }
           } catch (const Infeasible&) {
             // A reduced Program the executor rejects: its layouts cannot be estimated; left out.
             return std::nullopt;
@@ -233,15 +246,22 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
         describe(layouts[lowest_floor->second])));
   }
 
-  // Time floors from the tensor blocks alone, then survivors in order of their floor.
+  // Time floors, each taken only where the one before leaves a layout at the front: first one
+  // GPU's kernels summed (kernel_floor.hpp) for every survivor; then, lazily, for a batch at
+  // the front, the tensor block replayed alone (its compute floor and a lower bound on its
+  // peak, which prunes), and the busiest link's traffic (traffic_floor.hpp). A batch whose
+  // layouts have all three is estimated. Every floor is a lower bound on the layout's time, and
+  // a layout is estimated at no less than its floor, so the 4·K best estimates do not depend on
+  // which floors were taken; where compute or communication dominates, a floor sends a layout
+  // far back, often past where the search stops, unreplayed.
   FitMemo own;
   FitMemo& memo = options.memo ? *options.memo : own;
-  FitCache<ReducedFit> compute(memo.replays, nullptr);
+  FitCache<KernelFloor> kernels(memo.kernels, nullptr);
   std::vector<Layout> compute_of(layouts.size());
   for (std::size_t i : survivors)
     compute_of[i] = compute_layout(layouts[i]);
-  compute.fit(model, hardware, survivors, compute_of, options, "bound");
-  out.compute_layouts = compute.size();
+  kernels.fit(model, hardware, survivors, compute_of, options, "kernels");
+  out.kernel_layouts = kernels.size();
   const double limit = out.capacity.as_double() * (1.0 + options.memory_margin);
   // The smallest peak of each kind, for the error when nothing fits: a floor's peak is a
   // lower bound (often far below: it leaves out what data parallelism adds), so it is named
@@ -258,10 +278,10 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   std::vector<std::pair<Time, std::size_t>> order;
   std::vector<Time> floor_of(layouts.size(), Time::zero());
   for (std::size_t i : survivors) {
-    if (const ReducedFit* f = compute.find(compute_of[i])) {
-      const LayoutEstimate floor = f->compute_floor(model, layouts[i], global_batch);
+    if (const KernelFloor* f = kernels.find(compute_of[i])) {
+      const LayoutEstimate floor = f->floor(model, layouts[i], global_batch);
       floor_of[i] = floor.iteration;
-      if (note_peak(floor.peak, i, false)) order.emplace_back(floor.iteration, i);
+      if (note_peak(floor.peak, i, false)) order.emplace_back(floor_of[i], i);
     }
   }
   const auto by_floor = [](const auto& x, const auto& y) { return x.first < y.first; };
@@ -271,38 +291,65 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   std::vector<Layout> reduced_of(layouts.size());
   for (const auto& [floor, i] : order)
     reduced_of[i] = reduced_layout(layouts[i]);
-  // The busiest link's floor (traffic_floor.hpp) is taken lazily: a batch at the front whose
-  // traffic is not tallied yet is tallied, its floors raised to the larger of the two, and the
-  // rest re-sorted; only a batch whose floors are whole is estimated. Where communication
-  // dominates, the traffic floor sends the layout far back, often past where the search stops.
+  FitCache<ReducedFit> compute(memo.replays, &memo.programs);
   FitCache<TrafficFloor> traffic(memo.traffic, &memo.programs);
-  std::vector<std::uint8_t> tallied(layouts.size(), 0);
+  enum Floors : std::uint8_t { kernels_only, block_tallied, computed, tallied };
+  std::vector<Floors> floors(layouts.size(), kernels_only);
   FitCache<ReducedFit> reduced(memo.replays, &memo.programs);
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
   std::size_t next = 0;
+  // Takes the next floor for the layouts of the front batch that lack it (first the compute
+  // floor, then the traffic floor): raises theirs, drops those it prunes (no compute fit: the
+  // executor rejects the tensor block; its peak over the limit) and re-sorts the rest. False
+  // when every layout of the batch has both.
+  const auto raise_front = [&](std::size_t end_batch) {
+    for (const Floors stage : {kernels_only, block_tallied, computed}) {
+      std::vector<std::size_t> batch;
+      for (std::size_t k = next; k < end_batch; ++k) {
+        if (floors[order[k].second] == stage) batch.push_back(order[k].second);
+      }
+      if (batch.empty()) continue;
+      if (stage == kernels_only) {
+        traffic.fit(model, hardware, batch, compute_of, options, "traffic");
+      } else if (stage == block_tallied) {
+        compute.fit(model, hardware, batch, compute_of, options, "bound");
+      } else {
+        traffic.fit(model, hardware, batch, reduced_of, options, "traffic");
+      }
+      std::size_t kept = next;
+      for (std::size_t k = next; k < end_batch; ++k) {
+        auto [floor, i] = order[k];
+        if (floors[i] == stage) {
+          floors[i] = static_cast<Floors>(stage + 1);
+          if (stage == block_tallied) {
+            const ReducedFit* f = compute.find(compute_of[i]);
+            if (!f) continue;
+            const LayoutEstimate e = f->compute_floor(model, layouts[i], global_batch);
+            if (!note_peak(e.peak, i, false)) continue;
+            floor_of[i] = std::max(floor_of[i], e.iteration);
+          } else if (const TrafficFloor* f =
+                         traffic.find(stage == kernels_only ? compute_of[i] : reduced_of[i])) {
+            floor_of[i] = std::max(floor_of[i], f->floor(model, layouts[i], global_batch));
+          }
+          floor = floor_of[i];
+        }
+        order[kept++] = {floor, i};
+      }
+      order.erase(order.begin() + static_cast<std::ptrdiff_t>(kept),
+                  order.begin() + static_cast<std::ptrdiff_t>(end_batch));
+      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(next), order.end(), by_floor);
+      return true;
+    }
+    return false;
+  };
   while (next < order.size()) {
     if (!options.exhaustive && best_times.size() >= window &&
         best_times[window - 1] <= order[next].first) {
       break;
     }
     const std::size_t end_batch = std::min(order.size(), next + kBatchLayouts);
+    if (raise_front(end_batch)) continue;
     std::vector<std::size_t> batch;
-    for (std::size_t k = next; k < end_batch; ++k) {
-      if (!tallied[order[k].second]) batch.push_back(order[k].second);
-    }
-    if (!batch.empty()) {
-      traffic.fit(model, hardware, batch, reduced_of, options, "traffic");
-      for (std::size_t k = next; k < end_batch; ++k) {
-        auto& [floor, i] = order[k];
-        tallied[i] = 1;
-        if (const TrafficFloor* f = traffic.find(reduced_of[i])) {
-          floor_of[i] = std::max(floor_of[i], f->floor(model, layouts[i], global_batch));
-          floor = floor_of[i];
-        }
-      }
-      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(next), order.end(), by_floor);
-      continue;
-    }
     for (std::size_t k = next; k < end_batch; ++k)
       batch.push_back(order[k].second);
     reduced.fit(model, hardware, batch, reduced_of, options, "estimate");
@@ -323,6 +370,8 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
     }
     next = end_batch;
   }
+  memo.programs.clear();
+  out.compute_layouts = compute.size();
   out.traffic_layouts = traffic.size();
   out.bounded_out = order.size() - next;
   out.reduced_layouts = reduced.size();
@@ -370,26 +419,61 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       ++n;
     return n;
   };
+  // The workers a round leaves idle (3 layouts on 2 threads) replay ahead: first the reference
+  // layout, then the next layouts of the replay order within the budget, kept for the rounds
+  // that ask for them (what none asks for is dropped, so the result does not depend on the
+  // workers, only the time does).
+  const std::size_t workers = parallel_width(options.threads) *
+                              (spreads(options.processes) ? options.processes->size() : 1);
+  std::map<std::size_t, ReplayedLayout> ahead;  // by place in replay_order
+  bool reference_due = options.reference.has_value();
   while (replayed < budget) {
     const std::size_t round = out.best.size() < options.top
                                   ? std::min(options.top - out.best.size(), budget - replayed)
                                   : estimated_faster(replayed);
     if (round == 0) break;
+    std::vector<std::size_t> places;
+    for (std::size_t j = replayed; j < replayed + round; ++j) {
+      if (!ahead.contains(j)) places.push_back(j);
+    }
+    const std::size_t reference_items = reference_due ? 1 : 0;
+    const std::size_t wanted = places.size() + reference_items;
+    const std::size_t spare = (workers - wanted % workers) % workers;
+    for (std::size_t j = replayed + round;
+         j < budget && places.size() < wanted + spare - reference_items; ++j) {
+      if (!ahead.contains(j)) places.push_back(j);
+    }
+    // The reference first: it is the scenario's own layout, often the longest replay.
     std::vector<ReplayedLayout> replays = run_all<ReplayedLayout>(
-        round, options, "replay",
+        places.size() + reference_items, options, "replay",
         [&](std::size_t j) {
-          return replay_layout(model, hardware, out.ranked[replay_order[replayed + j]].layout,
-                               global_batch, &memo.op_lists);
+          const bool reference = j < reference_items;
+          const Layout& layout = reference
+                                     ? *options.reference
+                                     : out.ranked[replay_order[places[j - reference_items]]].layout;
+          return replay_layout(model, hardware, layout, global_batch, &memo.op_lists);
         },
         encode_replayed, decode_replayed);
-    for (std::size_t j = 0; j < round; ++j) {
-      const std::size_t k = replay_order[replayed + j];
-      replays[j].candidate = out.ranked[k];
-      replays[j].estimate_rank = k + 1;
+    if (reference_due) {
+      out.reference = std::move(replays.front());
+      reference_due = false;
+    }
+    for (std::size_t j = 0; j < places.size(); ++j)
+      ahead.emplace(places[j], std::move(replays[j + reference_items]));
+    for (std::size_t j = replayed; j < replayed + round; ++j) {
+      const auto it = ahead.find(j);
+      ReplayedLayout r = std::move(it->second);
+      ahead.erase(it);
+      const std::size_t k = replay_order[j];
+      r.candidate = out.ranked[k];
+      r.estimate_rank = k + 1;
+      (r.fits ? out.best : out.rejected).push_back(std::move(r));
     }
     replayed += round;
-    for (ReplayedLayout& r : replays)
-      (r.fits ? out.best : out.rejected).push_back(std::move(r));
+  }
+  if (reference_due) {
+    out.reference =
+        replay_layout(model, hardware, *options.reference, global_batch, &memo.op_lists);
   }
   if (out.best.empty()) {
     throw Infeasible(fmt::format(

@@ -4,16 +4,20 @@
 // (layout_estimate), the best K replayed in full and ranked by their replays. Public so that
 // a later search over batch size and GPU count (training time) can call it per point.
 //
-// Bound: the survivors are first given a cheap floor on their time, the larger of the compute
-// floor (ReducedFit::compute_floor, from replays of the tensor block alone) and the busiest
-// link's (TrafficFloor, from the reduced layout's communication tallied, not replayed), and
-// estimated in full in order of that floor, in batches of a fixed size; the search stops when 4·K
-// layouts are estimated and the 4·K-th best estimate is at most the next floor, since no layout
-// left could enter the 4·K best (`bounded_out` counts those never estimated; `exhaustive` turns
-// this off).
+// Bound: every layout gets floors on its time, each taken only where the ones before leave it
+// at the front of the order: one GPU's kernels summed (KernelFloor, no replay, for every
+// survivor), then for a batch at the front the tensor block's link traffic (TrafficFloor of
+// compute_layout, tallied, not replayed), the compute floor (ReducedFit::compute_floor, from
+// replays of the tensor block alone) and the reduced layout's busiest link (TrafficFloor). A
+// batch whose layouts have all four floors is estimated in full, in order of the floor, in
+// batches of a fixed size; the search stops when 4·K layouts are estimated and the 4·K-th best
+// estimate is at most the next floor, since no layout left could enter the 4·K best
+// (`bounded_out` counts those never estimated; `exhaustive` turns this off). An estimate is
+// never below its layout's floor, so which floors were taken changes the counts, not the best.
 //
 // Pruning is in two steps: a closed-form floor on the model state (never above what the
-// replay allocates, so never drops a layout that fits), then the estimated peak above
+// replay allocates, so never drops a layout that fits), then the kernel floor's peak (rank 0's
+// allocations in issue order), the compute floor's and the estimated peak above
 // capacity·(1 + memory_margin) (the margin absorbs the estimate's error; tests check on a
 // small space that no dropped layout fits in its full replay). The full replays check the
 // survivors' memory: the layouts estimated to fit are replayed first (in estimated order),
@@ -25,10 +29,14 @@
 //
 // Deterministic: the reduced replays and full replays run on `threads` threads, each into
 // its own slot, merged in enumeration order; ties in time are broken by enumeration order.
+// Workers a round of full replays leaves idle replay ahead (SearchOptions::reference, then the
+// next layouts of the replay order), kept for the rounds that ask for them: the threads change
+// the time, not which layouts the result holds.
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -59,6 +67,9 @@ struct SearchOptions {
   /// Fits shared with other searches of the same model on the same profile (fit_memo.hpp:
   /// training-time's grid); null: this search's own.
   FitMemo* memo = nullptr;
+  /// A layout to replay in full beside the search's own replays (`plan`: the scenario's, set
+  /// against the best), on a worker a round leaves idle; its result in SearchResult::reference.
+  std::optional<Layout> reference;
 };
 
 struct EstimatedLayout {
@@ -86,7 +97,8 @@ struct SearchResult {
   std::size_t layouts = 0;               ///< valid layouts enumerated
   std::size_t pruned_by_floor = 0;       ///< model state alone above capacity
   std::size_t pruned_by_estimate = 0;    ///< estimated peak above capacity·(1 + margin)
-  std::size_t compute_layouts = 0;       ///< tensor blocks alone replayed for the floors (4 each)
+  std::size_t kernel_layouts = 0;        ///< tensor blocks whose kernels set floors (4 sums each)
+  std::size_t compute_layouts = 0;  ///< tensor blocks replayed alone for floors (4 replays each)
   std::size_t traffic_layouts = 0;  ///< reduced layouts whose link traffic set floors (4 tallies)
   std::size_t bounded_out = 0;           ///< floor above the 4·K-th best estimate: not estimated
   std::size_t reduced_layouts = 0;       ///< distinct reduced layouts replayed (4 replays each)
@@ -94,6 +106,7 @@ struct SearchResult {
   std::vector<EstimatedLayout> ranked;   ///< survivors, by estimated iteration time
   std::vector<ReplayedLayout> best;      ///< up to K that fit, by replayed iteration time
   std::vector<ReplayedLayout> rejected;  ///< replayed and over capacity
+  std::optional<ReplayedLayout> reference;  ///< SearchOptions::reference replayed (no estimate)
 };
 
 /// Replays `layout` in full at `global_batch`; estimate fields of the result are left empty.

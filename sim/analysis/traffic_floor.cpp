@@ -19,14 +19,30 @@ bool covers(const Bilinear& x, const Bilinear& y) {
 
 TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
                            const hw::HardwareProfile& hardware, ProgramShelf* shelf) {
-  auto programs =
-      std::make_shared<const ReducedPrograms>(reduced_programs(model, reduced, hardware.node.gpus));
-  ReplayWorld world(hardware, std::max<std::int32_t>(
-                                  1, (*programs)[0].world_size));  // the four Programs': built once
-  std::array<LinkTraffic, 4> runs;                         // (l, m) = (1,1), (1,2), (2,1), (2,2)
-  for (std::size_t i = 0; i < runs.size(); ++i)
-    runs[i] = link_traffic((*programs)[i], world);
-  if (shelf != nullptr) shelf->put(describe(reduced), std::move(programs));
+  // Built and tallied one at a time: the four Programs are kept together (for the shelf) only
+  // while they fit on it, so that a large tensor block's are never all held at once.
+  auto programs = std::make_shared<ReducedPrograms>();
+  bool keep = shelf != nullptr;
+  std::size_t kept_bytes = 0;
+  std::unique_ptr<ReplayWorld> world;  // the four Programs': built once
+  std::array<LinkTraffic, 4> runs;     // (l, m) = (1,1), (1,2), (2,1), (2,2)
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    program::Program program =
+        reduced_program(model, reduced, 1 + static_cast<std::int64_t>(i / 2),
+                        1 + static_cast<std::int64_t>(i % 2), hardware.node.gpus);
+    if (!world)
+      world =
+          std::make_unique<ReplayWorld>(hardware, std::max<std::int32_t>(1, program.world_size));
+    runs[i] = link_traffic(program, *world);
+    kept_bytes += ProgramShelf::bytes_of(program);
+    keep = keep && kept_bytes <= shelf->max_bytes();
+    if (keep) {
+      (*programs)[i] = std::move(program);
+    } else {
+      programs.reset();
+    }
+  }
+  if (keep) shelf->put(describe(reduced), std::move(programs));
   std::vector<Bilinear> fits;
   for (std::size_t l = 0; l < runs[0].bytes.size(); ++l) {
     const double capacity = runs[0].capacities[l];

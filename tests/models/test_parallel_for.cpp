@@ -66,3 +66,22 @@ TEST_CASE("parallel for: nested calls share the threads their caller was given")
   CHECK(threads_used(1, 64, 3).size() <= 3);
   CHECK(threads_used(1, 64, 3).size() >= 2);
 }
+
+TEST_CASE("parallel_width: what a call made here would run on, nested calls capped") {
+  using trainsim::parallel_width;
+  CHECK(parallel_width(3) == 3);  // at the top, as asked
+  CHECK(parallel_width(0) == std::max(1U, std::thread::hardware_concurrency()));
+  std::mutex m;
+  std::vector<unsigned> inside;
+  // Two pieces on 4 threads: each piece was given 2.
+  for_each_in_parallel(
+      2,
+      [&](std::size_t) {
+        const std::lock_guard lock(m);
+        inside.push_back(parallel_width(0));
+        inside.push_back(parallel_width(1));
+        inside.push_back(parallel_width(5));
+      },
+      4);
+  CHECK(inside == std::vector<unsigned>{2, 1, 2, 2, 1, 2});
+}

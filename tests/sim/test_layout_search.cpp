@@ -313,6 +313,37 @@ TEST_CASE("search_layouts: the same result on 1 and 2 threads") {
   check_same_search(one, search_layouts(model, hw, kGpus, kBatch, options));
 }
 
+TEST_CASE(
+    "search_layouts: a reference replayed beside the search, and workers replaying ahead, change "
+    "nothing") {
+  // Top 3: up to 9 full replays in rounds of 3, which 2 and 3 workers pad with layouts replayed
+  // ahead (and the reference); what a later round does not ask for is dropped.
+  const ModelSpec model = small_model(4);
+  const hw::HardwareProfile hw = test::small_profile();
+  SearchOptions options = small_search(3);
+  options.threads = 1;
+  const SearchResult plain = search_layouts(model, hw, kGpus, kBatch, options);
+  CHECK_FALSE(plain.reference.has_value());
+  REQUIRE(plain.replayed > 3);
+  const Layout reference = enumerate_layouts(model, kGpus, kBatch, small_space()).back();
+  const ReplayedLayout alone = replay_layout(model, hw, reference, kBatch);
+  options.reference = reference;
+  for (const unsigned threads : {1U, 2U, 3U}) {
+    options.threads = threads;
+    const SearchResult r = search_layouts(model, hw, kGpus, kBatch, options);
+    INFO(threads, " threads");
+    check_same_search(plain, r);
+    CHECK(r.replayed == plain.replayed);
+    REQUIRE(r.rejected.size() == plain.rejected.size());
+    for (std::size_t i = 0; i < r.best.size(); ++i)
+      CHECK(r.best[i].estimate_rank == plain.best[i].estimate_rank);
+    REQUIRE(r.reference.has_value());
+    CHECK(describe(r.reference->candidate.layout) == describe(reference));
+    CHECK(r.reference->iteration == alone.iteration);
+    CHECK(r.reference->peak == alone.peak);
+  }
+}
+
 TEST_CASE("search_layouts: fits shared with another search change nothing and are reused") {
   const ModelSpec model = small_model(4);
   const hw::HardwareProfile hw = test::small_profile();
