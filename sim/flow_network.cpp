@@ -28,8 +28,7 @@ FlowNetwork::FlowNetwork(std::vector<double> capacities) : capacity_(std::move(c
   link_flows_.resize(capacity_.size());
   link_plain_flows_.assign(capacity_.size(), 0);
   link_visited_.assign(capacity_.size(), 0);
-  link_bundle_.assign(capacity_.size(), kNoBundle);
-  link_component_.assign(capacity_.size(), 0);
+  link_first_shape_.assign(capacity_.size(), FirstShape{});
 }
 
 FlowId FlowNetwork::new_flow(double bytes, double cap, std::int32_t owner) {
@@ -64,6 +63,102 @@ void FlowNetwork::attach(FlowId id) {
     on.push_back(id);
     ++link_plain_flows_[static_cast<std::size_t>(f.links[i])];
   }
+  count_plain(f, 1);
+}
+
+template <class Visit>
+void FlowNetwork::for_each_shape_on(std::size_t l, Visit visit) const {
+  const FirstShape& first = link_first_shape_[l];
+  if (first.shape < 0) return;
+  visit(ShapeOnLink{first.shape, first.component});
+  if (!first.more) return;
+  for (const ShapeOnLink& on : more_shapes_.at(l))
+    visit(on);
+}
+
+void FlowNetwork::count_plain(const Flow& f, std::int32_t delta) {
+  for (std::uint8_t i = 0; i < f.link_count; ++i) {
+    for_each_shape_on(static_cast<std::size_t>(f.links[i]), [&](const ShapeOnLink& on) {
+      shapes_[static_cast<std::size_t>(on.shape)].plain += delta;
+    });
+  }
+}
+
+std::pair<FlowId, std::int32_t> FlowNetwork::bundle_on_others(std::size_t l) const {
+  for (const ShapeOnLink& on : more_shapes_.at(l)) {
+    const FlowId bundle = shape_bundle_[static_cast<std::size_t>(on.shape)];
+    if (bundle >= 0) return {bundle, on.component};
+  }
+  return {kNoBundle, 0};
+}
+
+void FlowNetwork::set_shape_bundle(std::int32_t shape, FlowId id) {
+  Shape& sh = shapes_[static_cast<std::size_t>(shape)];
+  const std::int32_t delta = id >= 0 ? 1 : -1;
+  sh.bundle = id;
+  shape_bundle_[static_cast<std::size_t>(shape)] = id;
+  for (const std::int32_t other : sh.overlaps)
+    shapes_[static_cast<std::size_t>(other)].bundles += delta;
+}
+
+std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
+  KnownSet& known = known_sets_[set.get()];
+  if (!known.set.expired()) return known.shape;  // a live set's address is its own
+  known.set = set;
+  const std::span<const LinkId> links = set->links();
+  std::uint64_t hash = set->route_links();
+  for (const LinkId l : links)
+    hash = (hash ^ static_cast<std::uint32_t>(l)) * 0x100000001b3ULL;
+  std::vector<std::int32_t>& alike = shapes_by_links_[hash];
+  const auto same = std::find_if(alike.begin(), alike.end(), [&](std::int32_t k) {
+    const ImageSet& other = *shapes_[static_cast<std::size_t>(k)].set;
+    return other.route_links() == set->route_links() &&
+           std::equal(links.begin(), links.end(), other.links().begin(), other.links().end());
+  });
+  if (same != alike.end()) {
+    known.shape = *same;
+  } else {
+    // A new shape: the shapes it shares a link with, the flows already on its links.
+    const auto k = static_cast<std::int32_t>(shapes_.size());
+    Shape sh;
+    sh.set = set;
+    shape_marks_.push_back(0);
+    ++shape_search_;
+    const std::span<const LinkId> distinct = set->distinct_links();
+    for (std::size_t d = 0; d < distinct.size(); ++d) {
+      const auto l = static_cast<std::size_t>(distinct[d]);
+      sh.plain += link_plain_flows_[l];
+      for_each_shape_on(l, [&](const ShapeOnLink& on) {
+        auto& mark = shape_marks_[static_cast<std::size_t>(on.shape)];
+        if (mark == shape_search_) return;
+        mark = shape_search_;
+        Shape& other = shapes_[static_cast<std::size_t>(on.shape)];
+        sh.overlaps.push_back(on.shape);
+        other.overlaps.push_back(k);
+        if (other.bundle >= 0) ++sh.bundles;
+      });
+      FirstShape& first = link_first_shape_[l];
+      if (first.shape < 0) {
+        first = {k, set->distinct_component()[d], false};
+      } else {
+        first.more = true;
+        more_shapes_[l].push_back({k, set->distinct_component()[d]});
+      }
+    }
+    sh.overlaps.push_back(k);
+    shapes_.push_back(std::move(sh));
+    shape_bundle_.push_back(kNoBundle);
+    alike.push_back(k);
+    known.shape = k;
+  }
+  if (known_sets_.size() > 2 * known_sets_swept_ + 64) {
+    // Sets come and go over a long replay: forget those gone, now and then.
+    std::erase_if(known_sets_, [&](const auto& entry) {
+      return entry.first != set.get() && entry.second.set.expired();
+    });
+    known_sets_swept_ = known_sets_.size();
+  }
+  return known.shape;  // erasing other entries leaves references to this one valid
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,
@@ -74,7 +169,7 @@ FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double ca
   }
   // A bundle is exact only while alone on its links: one this flow joins splits first.
   for (const LinkId l : route) {
-    const FlowId bundle = link_bundle_.at(static_cast<std::size_t>(l));
+    const FlowId bundle = bundle_on(static_cast<std::size_t>(l)).first;
     if (bundle >= 0) split(bundle, nullptr);
   }
   const FlowId id = new_flow(bytes, cap, owner);
@@ -98,14 +193,11 @@ void FlowNetwork::start_images(const std::shared_ptr<const ImageSet>& set, doubl
   const std::size_t route_links = set->route_links();
   const std::size_t images = set->images();
   // Bundled only when no other flow uses the images' links (see the header); the images may
-  // share links among themselves. Flat per-link counts, not the links' flow lists: this runs
-  // for every transfer a representative replay starts.
-  bool alone = images > 1;
-  for (const LinkId link : set->distinct_links()) {
-    const auto l = static_cast<std::size_t>(link);
-    alone = alone && link_plain_flows_.at(l) == 0 && link_bundle_[l] == kNoBundle;
-    if (!alone) break;
-  }
+  // share links among themselves. The shape's counts, not the links: this runs for every
+  // transfer a representative replay starts.
+  const std::int32_t shape = shape_of(set);
+  const Shape& sh = shapes_[static_cast<std::size_t>(shape)];
+  const bool alone = images > 1 && sh.plain == 0 && sh.bundles == 0;
   if (!alone) {
     for (std::size_t i = 0; i < images; ++i)
       start(links.subspan(i * route_links, route_links), bytes, cap, owner);
@@ -121,18 +213,14 @@ void FlowNetwork::start_images(const std::shared_ptr<const ImageSet>& set, doubl
   }
   Bundle& bd = bundles_[static_cast<std::size_t>(b)];
   bd.set = set;
+  bd.shape = shape;
   bd.touched.assign(static_cast<std::size_t>(set->components()), 0);
   bd.touched_count = 0;
   const FlowId id = new_flow(bytes, cap, owner);
   Flow& f = flows_[static_cast<std::size_t>(id)];
   f.bundle = b;
   f.images = static_cast<std::int32_t>(images);
-  const std::span<const LinkId> distinct = set->distinct_links();
-  for (std::size_t d = 0; d < distinct.size(); ++d) {
-    const auto l = static_cast<std::size_t>(distinct[d]);
-    link_bundle_[l] = id;
-    link_component_[l] = set->distinct_component()[d];
-  }
+  set_shape_bundle(shape, id);
 }
 
 void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
@@ -141,6 +229,7 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
   const std::span<const LinkId> links = bd.set->links();
   const std::size_t n = bd.set->route_links();
   const auto images = static_cast<std::size_t>(flows_[static_cast<std::size_t>(id)].images);
+  set_shape_bundle(bd.shape, kNoBundle);
   // A bundle never refilled yet (frozen is set by its first refill) has no due entry: its
   // images are refilled like any fresh flow. Otherwise they keep its rate and finish time.
   for (std::size_t i = 0; i < images; ++i) {
@@ -171,11 +260,8 @@ void FlowNetwork::split(FlowId id, std::vector<FlowId>* out) {
     f.bundle = -1;
     f.images = 1;
     f.link_count = static_cast<std::uint8_t>(n);
-    for (std::size_t k = 0; k < n; ++k) {
-      const LinkId l = links[i * n + k];
-      link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
-      f.links[k] = l;
-    }
+    for (std::size_t k = 0; k < n; ++k)
+      f.links[k] = links[i * n + k];
     attach(image);
     if (out != nullptr) out->push_back(image);
   }
@@ -208,7 +294,7 @@ void FlowNetwork::change_capacity(std::size_t link, double capacity) {
   auto& c = capacity_[link];
   if (c == capacity) return;
   c = capacity;
-  if (const FlowId bundle = link_bundle_[static_cast<std::size_t>(l)]; bundle >= 0) {
+  if (const auto [bundle, component] = bundle_on(link); bundle >= 0) {
     // Only the images of the component this change reaches are refilled (as separate flows
     // would be). The link is listed as changed too, for the images of a bundle split before
     // the refill.
@@ -216,8 +302,7 @@ void FlowNetwork::change_capacity(std::size_t link, double capacity) {
     dirty_ = true;
     Bundle& bd =
         bundles_[static_cast<std::size_t>(flows_[static_cast<std::size_t>(bundle)].bundle)];
-    std::uint8_t& touched =
-        bd.touched[static_cast<std::size_t>(link_component_[static_cast<std::size_t>(l)])];
+    std::uint8_t& touched = bd.touched[static_cast<std::size_t>(component)];
     if (!touched) {
       touched = 1;
       if (bd.touched_count++ == 0) touched_bundles_.push_back(bundle);
@@ -355,24 +440,6 @@ void FlowNetwork::fill_alone(FlowId id) {
   schedule_finish(id);
 }
 
-FlowNetwork::FillMemo& FlowNetwork::memo_of(const std::shared_ptr<const ImageSet>& set) {
-  FillMemo& memo = fill_memos_[set.get()];
-  if (memo.set.expired()) {
-    // New, or its set gone and the address taken by this one: nothing known yet.
-    memo.set = set;
-    memo.answers.clear();
-    memo.next = 0;
-  }
-  if (fill_memos_.size() > 2 * fill_memos_swept_ + 64) {
-    // Sets come and go over a long replay: drop the answers of those gone, now and then.
-    std::erase_if(fill_memos_, [&](const auto& entry) {
-      return entry.first != set.get() && entry.second.set.expired();
-    });
-    fill_memos_swept_ = fill_memos_.size();
-  }
-  return memo;  // erasing other entries leaves references to this one valid
-}
-
 bool FlowNetwork::images_share_rate(const ImageSet& set, double cap, double& rate) {
   rate = cap;
   bool same = true;
@@ -420,8 +487,8 @@ void FlowNetwork::fill_bundle(FlowId id) {
     same = images_share_rate(set, f.cap, rate);  // one pass over the links: nothing to save
   } else if (all) {
     // A set refilled before under the same capacities and cap: the answer it got then
-    // (FillMemo), the same bits as working it out again.
-    FillMemo& memo = memo_of(bd.set);
+    // (the shape's answers), the same bits as working it out again.
+    Shape& memo = shapes_[static_cast<std::size_t>(bd.shape)];
     const std::span<const LinkId> distinct = set.distinct_links();
     const FillAnswer* seen = nullptr;
     for (const FillAnswer& answer : memo.answers) {
@@ -568,12 +635,12 @@ void FlowNetwork::remove(FlowId id) {
   if (f.bundle >= 0) {
     // Alone on its links: they are free again, with no component left to refill.
     Bundle& bd = bundles_[static_cast<std::size_t>(f.bundle)];
-    for (const LinkId l : bd.set->distinct_links())
-      link_bundle_[static_cast<std::size_t>(l)] = kNoBundle;
+    set_shape_bundle(bd.shape, kNoBundle);
     bd.set.reset();
     free_bundles_.push_back(f.bundle);
     f.bundle = -1;
   }
+  count_plain(f, -1);  // a bundle has no links of its own: nothing counted
   for (std::uint8_t i = 0; i < f.link_count; ++i) {
     const LinkId l = f.links[i];
     std::vector<FlowId>& on = link_flows_[static_cast<std::size_t>(l)];

@@ -17,7 +17,9 @@
 // joining, unequal rates, or a capacity change that reaches only some of its components
 // (images joined by shared links; separate flows would be refilled a component at a time)
 // splits it into its images (state copied unchanged), which then get the exact per-flow
-// treatment.
+// treatment. What a start checks is kept per shape (the image sets of one set of links: a
+// group's collectives of several kinds and sizes), updated as flows and bundles come and go,
+// so a bundle's start and end cost the shapes sharing its links, not the links.
 
 #include <array>
 #include <cstdint>
@@ -104,16 +106,17 @@ class FlowNetwork final : public Resource {
   };
   /// A bundle's images (their links, shares and components: sim/image_set.hpp) and which
   /// components a capacity change reached since the last refill. A bundle is on no link's
-  /// flow list: link_bundle_ marks its links, which no other flow uses.
+  /// flow list: its shape, in flight, marks its links, which no other flow uses.
   struct Bundle {
     std::shared_ptr<const ImageSet> set;
+    std::int32_t shape = 0;
     std::vector<std::uint8_t> touched;
     std::int32_t touched_count = 0;
   };
-  /// An image set's last whole refills (fill_bundle): the capacities of its links and the cap
-  /// each saw, and the rate and sameness they gave. The answer is a function of those alone,
-  /// and a set's bundles are refilled many times under a few capacities (its GPUs computing
-  /// or not): a representative TP 16 collective's 2688 images over 1151 links took 40 % of a
+  /// A shape's last whole refills (fill_bundle): the capacities of its links and the cap each
+  /// saw, and the rate and sameness they gave. The answer is a function of those alone, and a
+  /// shape's bundles are refilled many times under a few capacities (its GPUs computing or
+  /// not): a representative TP 16 collective's 2688 images over 1151 links took 40 % of a
   /// replay to check image by image.
   struct FillAnswer {
     std::vector<double> capacities;  ///< parallel to the set's distinct_links()
@@ -121,15 +124,36 @@ class FlowNetwork final : public Resource {
     double rate = 0.0;
     bool same = false;
   };
-  struct FillMemo {
-    /// The set the answers are for. Weak: a set stays the launch plans' to drop (a plan keeps
-    /// a few sizes, and a miss makes a new set); an expired one's answers are forgotten, and an
-    /// address reused by a new set then finds none (a live set's address is its own).
-    std::weak_ptr<const ImageSet> set;
-    std::vector<FillAnswer> answers;  ///< up to kFillAnswers, the oldest replaced first
-    std::size_t next = 0;             ///< the entry replaced next once all are used
-  };
   static constexpr std::size_t kFillAnswers = 4;
+  /// The image sets of one set of links: a group's collectives of several kinds and sizes
+  /// start the same ring images, each kind and size from a set of its own. What a start must
+  /// know is the shape's, kept as flows come and go, so that a start and an end cost the
+  /// shapes that share a link with it, not the links (a TP 16 collective's images cross 1151):
+  /// a bundle may start when no plain flow is on its links and no bundle of a shape sharing
+  /// one is in flight.
+  struct Shape {
+    /// The first set of this shape met (its links, which a set met later is compared with):
+    /// held for the replay, one per shape (257 sets, 30 MB, on the 98 304-GPU row).
+    std::shared_ptr<const ImageSet> set;
+    std::vector<std::int32_t> overlaps;  ///< shapes sharing a link with it, itself included
+    std::int32_t bundles = 0;            ///< bundles in flight of the shapes in `overlaps`
+    std::int64_t plain = 0;              ///< plain flows on its links, once per link crossed
+    FlowId bundle = -1;                  ///< its own bundle in flight, or none
+    /// Its last whole refills (fill_bundle), up to kFillAnswers, the oldest replaced first.
+    std::vector<FillAnswer> answers;
+    std::size_t next = 0;  ///< the answer replaced next once all are used
+  };
+  /// A shape on a link, with the component of its images there.
+  struct ShapeOnLink {
+    std::int32_t shape = 0;
+    std::int32_t component = 0;
+  };
+  /// A set met before and its shape. Weak: a set stays the launch plans' to drop (a plan keeps
+  /// a few sizes, and a miss makes a new set); an address reused by a new set is met afresh.
+  struct KnownSet {
+    std::weak_ptr<const ImageSet> set;
+    std::int32_t shape = 0;
+  };
   /// A flow due at a finish time as last computed; stale once the flow's version moved on.
   struct Due {
     FlowId id;
@@ -153,8 +177,27 @@ class FlowNetwork final : public Resource {
   /// rate and all freeze at once; the minima are equal when every image has a link at the
   /// lowest c/k (or the cap is lower still).
   bool images_share_rate(const ImageSet& set, double cap, double& rate);
-  /// The memo of `set`'s refills, emptied if it was another (expired) set's.
-  FillMemo& memo_of(const std::shared_ptr<const ImageSet>& set);
+  /// The shape of `set`, made when no set of its links was met before.
+  std::int32_t shape_of(const std::shared_ptr<const ImageSet>& set);
+  /// The bundle in flight on link `l` (with its images' component there), or kNoBundle. From
+  /// flat arrays for the first shape met on the link (most links have one): a replay asks at
+  /// every capacity change, tens of millions of times on a TP 16 layout of the 1T model.
+  std::pair<FlowId, std::int32_t> bundle_on(std::size_t l) const {
+    const FirstShape& first = link_first_shape_[l];
+    if (first.shape < 0) return {kNoBundle, 0};
+    if (const FlowId bundle = shape_bundle_[static_cast<std::size_t>(first.shape)]; bundle >= 0)
+      return {bundle, first.component};
+    return first.more ? bundle_on_others(l) : std::pair<FlowId, std::int32_t>{kNoBundle, 0};
+  }
+  /// The same among the other shapes on the link.
+  std::pair<FlowId, std::int32_t> bundle_on_others(std::size_t l) const;
+  /// Marks `shape`'s bundle `id` in flight, or (kNoBundle) none.
+  void set_shape_bundle(std::int32_t shape, FlowId id);
+  /// Calls visit(ShapeOnLink) for each shape on link `l`, the first met first.
+  template <class Visit>
+  void for_each_shape_on(std::size_t l, Visit visit) const;
+  /// Counts plain flow `f` on (+1) or off (-1) the shapes of its links.
+  void count_plain(const Flow& f, std::int32_t delta);
   /// Refills the components touched since the last call (see recompute's comment).
   void recompute();
   /// Collects into component_ every flow connected to `seed` not yet reached in this search.
@@ -176,15 +219,27 @@ class FlowNetwork final : public Resource {
   std::vector<std::uint32_t> link_visited_;      ///< the last search that reached each link
   std::vector<std::int32_t> link_plain_flows_;   ///< link_flows_[l].size(), kept flat
   static constexpr FlowId kNoBundle = -1;
-  std::vector<FlowId> link_bundle_;       ///< the bundle alone on each link, or kNoBundle
-  std::vector<std::int32_t> link_component_;  ///< its images' component there
+  std::vector<Shape> shapes_;
+  /// The first shape met on each link (shape -1: none), and whether more are: flat, for
+  /// bundle_on; the others by link in more_shapes_ (few links have several).
+  struct FirstShape {
+    std::int32_t shape = -1;
+    std::int32_t component = 0;
+    bool more = false;
+  };
+  std::vector<FirstShape> link_first_shape_;
+  std::unordered_map<std::size_t, std::vector<ShapeOnLink>> more_shapes_;
+  std::vector<FlowId> shape_bundle_;  ///< Shape::bundle, flat for bundle_on
+  std::unordered_map<std::uint64_t, std::vector<std::int32_t>> shapes_by_links_;  ///< by hash
+  std::unordered_map<const ImageSet*, KnownSet> known_sets_;
+  std::size_t known_sets_swept_ = 0;        ///< known_sets_'s size after its last sweep
+  std::vector<std::uint32_t> shape_marks_;  ///< shape_of's flags, one per shape
+  std::uint32_t shape_search_ = 0;
   std::vector<FlowId> touched_bundles_;   ///< bundles a capacity change reached since the refill
   std::vector<Bundle> bundles_;
   std::vector<std::int32_t> free_bundles_;
   std::vector<FlowId> images_;  ///< split's output
   std::vector<double> ratio_;   ///< images_share_rate's c/k per distinct link
-  std::unordered_map<const ImageSet*, FillMemo> fill_memos_;
-  std::size_t fill_memos_swept_ = 0;  ///< fill_memos_'s size after its last sweep of expired sets
   std::uint32_t search_ = 0;
   std::vector<Flow> flows_;
   std::vector<FlowId> free_slots_;

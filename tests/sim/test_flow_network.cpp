@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -292,6 +293,37 @@ TEST_CASE("links checked for a bundle that could not form are free again afterwa
   CHECK(drain(net).size() == 4);
   net.start_images(std::vector<LinkId>{2, 1}, 1, 1e6, inf, 6);
   CHECK(net.active_count() == 1);
+}
+
+TEST_CASE("image sets of the same links are one shape; one met with flows in flight counts them") {
+  FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB, 1 * kGB});
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto a = std::make_shared<const ImageSet>(std::vector<LinkId>{0, 1}, 1);
+  const auto b = std::make_shared<const ImageSet>(std::vector<LinkId>{0, 1}, 1);  // a's links
+  net.start_images(a, 1e6, inf, 1);
+  CHECK(net.active_count() == 1);
+  // b's links carry a's bundle: b's images start as flows, and split a's bundle.
+  net.start_images(b, 1e6, inf, 2);
+  CHECK(net.active_count() == 4);
+  CHECK(drain(net).size() == 4);
+  net.start_images(b, 1e6, inf, 3);
+  CHECK(net.active_count() == 1);
+  // Met while b's bundle is in flight on link 1: c's start is not bundled.
+  const auto c = std::make_shared<const ImageSet>(std::vector<LinkId>{1, 2}, 1);
+  net.start_images(c, 1e6, inf, 4);
+  CHECK(net.active_count() == 4);
+  CHECK(drain(net).size() == 4);
+  // Met while a plain flow is on link 3: not bundled until the flow has left.
+  net.start(std::vector<LinkId>{3}, 1e6, inf, 5);
+  const auto d = std::make_shared<const ImageSet>(std::vector<LinkId>{2, 3}, 1);
+  net.start_images(d, 1e6, inf, 6);
+  CHECK(net.active_count() == 3);
+  CHECK(drain(net).size() == 3);
+  net.start_images(d, 1e6, inf, 7);
+  net.start_images(a, 1e6, inf, 8);  // no link shared with d: bundled beside it
+  CHECK(net.active_count() == 2);
+  const auto done = drain(net);
+  CHECK(done.size() == 4);
 }
 
 TEST_CASE("an image set knows each link's share and the images' components") {
