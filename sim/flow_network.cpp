@@ -104,7 +104,6 @@ void FlowNetwork::set_shape_bundle(std::int32_t shape, FlowId id) {
 std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
   KnownSet& known = known_sets_[set.get()];
   if (!known.set.expired()) return known.shape;  // a live set's address is its own
-  known.set = set;
   const std::span<const LinkId> links = set->links();
   std::uint64_t hash = set->route_links();
   for (const LinkId l : links)
@@ -115,42 +114,58 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
     return other.route_links() == set->route_links() &&
            std::equal(links.begin(), links.end(), other.links().begin(), other.links().end());
   });
-  if (same != alike.end()) {
-    known.shape = *same;
-  } else {
-    // A new shape: the shapes it shares a link with, the flows already on its links.
-    const auto k = static_cast<std::int32_t>(shapes_.size());
+  std::int32_t shape = same != alike.end() ? *same : static_cast<std::int32_t>(shapes_.size());
+  if (same == alike.end()) {
+    // A new shape: the shapes it shares a link with, the flows already on its links. Every
+    // allocation first, then the links and the other shapes told, which cannot fail: a failed
+    // allocation leaves no shape half known.
     Shape sh;
     sh.set = set;
-    shape_marks_.push_back(0);
-    ++shape_search_;
     const std::span<const LinkId> distinct = set->distinct_links();
-    for (std::size_t d = 0; d < distinct.size(); ++d) {
-      const auto l = static_cast<std::size_t>(distinct[d]);
+    shape_marks_.resize(shapes_.size() + 1, 0);
+    ++shape_search_;
+    for (const LinkId link : distinct) {
+      const auto l = static_cast<std::size_t>(link);
       sh.plain += link_plain_flows_[l];
       for_each_shape_on(l, [&](const ShapeOnLink& on) {
         auto& mark = shape_marks_[static_cast<std::size_t>(on.shape)];
         if (mark == shape_search_) return;
         mark = shape_search_;
-        Shape& other = shapes_[static_cast<std::size_t>(on.shape)];
         sh.overlaps.push_back(on.shape);
-        other.overlaps.push_back(k);
-        if (other.bundle >= 0) ++sh.bundles;
+        if (shapes_[static_cast<std::size_t>(on.shape)].bundle >= 0) ++sh.bundles;
       });
-      FirstShape& first = link_first_shape_[l];
-      if (first.shape < 0) {
-        first = {k, set->distinct_component()[d], false};
-      } else {
-        first.more = true;
-        more_shapes_[l].push_back({k, set->distinct_component()[d]});
+      if (link_first_shape_[l].shape >= 0) {
+        std::vector<ShapeOnLink>& more = more_shapes_[l];
+        more.reserve(more.size() + 1);
       }
     }
-    sh.overlaps.push_back(k);
+    for (const std::int32_t other : sh.overlaps) {
+      std::vector<std::int32_t>& theirs = shapes_[static_cast<std::size_t>(other)].overlaps;
+      theirs.reserve(theirs.size() + 1);
+    }
+    sh.overlaps.push_back(shape);
+    shapes_.reserve(shapes_.size() + 1);
+    shape_bundle_.reserve(shape_bundle_.size() + 1);
+    alike.reserve(alike.size() + 1);
+    for (const std::int32_t other : sh.overlaps) {
+      if (other != shape) shapes_[static_cast<std::size_t>(other)].overlaps.push_back(shape);
+    }
+    for (std::size_t d = 0; d < distinct.size(); ++d) {
+      FirstShape& first = link_first_shape_[static_cast<std::size_t>(distinct[d])];
+      if (first.shape < 0) {
+        first = {shape, set->distinct_component()[d], false};
+      } else {
+        first.more = true;
+        more_shapes_[static_cast<std::size_t>(distinct[d])].push_back(
+            {shape, set->distinct_component()[d]});
+      }
+    }
     shapes_.push_back(std::move(sh));
     shape_bundle_.push_back(kNoBundle);
-    alike.push_back(k);
-    known.shape = k;
+    alike.push_back(shape);
   }
+  known.set = set;
+  known.shape = shape;
   if (known_sets_.size() > 2 * known_sets_swept_ + 64) {
     // Sets come and go over a long replay: forget those gone, now and then.
     std::erase_if(known_sets_, [&](const auto& entry) {
@@ -158,7 +173,7 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
     });
     known_sets_swept_ = known_sets_.size();
   }
-  return known.shape;  // erasing other entries leaves references to this one valid
+  return shape;
 }
 
 FlowId FlowNetwork::start(std::span<const LinkId> route, double bytes, double cap,

@@ -13,7 +13,8 @@
 // the compute floor (ReducedFit::compute_floor) is the busiest GPU's replayed sum or the
 // replayed time, each at least this. What it saves: a 2D 16 × 16 grid's compute floor replays
 // 256 GPUs (about 1 s of one core each on the 1T row), this sum builds one GPU's Programs; the
-// search replays the tensor block only for the layouts whose kernel floor reaches the front.
+// search tallies the tensor block's traffic, then replays it, only for the layouts whose
+// floors so far leave them at the front.
 
 #include <cstdint>
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <exception>
 #include <limits>
 #include <map>
 #include <memory>
@@ -246,13 +247,13 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
         describe(layouts[lowest_floor->second])));
   }
 
-  // Time floors, each taken only where the one before leaves a layout at the front: first one
-  // GPU's kernels summed (kernel_floor.hpp) for every survivor; then, lazily, for a batch at
-  // the front, the tensor block replayed alone (its compute floor and a lower bound on its
-  // peak, which prunes), and the busiest link's traffic (traffic_floor.hpp). A batch whose
-  // layouts have all three is estimated. Every floor is a lower bound on the layout's time, and
-  // a layout is estimated at no less than its floor, so the 4·K best estimates do not depend on
-  // which floors were taken; where compute or communication dominates, a floor sends a layout
+  // Time floors, each taken only where the ones before leave a layout at the front: first one
+  // GPU's kernels summed (kernel_floor.hpp) for every survivor, with a peak that prunes; then,
+  // lazily, for a batch at the front, the tensor block's link traffic (traffic_floor.hpp on the
+  // compute layout), the tensor block replayed alone (its compute floor, and a peak that
+  // prunes), and the reduced layout's busiest link. A batch whose layouts have all four is
+  // estimated. Every floor is a lower bound on the layout's time and a layout is estimated at
+  // no less than its floor; where compute or communication dominates, a floor sends a layout
   // far back, often past where the search stops, unreplayed.
   FitMemo own;
   FitMemo& memo = options.memo ? *options.memo : own;
@@ -298,10 +299,10 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
   FitCache<ReducedFit> reduced(memo.replays, &memo.programs);
   std::vector<Time> best_times;  // estimated times of the ranked, sorted
   std::size_t next = 0;
-  // Takes the next floor for the layouts of the front batch that lack it (first the compute
-  // floor, then the traffic floor): raises theirs, drops those it prunes (no compute fit: the
-  // executor rejects the tensor block; its peak over the limit) and re-sorts the rest. False
-  // when every layout of the batch has both.
+  // Takes the next floor for the layouts of the front batch that lack it (the tensor block's
+  // traffic, its compute floor, the reduced layout's traffic): raises theirs, drops those it
+  // prunes (no compute fit: the executor rejects the tensor block; its peak over the limit)
+  // and re-sorts the rest. False when every layout of the batch has all of them.
   const auto raise_front = [&](std::size_t end_batch) {
     for (const Floors stage : {kernels_only, block_tallied, computed}) {
       std::vector<std::size_t> batch;
@@ -419,12 +420,16 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       ++n;
     return n;
   };
-  // The workers a round leaves idle (3 layouts on 2 threads) replay ahead: first the reference
-  // layout, then the next layouts of the replay order within the budget, kept for the rounds
-  // that ask for them (what none asks for is dropped, so the result does not depend on the
-  // workers, only the time does).
-  const std::size_t workers = parallel_width(options.threads) *
-                              (spreads(options.processes) ? options.processes->size() : 1);
+  // The workers a round leaves idle (3 layouts on 2 threads) replay ahead: the next layouts
+  // of the replay order within the budget, kept for the rounds that ask for them. What none
+  // asks for is dropped, and one that fails ahead is replayed again when asked (and fails
+  // then, as it would have): the threads change the time, not the result. The first round
+  // also replays the reference layout, first (the scenario's own: often the longest).
+  const std::size_t workers =
+      spreads(options.processes)
+          ? options.processes->size() *
+                (options.threads == 0 ? options.processes->threads() : options.threads)
+          : parallel_width(options.threads);
   std::map<std::size_t, ReplayedLayout> ahead;  // by place in replay_order
   bool reference_due = options.reference.has_value();
   while (replayed < budget) {
@@ -432,34 +437,49 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
                                   ? std::min(options.top - out.best.size(), budget - replayed)
                                   : estimated_faster(replayed);
     if (round == 0) break;
-    std::vector<std::size_t> places;
+    std::vector<std::size_t> places;  // the round's own first, then those ahead
     for (std::size_t j = replayed; j < replayed + round; ++j) {
       if (!ahead.contains(j)) places.push_back(j);
     }
+    const std::size_t asked = places.size();
     const std::size_t reference_items = reference_due ? 1 : 0;
-    const std::size_t wanted = places.size() + reference_items;
+    const std::size_t wanted = asked + reference_items;
     const std::size_t spare = (workers - wanted % workers) % workers;
-    for (std::size_t j = replayed + round;
-         j < budget && places.size() < wanted + spare - reference_items; ++j) {
+    for (std::size_t j = replayed + round; j < budget && places.size() < asked + spare; ++j) {
       if (!ahead.contains(j)) places.push_back(j);
     }
-    // The reference first: it is the scenario's own layout, often the longest replay.
-    std::vector<ReplayedLayout> replays = run_all<ReplayedLayout>(
+    std::vector<std::optional<ReplayedLayout>> replays = run_all<std::optional<ReplayedLayout>>(
         places.size() + reference_items, options, "replay",
-        [&](std::size_t j) {
-          const bool reference = j < reference_items;
-          const Layout& layout = reference
-                                     ? *options.reference
-                                     : out.ranked[replay_order[places[j - reference_items]]].layout;
-          return replay_layout(model, hardware, layout, global_batch, &memo.op_lists);
+        [&](std::size_t j) -> std::optional<ReplayedLayout> {
+          if (j < reference_items)
+            return replay_layout(model, hardware, *options.reference, global_batch, &memo.op_lists);
+          const std::size_t k = j - reference_items;
+          const Layout& layout = out.ranked[replay_order[places[k]]].layout;
+          if (k < asked)
+            return replay_layout(model, hardware, layout, global_batch, &memo.op_lists);
+          try {
+            return replay_layout(model, hardware, layout, global_batch, &memo.op_lists);
+          } catch (const std::exception&) {
+            return std::nullopt;  // replayed again if a round asks for it
+          }
         },
-        encode_replayed, decode_replayed);
+        [](ByteWriter& out_bytes, const std::optional<ReplayedLayout>& r) {
+          out_bytes.put(r.has_value());
+          if (r) encode_replayed(out_bytes, *r);
+        },
+        [](ByteReader& in) -> std::optional<ReplayedLayout> {
+          if (!in.get<bool>()) return std::nullopt;
+          return decode_replayed(in);
+        });
     if (reference_due) {
-      out.reference = std::move(replays.front());
+      out.reference = std::move(*replays.front());
+      out.reference->candidate.layout = *options.reference;  // not carried between processes
       reference_due = false;
     }
-    for (std::size_t j = 0; j < places.size(); ++j)
-      ahead.emplace(places[j], std::move(replays[j + reference_items]));
+    for (std::size_t k = 0; k < places.size(); ++k) {
+      if (replays[k + reference_items])
+        ahead.emplace(places[k], std::move(*replays[k + reference_items]));
+    }
     for (std::size_t j = replayed; j < replayed + round; ++j) {
       const auto it = ahead.find(j);
       ReplayedLayout r = std::move(it->second);

@@ -29,9 +29,9 @@
 //
 // Deterministic: the reduced replays and full replays run on `threads` threads, each into
 // its own slot, merged in enumeration order; ties in time are broken by enumeration order.
-// Workers a round of full replays leaves idle replay ahead (SearchOptions::reference, then the
-// next layouts of the replay order), kept for the rounds that ask for them: the threads change
-// the time, not which layouts the result holds.
+// Workers a round of full replays leaves idle replay ahead (the next layouts of the replay
+// order), kept for the rounds that ask for them: the threads change the time, not which layouts
+// the result holds. SearchOptions::reference is replayed in the first round.
 
 #include <cstddef>
 #include <cstdint>
@@ -68,7 +68,8 @@ struct SearchOptions {
   /// training-time's grid); null: this search's own.
   FitMemo* memo = nullptr;
   /// A layout to replay in full beside the search's own replays (`plan`: the scenario's, set
-  /// against the best), on a worker a round leaves idle; its result in SearchResult::reference.
+  /// against the best), in the first round of full replays; its result in
+  /// SearchResult::reference.
   std::optional<Layout> reference;
 };
 

@@ -1,7 +1,8 @@
 #pragma once
 // The four Programs of a reduced layout's runs (l, m in {1, 2}) are built for its traffic
-// floor and, when the search goes on to estimate the layout, again for its reduced fit: a
-// shelf keeps the Programs of the layouts tallied last for their fits. A search estimates the
+// floor and, when the search goes on to estimate the layout, again for its reduced fit (the
+// same for a compute layout, its block's traffic floor then its compute floor): a shelf keeps
+// the Programs of the layouts tallied last for their fits. A search estimates the
 // front of its order right after tallying it, so most fits find theirs; a fit whose Programs
 // were dropped builds them again (the same Programs: only the work differs).
 

@@ -8,6 +8,8 @@
 // (ZeRO-3 gathering every layer over thousands of GPUs, tensor groups across nodes) this floor
 // is far above the tensor block's compute floor, and `plan` bounds such layouts out without
 // replaying them (layout_search.hpp). The tally costs a few Program builds, not a replay.
+// `plan` also tallies a layout's compute_layout (its tensor block alone, d = 1): the block's
+// own traffic, part of every layout's on it, so a floor for them all.
 //
 // Extrapolated like the estimate, the floor shares its approximation at pipeline size p > 1:
 // the one stage carries the embedding's and the head's traffic, which p stages split; ZeRO 2

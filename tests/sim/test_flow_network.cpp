@@ -295,7 +295,8 @@ TEST_CASE("links checked for a bundle that could not form are free again afterwa
   CHECK(net.active_count() == 1);
 }
 
-TEST_CASE("image sets of the same links are one shape; one met with flows in flight counts them") {
+TEST_CASE(
+    "image sets of the same links are one shape, and one met with flows in flight counts them") {
   FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB, 1 * kGB});
   const double inf = std::numeric_limits<double>::infinity();
   const auto a = std::make_shared<const ImageSet>(std::vector<LinkId>{0, 1}, 1);
