@@ -76,9 +76,10 @@ class CommLauncher {
   /// Ops taking part in activity `id`.
   std::span<const Participant> participants(std::int32_t id) const;
 
-  /// A flow owned by activity `id` finished; true when it was the activity's last.
-  bool flow_finished(std::int32_t id) {
-    if (--activities_[static_cast<std::size_t>(id)].flows_left != 0) return false;
+  /// `images` flows owned by activity `id` finished (a bundle's at once); true when they were
+  /// the activity's last.
+  bool flow_finished(std::int32_t id, std::int32_t images = 1) {
+    if ((activities_[static_cast<std::size_t>(id)].flows_left -= images) != 0) return false;
     if (fold_ != nullptr) release_marks(id);
     return true;
   }

@@ -71,8 +71,8 @@ void FlowNetwork::for_each_shape_on(std::size_t l, Visit visit) const {
   const FirstShape& first = link_first_shape_[l];
   if (first.shape < 0) return;
   visit(ShapeOnLink{first.shape, first.component});
-  if (!first.more) return;
-  for (const ShapeOnLink& on : more_shapes_.at(l))
+  if (first.more < 0) return;
+  for (const ShapeOnLink& on : more_shapes_[static_cast<std::size_t>(first.more)])
     visit(on);
 }
 
@@ -85,7 +85,7 @@ void FlowNetwork::count_plain(const Flow& f, std::int32_t delta) {
 }
 
 std::pair<FlowId, std::int32_t> FlowNetwork::bundle_on_others(std::size_t l) const {
-  for (const ShapeOnLink& on : more_shapes_.at(l)) {
+  for (const ShapeOnLink& on : more_shapes_[static_cast<std::size_t>(link_first_shape_[l].more)]) {
     const FlowId bundle = shape_bundle_[static_cast<std::size_t>(on.shape)];
     if (bundle >= 0) return {bundle, on.component};
   }
@@ -124,8 +124,9 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
     const std::span<const LinkId> distinct = set->distinct_links();
     shape_marks_.resize(shapes_.size() + 1, 0);
     ++shape_search_;
-    for (const LinkId link : distinct) {
-      const auto l = static_cast<std::size_t>(link);
+    std::vector<std::int32_t> more_of(distinct.size(), -1);  // the list each link's goes to
+    for (std::size_t d = 0; d < distinct.size(); ++d) {
+      const auto l = static_cast<std::size_t>(distinct[d]);
       sh.plain += link_plain_flows_[l];
       for_each_shape_on(l, [&](const ShapeOnLink& on) {
         auto& mark = shape_marks_[static_cast<std::size_t>(on.shape)];
@@ -134,8 +135,11 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
         sh.overlaps.push_back(on.shape);
         if (shapes_[static_cast<std::size_t>(on.shape)].bundle >= 0) ++sh.bundles;
       });
-      if (link_first_shape_[l].shape >= 0) {
-        std::vector<ShapeOnLink>& more = more_shapes_[l];
+      if (const FirstShape& first = link_first_shape_[l]; first.shape >= 0) {
+        // A link's second shape opens its list (told to the link below, once nothing can fail).
+        more_of[d] = first.more >= 0 ? first.more : static_cast<std::int32_t>(more_shapes_.size());
+        if (first.more < 0) more_shapes_.emplace_back();
+        std::vector<ShapeOnLink>& more = more_shapes_[static_cast<std::size_t>(more_of[d])];
         more.reserve(more.size() + 1);
       }
     }
@@ -153,10 +157,10 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
     for (std::size_t d = 0; d < distinct.size(); ++d) {
       FirstShape& first = link_first_shape_[static_cast<std::size_t>(distinct[d])];
       if (first.shape < 0) {
-        first = {shape, set->distinct_component()[d], false};
+        first = {shape, set->distinct_component()[d], -1};
       } else {
-        first.more = true;
-        more_shapes_[static_cast<std::size_t>(distinct[d])].push_back(
+        first.more = more_of[d];
+        more_shapes_[static_cast<std::size_t>(more_of[d])].push_back(
             {shape, set->distinct_component()[d]});
       }
     }
@@ -704,6 +708,13 @@ void FlowNetwork::sort_ids(std::vector<FlowId>& ids) {
 }
 
 void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
+  completed_.clear();
+  take_completed(completed_);
+  for (const Completed& c : completed_)
+    owners.insert(owners.end(), static_cast<std::size_t>(c.images), c.owner);
+}
+
+void FlowNetwork::take_completed(std::vector<Completed>& done) {
   if (dirty_) recompute();
   // Finished flows are handed back in slot order so the owners' order never depends on the
   // order in which their finish times were recorded.
@@ -721,7 +732,7 @@ void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
   sort_ids(scratch_);
   for (const FlowId id : scratch_) {
     const Flow& f = flows_[static_cast<std::size_t>(id)];
-    owners.insert(owners.end(), static_cast<std::size_t>(f.images), f.owner);
+    done.push_back({f.owner, f.images});
     remove(id);
   }
   dirty_ = true;

@@ -70,8 +70,16 @@ class FlowNetwork final : public Resource {
   Time next_completion() override;
   void advance(Time dt) override;
 
-  /// Removes the flows that have completed at the present instant and appends their owners
-  /// to `owners`, once per image (in flow-slot order, so deterministic).
+  /// A flow that completed: its owner and how many images it stood for.
+  struct Completed {
+    std::int32_t owner = 0;
+    std::int32_t images = 1;
+  };
+  /// Removes the flows that have completed at the present instant and appends them to `done`
+  /// (in flow-slot order, so deterministic): a bundle once, with its images, where the replay
+  /// used to count 2688 images of one TP collective down one by one.
+  void take_completed(std::vector<Completed>& done);
+  /// The same, each owner appended once per image.
   void take_completed(std::vector<std::int32_t>& owners);
 
   /// Current rate of an active flow in bytes/s (after any pending recomputation).
@@ -187,7 +195,7 @@ class FlowNetwork final : public Resource {
     if (first.shape < 0) return {kNoBundle, 0};
     if (const FlowId bundle = shape_bundle_[static_cast<std::size_t>(first.shape)]; bundle >= 0)
       return {bundle, first.component};
-    return first.more ? bundle_on_others(l) : std::pair<FlowId, std::int32_t>{kNoBundle, 0};
+    return first.more >= 0 ? bundle_on_others(l) : std::pair<FlowId, std::int32_t>{kNoBundle, 0};
   }
   /// The same among the other shapes on the link.
   std::pair<FlowId, std::int32_t> bundle_on_others(std::size_t l) const;
@@ -221,14 +229,14 @@ class FlowNetwork final : public Resource {
   static constexpr FlowId kNoBundle = -1;
   std::vector<Shape> shapes_;
   /// The first shape met on each link (shape -1: none), and whether more are: flat, for
-  /// bundle_on; the others by link in more_shapes_ (few links have several).
+  /// bundle_on; the others in the link's list of more_shapes_ (few links have several).
   struct FirstShape {
     std::int32_t shape = -1;
     std::int32_t component = 0;
-    bool more = false;
+    std::int32_t more = -1;  ///< the link's list in more_shapes_, or -1
   };
   std::vector<FirstShape> link_first_shape_;
-  std::unordered_map<std::size_t, std::vector<ShapeOnLink>> more_shapes_;
+  std::vector<std::vector<ShapeOnLink>> more_shapes_;
   std::vector<FlowId> shape_bundle_;  ///< Shape::bundle, flat for bundle_on
   std::unordered_map<std::uint64_t, std::vector<std::int32_t>> shapes_by_links_;  ///< by hash
   std::unordered_map<const ImageSet*, KnownSet> known_sets_;
@@ -245,6 +253,7 @@ class FlowNetwork final : public Resource {
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
+  std::vector<Completed> completed_;      ///< take_completed's by owners
   std::vector<std::uint8_t> slot_marks_;  ///< sort_ids' flags, one per flow slot
   std::vector<FlowId> component_;
   std::vector<LinkId> component_links_;

@@ -132,7 +132,7 @@ struct Simulation::State {
   CommLauncher comm;
   std::vector<RankState> ranks;
   std::vector<std::pair<std::int32_t, std::int32_t>> worklist;  ///< (rank index, stream)
-  std::vector<std::int32_t> completed_owners;
+  std::vector<FlowNetwork::Completed> completed_flows;
   double slow_rate = 1.0;
   LinkId engine_base = -1;  ///< first communication-engine link; -1 when there are none
   double engine_idle = 0.0;
@@ -262,12 +262,12 @@ struct Simulation::State {
   }
 
   void on_resource(std::size_t) {
-    completed_owners.clear();
-    flows.take_completed(completed_owners);
-    for (const std::int32_t owner : completed_owners) {
-      if (comm.flow_finished(owner)) {
-        engine.schedule(engine.now() + comm.activity(owner).latency, Priority::completion,
-                        kActivityDone, owner);
+    completed_flows.clear();
+    flows.take_completed(completed_flows);
+    for (const FlowNetwork::Completed& done : completed_flows) {
+      if (comm.flow_finished(done.owner, done.images)) {
+        engine.schedule(engine.now() + comm.activity(done.owner).latency, Priority::completion,
+                        kActivityDone, done.owner);
       }
     }
   }
