@@ -2,7 +2,7 @@
 // layout search of each (GPUs, batch) point given, one after another on one thread with one
 // shared FitMemo (as training-time runs each point: top 1, threads 1), and prints per point
 // its wall time, the search's counts, its best layout (or why it has none) and the time of
-// each phase (bound, traffic, estimate, replay; `other` is enumeration and pruning, as
+// each phase (kernels, traffic, bound, estimate, replay; `other` is enumeration and pruning, as
 // `plan` and `training-time` print them: cli/phase_clock.hpp).
 // Usage: bench_search_points SCENARIO.yaml GPUS:BATCH [GPUS:BATCH ...]
 // (default: the Llama 3 405B scenario at 16384:16384, the point that bounds its training-time
@@ -71,8 +71,8 @@ int main(int argc, char** argv) {
     const Scenario scenario = inputs::load_scenario(scenario_path);
     const hw::HardwareProfile hardware = inputs::scenario_hardware(scenario);
     sim::FitMemo memo;
-    fmt::print("{:>6} {:>6} {:>8}  {:>5} {:>7} {:>7} {:>5}  best; phases\n", "GPUs", "batch",
-               "wall s", "fits", "tallied", "bounded", "repl.");
+    fmt::print("{:>6} {:>6} {:>8}  {:>7} {:>5} {:>5} {:>7} {:>7} {:>5}  best; phases\n", "GPUs",
+               "batch", "wall s", "kernels", "block", "fits", "tallied", "bounded", "repl.");
     double total = 0.0;
     for (const auto& [gpus, batch] : points) {
       sim::SearchOptions options;
@@ -95,9 +95,10 @@ int main(int argc, char** argv) {
       clock.tick("other", 0);  // the search's work after its last progress call
       const double wall = clock.elapsed_s();
       total += wall;
-      fmt::print("{:>6} {:>6} {:>8.1f}  {:>5} {:>7} {:>7} {:>5}  {}; {}\n", gpus, batch, wall,
-                 result.reduced_layouts, result.traffic_layouts, result.bounded_out,
-                 result.replayed, best, clock.summary());
+      fmt::print("{:>6} {:>6} {:>8.1f}  {:>7} {:>5} {:>5} {:>7} {:>7} {:>5}  {}; {}\n", gpus, batch,
+                 wall, result.kernel_layouts, result.compute_layouts, result.reduced_layouts,
+                 result.traffic_layouts, result.bounded_out, result.replayed, best,
+                 clock.summary());
       std::fflush(stdout);
     }
     fmt::print("{} points in {:.1f} s\n", points.size(), total);

@@ -327,6 +327,35 @@ TEST_CASE(
   CHECK(done.size() == 4);
 }
 
+TEST_CASE("a finished bundle is handed back once with its images, split ones once each") {
+  FlowNetwork net({1 * kGB, 1 * kGB, 1 * kGB, 1 * kGB});
+  const double inf = std::numeric_limits<double>::infinity();
+  net.start_images(std::vector<LinkId>{0, 1, 2}, 1, 1e6, inf, 7);  // one bundle of 3
+  net.start(std::vector<LinkId>{3}, 1e6, inf, 8);
+  net.advance(net.next_completion());
+  std::vector<FlowNetwork::Completed> done;
+  net.take_completed(done);
+  REQUIRE(done.size() == 2);
+  CHECK(done[0].owner == 7);
+  CHECK(done[0].images == 3);
+  CHECK(done[1].owner == 8);
+  CHECK(done[1].images == 1);
+  // Split by a flow joining one image's link: its images come back one by one.
+  net.start_images(std::vector<LinkId>{0, 1}, 1, 1e6, inf, 9);
+  net.start(std::vector<LinkId>{0}, 2e6, inf, 10);
+  done.clear();
+  while (net.active_count() > 0) {
+    net.advance(net.next_completion());
+    net.take_completed(done);
+  }
+  std::int32_t images_of_9 = 0;
+  for (const FlowNetwork::Completed& c : done) {
+    CHECK(c.images == 1);
+    images_of_9 += c.owner == 9 ? 1 : 0;
+  }
+  CHECK(images_of_9 == 2);
+}
+
 TEST_CASE("an image set knows each link's share and the images' components") {
   // Images: {0, 1}, {2, 1}, {3, 4}, {4, 5}: link 1 joins images 0 and 1, link 4 images 2 and 3.
   const ImageSet set({0, 1, 2, 1, 3, 4, 4, 5}, 2);
