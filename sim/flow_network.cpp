@@ -93,11 +93,9 @@ std::pair<FlowId, std::int32_t> FlowNetwork::bundle_on_others(std::size_t l) con
 }
 
 void FlowNetwork::set_shape_bundle(std::int32_t shape, FlowId id) {
-  Shape& sh = shapes_[static_cast<std::size_t>(shape)];
   const std::int32_t delta = id >= 0 ? 1 : -1;
-  sh.bundle = id;
   shape_bundle_[static_cast<std::size_t>(shape)] = id;
-  for (const std::int32_t other : sh.overlaps)
+  for (const std::int32_t other : shapes_[static_cast<std::size_t>(shape)].overlaps)
     shapes_[static_cast<std::size_t>(other)].bundles += delta;
 }
 
@@ -133,7 +131,7 @@ std::int32_t FlowNetwork::shape_of(const std::shared_ptr<const ImageSet>& set) {
         if (mark == shape_search_) return;
         mark = shape_search_;
         sh.overlaps.push_back(on.shape);
-        if (shapes_[static_cast<std::size_t>(on.shape)].bundle >= 0) ++sh.bundles;
+        if (shape_bundle_[static_cast<std::size_t>(on.shape)] >= 0) ++sh.bundles;
       });
       if (const FirstShape& first = link_first_shape_[l]; first.shape >= 0) {
         // A link's second shape opens its list (told to the link below, once nothing can fail).
@@ -708,9 +706,9 @@ void FlowNetwork::sort_ids(std::vector<FlowId>& ids) {
 }
 
 void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
-  completed_.clear();
-  take_completed(completed_);
-  for (const Completed& c : completed_)
+  std::vector<Completed> done;
+  take_completed(done);
+  for (const Completed& c : done)
     owners.insert(owners.end(), static_cast<std::size_t>(c.images), c.owner);
 }
 

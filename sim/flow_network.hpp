@@ -146,7 +146,6 @@ class FlowNetwork final : public Resource {
     std::vector<std::int32_t> overlaps;  ///< shapes sharing a link with it, itself included
     std::int32_t bundles = 0;            ///< bundles in flight of the shapes in `overlaps`
     std::int64_t plain = 0;              ///< plain flows on its links, once per link crossed
-    FlowId bundle = -1;                  ///< its own bundle in flight, or none
     /// Its last whole refills (fill_bundle), up to kFillAnswers, the oldest replaced first.
     std::vector<FillAnswer> answers;
     std::size_t next = 0;  ///< the answer replaced next once all are used
@@ -237,7 +236,7 @@ class FlowNetwork final : public Resource {
   };
   std::vector<FirstShape> link_first_shape_;
   std::vector<std::vector<ShapeOnLink>> more_shapes_;
-  std::vector<FlowId> shape_bundle_;  ///< Shape::bundle, flat for bundle_on
+  std::vector<FlowId> shape_bundle_;  ///< each shape's bundle in flight, or kNoBundle
   std::unordered_map<std::uint64_t, std::vector<std::int32_t>> shapes_by_links_;  ///< by hash
   std::unordered_map<const ImageSet*, KnownSet> known_sets_;
   std::size_t known_sets_swept_ = 0;        ///< known_sets_'s size after its last sweep
@@ -253,7 +252,6 @@ class FlowNetwork final : public Resource {
   std::vector<FlowId> free_slots_;
   std::vector<FlowId> active_;
   std::vector<FlowId> scratch_;
-  std::vector<Completed> completed_;      ///< take_completed's by owners
   std::vector<std::uint8_t> slot_marks_;  ///< sort_ids' flags, one per flow slot
   std::vector<FlowId> component_;
   std::vector<LinkId> component_links_;

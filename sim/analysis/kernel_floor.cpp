@@ -92,11 +92,10 @@ KernelFloor::KernelFloor(const ModelSpec& model, const Layout& compute,
 LayoutEstimate KernelFloor::floor(const ModelSpec& model, const Layout& layout,
                                   std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
-  const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
   const auto L = static_cast<double>(largest_stage_layers(model, plan));
   LayoutEstimate out;
-  out.iteration = iteration_floor(plan, micro_batches, L, busy_s_.a + busy_s_.b * L,
-                                  busy_s_.c + busy_s_.e * L, busy_s_.e);
+  out.iteration = iteration_floor(plan, replica_micro_batches(layout, global_batch), L,
+                                  busy_s_.a + busy_s_.b * L, busy_s_.c + busy_s_.e * L, busy_s_.e);
   out.peak = memory_.sharded_floor(model, layout, global_batch);
   return out;
 }

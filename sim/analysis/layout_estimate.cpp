@@ -386,7 +386,7 @@ Bytes MemoryFit::peak(const ModelSpec& model, const Layout& layout,
 LayoutEstimate ReducedFit::estimate(const ModelSpec& model, const Layout& layout,
                                     std::int64_t global_batch, const ReducedFit* compute) const {
   const ParallelPlan& plan = layout.plan;
-  const std::int64_t m = global_batch / (layout.micro_batch * plan.data.size);
+  const std::int64_t m = replica_micro_batches(layout, global_batch);
   const std::int64_t stage_layers = largest_stage_layers(model, plan);
   const auto L = static_cast<double>(stage_layers);
   const auto mm = static_cast<double>(m);
@@ -468,7 +468,7 @@ double ReducedFit::bubble_s(const ParallelPlan& plan, std::int64_t micro_batches
 LayoutEstimate ReducedFit::compute_floor(const ModelSpec& model, const Layout& layout,
                                          std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
-  const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
+  const std::int64_t micro_batches = replica_micro_batches(layout, global_batch);
   const auto L = static_cast<double>(largest_stage_layers(model, plan));
   LayoutEstimate out;
   out.bubble = Time::from_seconds(std::max(0.0, bubble_s(plan, micro_batches, L)));
@@ -492,7 +492,7 @@ Bytes MemoryFit::sharded_floor(const ModelSpec& model, const Layout& layout,
   const double sharded = (z >= 1 ? 12.0 : 0.0) + (z >= 2 ? 4.0 : 0.0) + (z >= 3 ? 2.0 : 0.0);
   const double experts_sharded =
       z >= 1 ? stage.experts * 12.0 * (1.0 - 1.0 / stage.expert_data) : 0.0;
-  const Bytes at_d1 = peak(model, layout, global_batch / (layout.micro_batch * plan.data.size));
+  const Bytes at_d1 = peak(model, layout, replica_micro_batches(layout, global_batch));
   // ZeRO shards over the gradient group: DP x CP.
   const double d = static_cast<double>(plan.data.size * plan.context.size);
   return Bytes::rounded(

@@ -71,4 +71,9 @@ std::vector<Layout> enumerate_layouts(const ModelSpec& model, std::int64_t gpus,
 /// The TrainingSpec of `layout` at `global_batch` (adam, training mode).
 TrainingSpec training_of(const Layout& layout, std::int64_t global_batch);
 
+/// Micro batches per data-parallel replica of `layout` at `global_batch`.
+constexpr std::int64_t replica_micro_batches(const Layout& layout, std::int64_t global_batch) {
+  return global_batch / (layout.micro_batch * layout.plan.data.size);
+}
+
 }  // namespace trainsim::sim

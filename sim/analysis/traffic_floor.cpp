@@ -64,7 +64,7 @@ TrafficFloor::TrafficFloor(const ModelSpec& model, const Layout& reduced,
 Time TrafficFloor::floor(const ModelSpec& model, const Layout& layout,
                          std::int64_t global_batch) const {
   const ParallelPlan& plan = layout.plan;
-  const std::int64_t micro_batches = global_batch / (layout.micro_batch * plan.data.size);
+  const std::int64_t micro_batches = replica_micro_batches(layout, global_batch);
   // ZeRO 2 and 3 pipelines that run a chunk's micro batches together reduce (and gather) once
   // per run, where the reduced run, plain accumulation, does it every micro batch: taken at
   // the runs' count, the fit stays a floor (the rest of a micro batch's bytes counted as often).
