@@ -216,6 +216,13 @@ Flops Op::flops() const {
   return Flops::zero();
 }
 
+Flops Op::tensor_core_flops() const {
+  if (const auto* g = std::get_if<Gemm>(&payload)) return g->flops();
+  if (const auto* k = std::get_if<Kernel>(&payload); k != nullptr && !memory_bound(kernel_class))
+    return k->flops;
+  return Flops::zero();
+}
+
 NameId NameTable::intern(std::string_view name) {
   if (auto it = ids_.find(name); it != ids_.end()) return it->second;
   const auto id = static_cast<NameId>(names_.size());

@@ -263,6 +263,10 @@ struct Op {
   }
   /// FLOPs of a GEMM or kernel, zero otherwise.
   Flops flops() const;
+  /// The tensor-core work (what HFU counts): a GEMM's FLOPs, and a fused attention kernel's
+  /// (the products it runs: causal tiles skipped, the backward's recomputed scores included);
+  /// zero for memory-bound kernels and every other op.
+  Flops tensor_core_flops() const;
 };
 static_assert(sizeof(Payload) == 32 && sizeof(Op) == 64,
               "an op is recorded 10 M times for a 3072-GPU run: keep it at 64 bytes");

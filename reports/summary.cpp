@@ -1,40 +1,27 @@
 #include "reports/summary.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 #include <variant>
 
 #include <fmt/format.h>
 
-#include "models/parallel_for.hpp"
-
 namespace trainsim::reports {
 namespace {
 
-// The tensor-core work a rank executes: its GEMMs and its fused attention kernels (whose
-// FLOPs are the products they run: causal tiles skipped, the backward's recomputed scores
-// included).
-Flops gemm_flops(const program::RankProgram& rank) {
-  Flops total = Flops::zero();
-  for (const program::Op& op : rank.ops) {
-    if (const auto* g = std::get_if<program::Gemm>(&op.payload)) {
-      total += g->flops();
-    } else if (const auto* k = std::get_if<program::Kernel>(&op.payload);
-               k != nullptr && !program::memory_bound(op.kernel_class)) {
-      total += k->flops;
-    }
+// Every world rank executes what its representative recorded (the replay summed each
+// recorded rank's tensor-core work as it indexed the Program).
+Flops world_tensor_core_flops(const program::Program& program,
+                              const sim::SimulationResult& result) {
+  if (result.tensor_core_flops.size() != program.ranks.size()) {
+    throw std::invalid_argument(fmt::format(
+        "summary: the result has the tensor-core FLOPs of {} recorded ranks, the Program {} "
+        "(a result of another Program?)",
+        result.tensor_core_flops.size(), program.ranks.size()));
   }
-  return total;
-}
-
-// Every world rank executes what its representative recorded. The recorded ranks are summed
-// on all cores: the pass reads every op of the Program (680 MB on the 3072-GPU row).
-Flops program_gemm_flops(const program::Program& program) {
-  std::vector<Flops> per_recorded(program.ranks.size(), Flops::zero());
-  for_each_in_parallel(program.ranks.size(),
-                       [&](std::size_t r) { per_recorded[r] = gemm_flops(program.ranks[r]); });
   Flops total = Flops::zero();
   for (std::int32_t index : program.representative) {
-    total += per_recorded[static_cast<std::size_t>(index)];
+    total += result.tensor_core_flops[static_cast<std::size_t>(index)];
   }
   return total;
 }
@@ -65,21 +52,13 @@ MemorySummary memory_summary(const hw::HardwareProfile& hardware, const program:
   return m;
 }
 
-// The first rank holding the latest end. Each rank's latest is found on all cores (the
-// timings are 16 bytes per op), then compared in rank order.
+// The first rank holding the latest end.
 std::size_t critical_index(const sim::SimulationResult& result) {
-  std::vector<Time> latest_of(result.timelines.size(), Time::zero());
-  for_each_in_parallel(result.timelines.size(), [&](std::size_t i) {
-    for (const sim::OpTiming& t : result.timelines[i].ops) {
-      // Time::max(): never ran (a host sync passed over without a host model).
-      if (t.end != Time::max()) latest_of[i] = std::max(latest_of[i], t.end);
-    }
-  });
   std::size_t best = 0;
   Time latest = Time::zero();
-  for (std::size_t i = 0; i < latest_of.size(); ++i) {
-    if (latest_of[i] > latest) {
-      latest = latest_of[i];
+  for (std::size_t i = 0; i < result.timelines.size(); ++i) {
+    if (result.timelines[i].finished > latest) {
+      latest = result.timelines[i].finished;
       best = i;
     }
   }
@@ -100,7 +79,7 @@ Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
   s.model_flops = scenario.training.inference()
                       ? scenario.model.forward_flops(scenario.training.global_batch)
                       : scenario.model.model_flops(scenario.training.global_batch);
-  s.hardware_flops = program_gemm_flops(program);
+  s.hardware_flops = world_tensor_core_flops(program, result);
   s.peak_per_gpu = hardware.peak(scenario.model.dtype);
   s.ops_replayed = program.op_count();
   s.every_rank_replayed = program.records_every_rank();

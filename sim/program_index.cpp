@@ -337,6 +337,7 @@ struct Indexer {
                             rp.rank, i));
       }
       if (!rs.host_cost.empty()) rs.host_cost[static_cast<std::size_t>(i)] = host_cost_of(op);
+      rs.tensor_core_flops += op.tensor_core_flops();
     }
     if (!replay) return;
     // Dependents in CSR form, so finishing an op touches only the ops waiting on it; each

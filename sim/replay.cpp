@@ -746,6 +746,8 @@ struct Simulation::State {
     for (std::size_t r = 0; r < ranks.size(); ++r) {
       RankState& rs = ranks[r];
       out.timelines[r].rank = program.ranks[r].rank;
+      out.timelines[r].finished = last[r].end;
+      out.tensor_core_flops.push_back(index.ranks[r].tensor_core_flops);
       if (options.record_op_timings) {
         out.timelines[r].ops = std::move(rs.timing);
         out.timelines[r].host = std::move(rs.host_spans);

@@ -33,6 +33,8 @@ struct HostSpan {
 /// timing of its own (Time::max()): the host's waits are in `host`.
 struct RankTimeline {
   program::Rank rank = 0;
+  /// When its last op ended (zero if none ran): kept without the op timings too.
+  Time finished = Time::zero();
   std::vector<OpTiming> ops;
   std::vector<HostSpan> host;  ///< in time order; empty without a host model
 };
@@ -81,6 +83,9 @@ struct SimulationResult {
   std::vector<RankTimeline> timelines;   ///< parallel to Program::ranks
   std::vector<RankMemory> memory;        ///< parallel to Program::ranks
   std::vector<TimeBreakdown> breakdown;  ///< parallel to Program::ranks
+  /// Parallel to Program::ranks: each recorded rank's tensor-core work
+  /// (program::Op::tensor_core_flops summed), counted once per GPU it stands for in HFU.
+  std::vector<Flops> tensor_core_flops;
   std::int64_t events_processed = 0;
   /// Nodes each replayed node stood for (sim/node_fold.hpp); 1 when the replay was not folded.
   std::int32_t fold_run = 1;

@@ -60,7 +60,9 @@ sim::SimulationResult tiny_result() {
            {Time::zero(), Time::from_ms(1)},
            {Time::from_ms(1), Time::from_ms(2)},
            {Time::from_ms(2), Time::from_ms(2)}};
+  t.finished = Time::from_ms(2);
   r.timelines.push_back(t);
+  r.tensor_core_flops = {tiny_program().ranks[0].ops[1].tensor_core_flops()};  // the GEMM
   sim::RankMemory m;
   m.rank = 0;
   m.peak = Bytes::of(1000);

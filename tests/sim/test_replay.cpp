@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "sim/collective_model.hpp"
@@ -387,6 +389,33 @@ TEST_CASE("pipeline: bubbles, phases and the breakdown adding up to the iteratio
   check_close(exposed_pp(0), p2p);
   check_close(r.iteration_time, f + p2p + f + f + bw + p2p + bw + adam);
   check_breakdowns_add_up(r);
+}
+
+TEST_CASE("replay: each rank's end and tensor-core FLOPs, kept without the op timings") {
+  const auto hw = test::small_profile();
+  const program::Program p = pipeline_program();
+  ReplayOptions no_timings;
+  no_timings.record_op_timings = false;
+  const SimulationResult timed = replay(p, hw);
+  const SimulationResult untimed = replay(p, hw, no_timings);
+  REQUIRE(timed.timelines.size() == p.ranks.size());
+  REQUIRE(untimed.tensor_core_flops.size() == p.ranks.size());
+  for (std::size_t r = 0; r < p.ranks.size(); ++r) {
+    Time last = Time::zero();
+    for (const OpTiming& t : timed.timelines[r].ops) {
+      if (t.end != Time::max()) last = std::max(last, t.end);
+    }
+    CHECK(timed.timelines[r].finished == last);
+    CHECK(untimed.timelines[r].finished == last);
+    CHECK(untimed.timelines[r].ops.empty());
+    double gemm = 0.0;
+    for (const program::Op& op : p.ranks[r].ops) {
+      if (const auto* g = std::get_if<program::Gemm>(&op.payload)) gemm += g->flops().count();
+    }
+    CHECK(gemm > 0.0);
+    CHECK(untimed.tensor_core_flops[r].count() == gemm);
+  }
+  CHECK(std::max(timed.timelines[0].finished, timed.timelines[1].finished) == timed.iteration_time);
 }
 
 TEST_CASE("pipeline: transfers use the profile's p2p curve and latency when it has them") {
