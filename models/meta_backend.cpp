@@ -1,6 +1,7 @@
 #include "models/meta_backend.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
 
 #include "models/expert_routing.hpp"
@@ -61,8 +62,21 @@ class MetaBackend::Storage final : public TensorStorage {
       }
     };
     consider(last_writer, writer_stream);
-    for (std::size_t s = 0; s < last_reader.size(); ++s) {
+    for (std::uint32_t m = readers; m != 0; m &= m - 1) {
+      const auto s = static_cast<std::size_t>(std::countr_zero(m));
       consider(last_reader[s], static_cast<Stream>(s));
+    }
+  }
+  /// Notes a read on `stream` by op `index`, or (`write`) a write, which ends every read.
+  void use(Stream stream, OpIndex index, bool write) {
+    if (write) {
+      last_writer = index;
+      writer_stream = stream;
+      last_reader.fill(kNone);
+      readers = 0;
+    } else {
+      last_reader[stream_index(stream)] = index;
+      readers |= static_cast<std::uint16_t>(1U << stream_index(stream));
     }
   }
 
@@ -73,6 +87,10 @@ class MetaBackend::Storage final : public TensorStorage {
   OpIndex last_writer;
   Stream writer_stream = Stream::compute;
   std::array<OpIndex, program::kStreamCount> last_reader{};
+  /// The streams whose last_reader entry is set, one bit each: most buffers are read on one
+  /// or two streams, and every op and every free asks about all 13.
+  std::uint16_t readers = 0;
+  static_assert(program::kStreamCount <= 16);
 };
 
 MetaBackend::MetaBackend(program::RankProgram& out, program::NameTable& names,
@@ -120,7 +138,8 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
     const Storage& st = static_cast<const Storage&>(a.tensor->storage());
     consider(st.last_writer, st.writer_stream);
     if (a.write) {
-      for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+      for (std::uint32_t m = st.readers; m != 0; m &= m - 1) {
+        const auto s = static_cast<std::size_t>(std::countr_zero(m));
         consider(st.last_reader[s], static_cast<Stream>(s));
       }
     }
@@ -144,14 +163,7 @@ OpIndex MetaBackend::record(program::Payload payload, Stream stream, NameId name
   op.dep_end = static_cast<std::int32_t>(out_.dep_pool.size());
 
   for (const Access& a : accesses) {
-    Storage& st = static_cast<Storage&>(a.tensor->storage());
-    if (a.write) {
-      st.last_writer = index;
-      st.writer_stream = stream;
-      st.last_reader.fill(kNone);
-    } else {
-      st.last_reader[stream_index(stream)] = index;
-    }
+    static_cast<Storage&>(a.tensor->storage()).use(stream, index, a.write);
   }
   last_on_stream_[stream_index(stream)] = index;
   return index;
@@ -171,19 +183,24 @@ void MetaBackend::release(Storage& st) {
   st.uses_outside(Stream::compute, outside);
   const auto& compute_waits = pending_waits_[stream_index(Stream::compute)];
   const auto& compute_after = ordered_after_[stream_index(Stream::compute)];
+  // Most buffers are used on the compute stream alone: nothing outside, compute covers it.
   bool compute_covers = true;
-  for (std::size_t s = 0; s < outside.size(); ++s) {
-    compute_covers = compute_covers && outside[s] <= std::max(compute_waits[s], compute_after[s]);
-  }
-  OpIndex last = st.last_writer;
-  Stream stream = st.writer_stream;
-  for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
-    if (st.last_reader[s] > last) {
-      last = st.last_reader[s];
-      stream = static_cast<Stream>(s);
+  if (any_wait(outside)) {
+    for (std::size_t s = 0; s < outside.size(); ++s) {
+      compute_covers = compute_covers && outside[s] <= std::max(compute_waits[s], compute_after[s]);
     }
   }
-  if (compute_covers) stream = Stream::compute;
+  Stream stream = Stream::compute;
+  if (!compute_covers) {
+    OpIndex last = st.last_writer;
+    stream = st.writer_stream;
+    for (std::size_t s = 0; s < st.last_reader.size(); ++s) {
+      if (st.last_reader[s] > last) {
+        last = st.last_reader[s];
+        stream = static_cast<Stream>(s);
+      }
+    }
+  }
   const auto index = static_cast<OpIndex>(out_.ops.size());
   auto& need = pending_waits_[stream_index(stream)];
   std::array<OpIndex, program::kStreamCount> deps = need;
