@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <variant>
 
 #include <fmt/format.h>
 

@@ -60,8 +60,11 @@ struct Summary {
   std::optional<StragglerCost> stragglers;
 };
 
-/// Reduces a replay to its summary. Hardware FLOPs count each world rank through its
-/// representative, so representative and every-rank replays give the same figure.
+/// Reduces a replay of `program` to its summary (`result` must be that replay: its per-rank
+/// tensor-core FLOPs and last ends are read, not recomputed from the Program). Hardware FLOPs
+/// count each world rank through its representative, so representative and every-rank
+/// replays give the same figure. Throws std::invalid_argument when the result holds FLOPs for
+/// another number of recorded ranks than the Program has.
 Summary summarize(const Scenario& scenario, const hw::HardwareProfile& hardware,
                   const program::Program& program, const sim::SimulationResult& result);
 

@@ -18,7 +18,8 @@ namespace trainsim::sim {
 class ReplayWorld;
 
 struct ReplayOptions {
-  /// Fill SimulationResult::timelines (16 bytes per op); off for sweeps that read summaries.
+  /// Fill each RankTimeline's op timings and host spans (16 bytes per op); off for sweeps that
+  /// read summaries. A timeline's rank and last end (`finished`) are filled either way.
   bool record_op_timings = true;
   /// Fill RankMemory::timeline (one point per instant the live total changed: 2.8 M points,
   /// 160 MB on a 3072-GPU pipeline); only a trace reads it, so it is recorded on request.

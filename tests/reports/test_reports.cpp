@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 
 #include "documents/atomic_file.hpp"
 #include "inputs/hwprofile_loader.hpp"
@@ -113,6 +114,13 @@ TEST_CASE("summary: FLOP rates, MFU and HFU follow from the program and the iter
   CHECK(s.memory.peak == Bytes::of(1000));
   CHECK_FALSE(s.memory.fits);  // 1000 B > 999 B capacity
   CHECK(s.memory.peak_during == "forward, micro batch 0: L0 act");
+}
+
+TEST_CASE("summary: a result of another Program is refused, not summed") {
+  sim::SimulationResult other = tiny_result();
+  other.tensor_core_flops.push_back(Flops::zero());  // two recorded ranks' worth
+  CHECK_THROWS_AS(reports::summarize(tiny_scenario(), tiny_hardware(), tiny_program(), other),
+                  std::invalid_argument);
 }
 
 TEST_CASE("summary table names every breakdown row and the memory verdict") {
