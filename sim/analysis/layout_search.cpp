@@ -338,7 +338,14 @@ SearchResult search_layouts(const ModelSpec& model, const hw::HardwareProfile& h
       }
       order.erase(order.begin() + static_cast<std::ptrdiff_t>(kept),
                   order.begin() + static_cast<std::ptrdiff_t>(end_batch));
-      std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(next), order.end(), by_floor);
+      // Only the batch's floors rose; the rest is still in order: the batch sorted and merged
+      // in (both stable, the batch first among equals) puts every layout where a stable sort
+      // of the whole rest would, in linear time. Sorting the rest (tens of thousands of
+      // layouts) after each batch was a seventh of `plan` for Llama 3 70B on 512 GPUs.
+      const auto from = order.begin() + static_cast<std::ptrdiff_t>(next);
+      const auto batch_end = order.begin() + static_cast<std::ptrdiff_t>(kept);
+      std::stable_sort(from, batch_end, by_floor);
+      std::inplace_merge(from, batch_end, order.end(), by_floor);
       return true;
     }
     return false;
