@@ -70,7 +70,6 @@ reports::PlanReport analyze_plan(const PlanOptions& o, const ProcessGroup* proce
         sim::Layout{scenario.parallel, scenario.training.micro_batch, scenario.training.fp8};
   }
   report.search = sim::search_layouts(scenario.model, hardware, gpus, batch, options);
-  report.reference = report.search.reference;
   if (o.stragglers > 0.0) {
     for (std::size_t i = 0; i < report.search.best.size(); ++i) {
       options.progress("stragglers", i, report.search.best.size());

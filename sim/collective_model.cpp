@@ -55,12 +55,13 @@ double efficiency_at(const hw::EfficiencyCurve& curve, Bytes size) {
 /// Runs flows started on `network` to completion; the time the last one took.
 Time drain(FlowNetwork& network) {
   Time elapsed = Time::zero();
-  std::vector<std::int32_t> done;
+  std::vector<FlowNetwork::Completed> done;
   while (network.active_count() > 0) {
     const Time dt = network.next_completion();
     if (dt == Time::max()) break;
     network.advance(dt);
     elapsed += dt;
+    done.clear();
     network.take_completed(done);
   }
   return elapsed;

@@ -705,13 +705,6 @@ void FlowNetwork::sort_ids(std::vector<FlowId>& ids) {
   }
 }
 
-void FlowNetwork::take_completed(std::vector<std::int32_t>& owners) {
-  std::vector<Completed> done;
-  take_completed(done);
-  for (const Completed& c : done)
-    owners.insert(owners.end(), static_cast<std::size_t>(c.images), c.owner);
-}
-
 void FlowNetwork::take_completed(std::vector<Completed>& done) {
   if (dirty_) recompute();
   // Finished flows are handed back in slot order so the owners' order never depends on the

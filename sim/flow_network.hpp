@@ -79,8 +79,6 @@ class FlowNetwork final : public Resource {
   /// (in flow-slot order, so deterministic): a bundle once, with its images, where the replay
   /// used to count 2688 images of one TP collective down one by one.
   void take_completed(std::vector<Completed>& done);
-  /// The same, each owner appended once per image.
-  void take_completed(std::vector<std::int32_t>& owners);
 
   /// Current rate of an active flow in bytes/s (after any pending recomputation).
   double rate(FlowId f);

@@ -150,8 +150,9 @@ std::string plan_text(const PlanReport& report) {
     line(row(fmt::format("#{}", i + 1), r, s.capacity,
              fmt::format("{:+.1f}%", 100.0 * estimate_error(r))));
   }
-  if (report.reference) {
-    line(row("ref", *report.reference, s.capacity, report.reference->fits ? "-" : "over"));
+  if (report.search.reference) {
+    line(row("ref", *report.search.reference, s.capacity,
+             report.search.reference->fits ? "-" : "over"));
   }
   line("");
   line("  TFLOP/s: model FLOPs per GPU (3 × forward, no recomputation); bubble, comm (exposed),");
@@ -166,9 +167,9 @@ std::string plan_text(const PlanReport& report) {
   for (std::size_t i = 1; i < s.best.size(); ++i) {
     line(fmt::format("  #1 vs #{}: {}", i + 1, why(s.best.front(), s.best[i], s.capacity)));
   }
-  if (report.reference) {
+  if (report.search.reference) {
     line(fmt::format("  #1 vs the scenario's layout: {}",
-                     why(s.best.front(), *report.reference, s.capacity)));
+                     why(s.best.front(), *report.search.reference, s.capacity)));
   }
   if (!report.robustness.empty()) out += robustness_text(report);
   return out;
@@ -205,8 +206,9 @@ nlohmann::ordered_json plan_json(const PlanReport& report) {
   j["rejected"] = nlohmann::ordered_json::array();
   for (const sim::ReplayedLayout& r : s.rejected)
     j["rejected"].push_back(replayed_json(r, 0, s.capacity, false));
-  j["reference"] = report.reference ? replayed_json(*report.reference, 0, s.capacity, true)
-                                    : nlohmann::ordered_json(nullptr);
+  j["reference"] = report.search.reference
+                       ? replayed_json(*report.search.reference, 0, s.capacity, true)
+                       : nlohmann::ordered_json(nullptr);
   return j;
 }
 
@@ -271,7 +273,7 @@ documents::ReportContent plan_content(const PlanReport& report) {
     add(fmt::format("#{}", i + 1), s.best[i],
         fmt::format("{:+.1f}", 100.0 * estimate_error(s.best[i])));
   }
-  if (report.reference) add("scenario's own", *report.reference, "");
+  if (report.search.reference) add("scenario's own", *report.search.reference, "");
   content.add_table(std::move(best));
   return content;
 }

@@ -22,7 +22,6 @@
 // iteration_s, peak_bytes, fits (empty otherwise).
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +34,9 @@ namespace trainsim::reports {
 struct PlanReport {
   std::string scenario;
   std::string hardware;
+  /// Its `reference`: the scenario's own layout replayed in full, when its GPUs and batch are
+  /// those searched.
   sim::SearchResult search;
-  /// The scenario's own layout replayed in full, when its GPUs and batch are those searched.
-  std::optional<sim::ReplayedLayout> reference;
   /// `plan --stragglers F`: one slow GPU's cost, parallel to search.best.
   std::vector<sim::StragglerRobustness> robustness;
 };

@@ -17,7 +17,7 @@ namespace {
 std::vector<std::pair<int, Time>> drain(FlowNetwork& net) {
   std::vector<std::pair<int, Time>> out;
   Time now = Time::zero();
-  std::vector<std::int32_t> owners;
+  std::vector<FlowNetwork::Completed> owners;
   while (net.active_count() > 0) {
     const Time dt = net.next_completion();
     REQUIRE(dt != Time::max());
@@ -25,8 +25,10 @@ std::vector<std::pair<int, Time>> drain(FlowNetwork& net) {
     now += dt;
     owners.clear();
     net.take_completed(owners);
-    for (const auto o : owners)
-      out.emplace_back(o, now);
+    for (const FlowNetwork::Completed& c : owners) {
+      for (std::int32_t k = 0; k < c.images; ++k)
+        out.emplace_back(c.owner, now);
+    }
   }
   return out;
 }
@@ -139,7 +141,7 @@ std::vector<std::pair<int, Time>> run_flows(bool bundled, const std::vector<doub
   }
   if (active_at_start != nullptr) *active_at_start = net.active_count();
   std::vector<std::pair<int, Time>> out;
-  std::vector<std::int32_t> owners;
+  std::vector<FlowNetwork::Completed> owners;
   Time now = Time::zero();
   std::size_t next = 0;
   while (net.active_count() > 0 || next < steps.size()) {
@@ -155,8 +157,10 @@ std::vector<std::pair<int, Time>> run_flows(bool bundled, const std::vector<doub
     now += dt;
     owners.clear();
     net.take_completed(owners);
-    for (const auto o : owners)
-      out.emplace_back(o, now);
+    for (const FlowNetwork::Completed& c : owners) {
+      for (std::int32_t k = 0; k < c.images; ++k)
+        out.emplace_back(c.owner, now);
+    }
   }
   return out;
 }
